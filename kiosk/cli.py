@@ -1,0 +1,90 @@
+"""``bgtable``: the table's command line (kiosk, replay, screenshot, dice simulator)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from rulebook.replay import JournalFormatError, parse_lines
+from rulebook.snapshot import snapshot
+from rulebook.table import apply, new_table
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """PROTOCOL.md §1: print the final snapshot (or one per line with --each). Exit 2 if unreadable."""
+    try:
+        if args.file == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(args.file, encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+        inputs = list(parse_lines(lines))
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"bgtable replay: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    except JournalFormatError as exc:
+        print(f"bgtable replay: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    state = new_table(args.table)
+    out = sys.stdout
+    for inp in inputs:
+        state, _ = apply(state, inp)
+        if args.each:
+            out.write(json.dumps(snapshot(state), ensure_ascii=False) + "\n")
+    if not args.each:
+        out.write(json.dumps(snapshot(state), ensure_ascii=False, indent=2) + "\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bgtable", description="Smart table: the table kiosk")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    rp = sub.add_parser("replay", help="replay a journal and print the state snapshot")
+    rp.add_argument("file", help="journal file (JSON lines) or - for stdin")
+    rp.add_argument("--each", action="store_true", help="print one snapshot per input line")
+    rp.add_argument("--table", default="", help="table id to report in the snapshot")
+    rp.set_defaults(func=cmd_replay)
+
+    _add_kiosk_commands(sub)
+    return parser
+
+
+def _add_kiosk_commands(sub: argparse._SubParsersAction) -> None:
+    """The kiosk's own commands; imported lazily so ``replay`` needs no display libraries."""
+    run = sub.add_parser("run", help="run the table kiosk")
+    run.add_argument("--config", help="table configuration (TOML)")
+    run.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
+    run.add_argument("--fullscreen", action="store_true")
+    run.set_defaults(func=lambda a: _lazy("kiosk.app", "main_run")(a))
+
+    shot = sub.add_parser("screenshot", help="render the screen for a journal's final state")
+    shot.add_argument("--journal", required=True)
+    shot.add_argument("--size", default="800x480")
+    shot.add_argument("--lang", default="en")
+    shot.add_argument("--out", required=True)
+    shot.add_argument("--flip", action="store_true", help="side A on the right")
+    shot.set_defaults(func=lambda a: _lazy("kiosk.ui.screenshot", "main_screenshot")(a))
+
+    sim = sub.add_parser("dice-sim", help="simulate a dice tower on a pseudo-terminal")
+    sim.add_argument("--interval", type=float, default=5.0, help="seconds between rolls")
+    sim.add_argument("--device-id", default="SIM-0001")
+    sim.add_argument("--seed", type=int, default=None)
+    sim.set_defaults(func=lambda a: _lazy("drivers.dice_sim", "main_dice_sim")(a))
+
+
+def _lazy(module: str, name: str):
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,117 @@
+"""The state snapshot of PROTOCOL.md §2: what the table publishes and ``bgtable replay`` prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulebook.policy import breaks_allowed
+from rulebook.sides import SIDES
+from rulebook.table import TableState
+
+SCHEMA = 1
+
+
+def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
+    """The snapshot as of ``at`` (default: the last input's ``at``); clock values at that moment."""
+    now = state.now if at is None else at
+    match = state.match
+    clock = state.clock
+    length = match.length if match else 0
+    score = match.score.as_dict() if match else {"A": 0, "B": 0}
+    if match is None:
+        crawford = post_crawford = False
+        cube = {"value": 1, "owner": None, "offered_by": None}
+        penalties = {"A": 0, "B": 0}
+    else:
+        crawford = match.is_crawford_game() or (not match.in_game and match.is_crawford_next())
+        crawford = crawford and not match.is_over()
+        post_crawford = match.is_post_crawford()
+        cube = {
+            "value": match.cube.value,
+            "owner": match.cube.owner,
+            "offered_by": match.cube.offered_by,
+        }
+        penalties = match.penalties().as_dict()
+    cube["usable"] = {s: state.can_double(s) for s in SIDES}
+    breaks = {}
+    for s in SIDES:
+        until = state.break_until.of(s)
+        breaks[s] = {
+            "used": state.breaks_used.of(s),
+            "allowed": _allowed(state),
+            "until_wall": state.wall_at(until) if until is not None else None,
+            "away": state.away.of(s),
+        }
+    return {
+        "schema": SCHEMA,
+        "table": state.table,
+        "match_id": state.match_id,
+        "seq": state.seq,
+        "phase": state.phase,
+        "length": length,
+        "score": score,
+        "game": match.game if match else 0,
+        "crawford": crawford,
+        "post_crawford": post_crawford,
+        "cube": cube,
+        "penalties": penalties,
+        "present": state.present.as_dict(),
+        "clock": {
+            "enabled": clock.enabled,
+            "running": clock.running if clock.is_running() else None,
+            "paused": state.paused,
+            "reserve_ms": {s: clock.reserve_at(s, now) for s in SIDES},
+            "delay_ms": {s: clock.delay_at(s, now) for s in SIDES},
+            "flagged": clock.flagged,
+            "flagged_at": clock.flagged_at,
+            "on": clock.running,
+        },
+        "breaks": breaks,
+        "winner": match.winner if match else None,
+        "end_reason": match.end_reason if match else None,
+        "games": [
+            {
+                "game": g.game,
+                "winner": g.winner,
+                "kind": g.kind,
+                "cube": g.cube,
+                "points": g.points,
+                "resigned": g.resigned,
+                "wall": g.wall,
+            }
+            for g in (match.games if match else ())
+        ],
+        "players": {s: {"name": state.players.of(s)[0], "id": state.players.of(s)[1]} for s in SIDES},
+        "profile": state.profile.name,
+        "wall": state.wall_at(now),
+        "turn": state.turn,
+        "dice": list(state.dice) if state.dice else None,
+        "round": state.round,
+        "final": state.final,
+        "start_wall": state.start_wall,
+        "td_call": state.td_call,
+        "confirmed": state.confirmed.as_dict(),
+        "pending_length": match.pending_length if match else None,
+        "penalty_log": [
+            {"id": p.id, "against": p.against, "points": p.points, "reason": p.reason, "waived": p.waived}
+            for p in (match.penalty_log if match else ())
+        ],
+        "corrections": [
+            {"kind": c.kind, "before": c.before, "after": c.after, "note": c.note}
+            for c in (match.corrections if match else ())
+        ],
+        "at": now,
+    }
+
+
+def _allowed(state: TableState) -> int:
+    match = state.match
+    if match is None:
+        return 0
+    return breaks_allowed(
+        state.profile,
+        match.length,
+        final=state.final,
+        clock=state.clock.enabled,
+        double_match_point=match.is_double_match_point(),
+    )
