@@ -58,6 +58,7 @@ def _add_kiosk_commands(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--config", help="table configuration (TOML)")
     run.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
     run.add_argument("--fullscreen", action="store_true")
+    run.add_argument("--script", help="feed table inputs from a JSON-lines file (demos, tests)")
     run.set_defaults(func=lambda a: _lazy("kiosk.app", "main_run")(a))
 
     shot = sub.add_parser("screenshot", help="render the screen for a journal's final state")

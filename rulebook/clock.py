@@ -51,10 +51,27 @@ class Clock:
         return delay_spent, elapsed - delay_spent
 
     def reserve_at(self, side: Side, now: int) -> int:
+        """Reserve of the bank in use; the second bank once the first has run out (as ``settle``)."""
         base = self.reserve.of(side)
         if side != self.running or not self.is_running():
             return base
-        return max(0, base - self._spent(now)[1])
+        spent = self._spent(now)[1]
+        bank2 = self.bank2.of(side)
+        if spent >= base and bank2 > 0:
+            return max(0, bank2 - (spent - base))
+        return max(0, base - spent)
+
+    def bank2_at(self, side: Side, now: int) -> int:
+        """The untouched second bank (3.5 v); 0 once it has been switched in."""
+        bank2 = self.bank2.of(side)
+        if (
+            bank2
+            and side == self.running
+            and self.is_running()
+            and self._spent(now)[1] >= self.reserve.of(side)
+        ):
+            return 0
+        return bank2
 
     def delay_at(self, side: Side, now: int) -> int:
         """Delay left for ``side``: counting down if running, its next turn's delay if not."""

@@ -53,4 +53,7 @@ def side_map(inp: dict[str, Any], key: str, lo: int, hi: int) -> dict[Side, int]
     value = inp.get(key)
     if not isinstance(value, dict):
         raise RuleError(f'{key}: expected {{"A": n, "B": n}}')
-    return {s: int_field(value, s, lo, hi) for s in ("A", "B")}  # type: ignore[misc]
+    try:
+        return {s: int_field(value, s, lo, hi) for s in ("A", "B")}  # type: ignore[misc]
+    except RuleError as exc:
+        raise RuleError(f"{key}.{exc}") from None

@@ -131,7 +131,8 @@ _HU = Profile(
     break_allowance=((10_000, 1),),
     final_break_allowance=2,
     lateness_points_mandatory=True,
-    pause_reasons=frozenset({"game_over", "agreement", "equipment", "illegal_move", "td"}),
+    # 8.10 a-e, plus 8.9: a player may stop the clock after the move to claim the game
+    pause_reasons=frozenset({"game_over", "agreement", "equipment", "illegal_move", "td", "claim"}),
     gin_exception=True,
 )
 

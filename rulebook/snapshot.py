@@ -62,6 +62,7 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
             "paused": state.paused,
             "reserve_ms": {s: clock.reserve_at(s, now) for s in SIDES},
             "delay_ms": {s: clock.delay_at(s, now) for s in SIDES},
+            "bank2_ms": {s: clock.bank2_at(s, now) for s in SIDES},
             "flagged": clock.flagged,
             "flagged_at": clock.flagged_at,
             "on": clock.running,

@@ -29,6 +29,8 @@ from rulebook.profiles import Profile, get_profile
 from rulebook.sides import Pair, Side, other
 
 MAX_LENGTH = 99
+#: upper bound of a second time bank (3.5 v), in minutes
+MAX_BANK_MIN = 600
 NOT_PRESENT = Pair(False, False)
 NONE_PAIR: Pair[int | None] = Pair(None, None)
 
@@ -76,6 +78,8 @@ class TableState:
     #: the command that ended the match (a waiver of it reopens the match)
     ended_by: str | None = None
     phase_before_end: str | None = None
+    #: whether a game was in progress when that command ended the match (restored on reopening)
+    in_game_before_end: bool = False
     td_call: Side | None = None
     confirmed: Pair[bool] = NOT_PRESENT
     applied_cmds: frozenset[str] = frozenset()
@@ -146,12 +150,21 @@ def apply(state: TableState, inp: Any) -> tuple[TableState, list[dict[str, Any]]
     try:
         state_after, more = handler(state, inp, at)
     except RuleError as exc:
-        event: dict[str, Any] = {"type": label, "rejected": str(exc)}
-        if label == "cmd":
-            event = _cmd_done(inp, ok=False, error=str(exc))
-        events.append(event)
-        return _emit(state, events)
+        return _emit(state, [*events, _rejection(label, inp, str(exc))])
+    except Exception as exc:  # a table must never stop on a bad input (PROTOCOL §1)
+        reason = f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}"
+        return _emit(state, [*events, _rejection(label, inp, reason)])
     return _emit(state_after, events + more)
+
+
+#: prefix of the reason given when an input hit a fault in the reducer itself (tests look for it)
+INTERNAL_ERROR = "internal error"
+
+
+def _rejection(label: str, inp: dict[str, Any], reason: str) -> dict[str, Any]:
+    if label == "cmd":
+        return _cmd_done(inp, ok=False, error=reason)
+    return {"type": label, "rejected": reason}
 
 
 def _emit(state: TableState, events: list[dict[str, Any]]) -> tuple[TableState, list[dict]]:
@@ -179,11 +192,12 @@ def _advance(state: TableState, at: int) -> tuple[TableState, list[dict[str, Any
         return replace(state, clock=clock), []
     side = clock.flagged
     event = {"type": "flag", "side": side, "at": clock.flagged_at}
+    # a time-out is not a score entry: what came before it can no longer be undone at the table
     if state.profile.gin_exception:
-        return replace(state, clock=clock, phase="flag", td_call=side), [event]
+        return replace(state, clock=clock, phase="flag", td_call=side, undo=None), [event]
     assert state.match is not None
     match = replace(state.match, winner=other(side), end_reason="time", in_game=False)
-    return replace(state, clock=clock, match=match, phase="finished"), [
+    return replace(state, clock=clock, match=match, phase="finished", undo=None), [
         event,
         _match_over(match),
     ]
@@ -229,8 +243,8 @@ def _clock_for(profile: Profile, length: int, setting: Any) -> Clock:
         mpp = number_field(setting, "minutes_per_point", 0.1, 60)
         delay = int_field(setting, "delay_s", 0, 120)
         bank2 = setting.get("second_bank_minutes", 0)
-        if not isinstance(bank2, int | float) or isinstance(bank2, bool) or bank2 < 0:
-            raise RuleError(f"second_bank_minutes: expected minutes >= 0, got {bank2!r}")
+        if not isinstance(bank2, int | float) or isinstance(bank2, bool) or not 0 <= bank2 <= MAX_BANK_MIN:
+            raise RuleError(f"second_bank_minutes: expected minutes from 0 to {MAX_BANK_MIN}, got {bank2!r}")
         return new_clock(profile.reserve_ms(length, mpp), delay * 1000, round(bank2 * 60_000))
     raise RuleError(f"clock: expected false, true or {{minutes_per_point, delay_s}}, got {setting!r}")
 
@@ -252,8 +266,11 @@ def on_assign(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableSta
     match_id = str_field(inp, "match_id")
     length = int_field(inp, "length", 1, MAX_LENGTH)
     players = _players(inp)
+    profile_name = inp.get("profile")
+    if profile_name is not None and not isinstance(profile_name, str):
+        raise RuleError(f"profile: expected a profile name, got {profile_name!r}")
     try:
-        profile = get_profile(inp.get("profile"))
+        profile = get_profile(profile_name)
     except ProfileError as exc:
         raise RuleError(str(exc)) from None
     clock_setting = inp.get("clock", profile.clock_default)
@@ -407,7 +424,9 @@ def on_invalid_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[Ta
     if state.turn is not None and side != state.turn:
         raise RuleError(f"it is {state.turn}'s roll")
     clock = state.clock.restart_delay(side, at) if state.clock.enabled else state.clock
-    return replace(state, clock=clock, rolled=False, dice=None), [{"type": "invalid_roll", "side": side}]
+    # 4.4 ii: an invalid roll is a roll attempt: no doubling for the rest of this turn.
+    new = replace(state, clock=clock, rolled=False, roll_attempted=True, dice=None)
+    return new, [{"type": "invalid_roll", "side": side}]
 
 
 def on_pause(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
@@ -484,7 +503,7 @@ def on_take(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState
 
 def on_pass(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
     side = side_field(inp)
-    match = _require_phase(state, "playing")
+    match = _result_phase(state)
     if match.cube.offered_by is None:
         raise RuleError("no double to pass")
     if match.cube.offered_by == side:
@@ -563,6 +582,8 @@ def on_undo(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState
         raise RuleError("nothing to undo (only the last score or cube entry, before the next game)")
     if state.confirmed.a and state.confirmed.b:
         raise RuleError("both players confirmed the result: the TD corrects it now")
+    if state.phase == "flag":
+        raise RuleError("time expired: waiting for the TD's decision")
     point = state.undo
     new = replace(
         state,
@@ -576,6 +597,9 @@ def on_undo(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState
         paused=None,
         phase_before_pause=None,
     )
+    if state.phase == "paused":
+        # the clock stays paused: the restored phase is where play resumes
+        new = replace(new, phase="paused", paused=state.paused, phase_before_pause=point.phase)
     return new, [{"type": "undo", "score": point.match.score.as_dict()}]
 
 
@@ -653,6 +677,8 @@ def on_return(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableSta
         new = replace(new, clock=state.clock.stop(at))
     if state.phase == "break" and not (away.a or away.b):
         new = replace(new, phase="between_games")
+    if state.phase == "paused" and state.phase_before_pause == "break" and not (away.a or away.b):
+        new = replace(new, phase_before_pause="between_games")
     return new, [{"type": "return", "side": side, "overrun_ms": overrun}]
 
 
@@ -705,19 +731,45 @@ def on_cmd(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState,
         raise RuleError(f"unknown command type {kind!r}")
     new, events = handler(state, inp, at)
     new = replace(new, applied_cmds=new.applied_cmds | {cmd_id})
+    if kind in SCORE_COMMANDS:
+        # the table's undo must never take back a TD decision made after the entry it restores
+        new = replace(new, undo=None)
     return new, [*events, _cmd_done(inp, ok=True)]
+
+
+#: commands that change the match record (score, length, result): they end the table's undo
+SCORE_COMMANDS = frozenset({"penalty", "forfeit", "waive", "set_length", "correct_score", "resolve_flag"})
 
 
 def _end_match(state: TableState, match: m.Match, cmd_id: str) -> TableState:
     clock = state.clock.stop(state.now) if state.clock.enabled else state.clock
+    # the phase play would go back to if the decision is taken back (a pause is not kept)
+    before = state.phase_before_pause if state.phase == "paused" else state.phase
     return replace(
         state,
         match=match,
         clock=clock,
         phase="finished",
         ended_by=cmd_id,
-        phase_before_end=state.phase,
+        phase_before_end=before,
+        in_game_before_end=state.match is not None and state.match.in_game,
         paused=None,
+    )
+
+
+def _reopen(state: TableState, match: m.Match) -> TableState:
+    """A result taken back by the TD: play continues where the match was ended."""
+    ended_by_cmd = state.ended_by is not None
+    phase = (state.phase_before_end if ended_by_cmd else None) or "between_games"
+    in_game = state.in_game_before_end if ended_by_cmd else False
+    return replace(
+        state,
+        match=replace(match, winner=None, end_reason=None, in_game=in_game),
+        phase=phase,
+        ended_by=None,
+        phase_before_end=None,
+        in_game_before_end=False,
+        confirmed=NOT_PRESENT,
     )
 
 
@@ -773,11 +825,27 @@ def cmd_waive(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableSta
         raise RuleError(f"no penalty with id {penalty_id}")
     else:
         events.append({"type": "waive", "penalty_id": penalty_id, "points": 0})
-    if reopen and (penalty_id == state.ended_by or max(match.score.a, match.score.b) < match.length):
-        match = replace(match, winner=None, end_reason=None)
-        phase = state.phase_before_end or "waiting"
-        return replace(state, match=match, phase=phase, ended_by=None, phase_before_end=None), events
+    if reopen and _waiver_reopens(state, match, penalty_id):
+        events[-1]["reopened"] = True
+        return _reopen(state, match), events
     return replace(state, match=match), events
+
+
+def _waiver_reopens(state: TableState, match: m.Match, penalty_id: str) -> bool:
+    """2.2 iii: waiving the penalty that ended the match, or one without which it would not have
+    ended, reopens it; a forfeit or time decision stands unless it is itself waived."""
+    if penalty_id == state.ended_by:
+        return True
+    if match.end_reason == "points":
+        return max(match.score.a, match.score.b) < match.length
+    ended_by_penalty = any(p.id == state.ended_by for p in match.penalty_log)
+    if match.end_reason == "lateness" and ended_by_penalty and match.winner is not None:
+        loser = other(match.winner)
+        late = sum(
+            p.points for p in match.penalty_log if p.against == loser and p.reason == "late" and not p.waived
+        )
+        return not is_lateness_forfeit(match.length, late)
+    return False
 
 
 def cmd_start_clock(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
@@ -853,14 +921,24 @@ def cmd_correct_score(state: TableState, inp: dict[str, Any], at: int) -> tuple[
     note = m.Correction("score", before, f"{score['A']}-{score['B']}", str(inp.get("note", "")), at)
     match = replace(match, score=Pair(score["A"], score["B"]), corrections=(*match.corrections, note))
     events: list[dict[str, Any]] = [{"type": "correct_score", "score": score, "before": before}]
-    leader = "A" if score["A"] >= score["B"] else "B"
-    if score[leader] >= match.length:  # type: ignore[index]
-        match = replace(match, winner=leader, end_reason="td", in_game=False)  # type: ignore[arg-type]
+    leader: Side = "A" if score["A"] >= score["B"] else "B"
+    reached = score[leader] >= match.length
+    if state.phase == "finished":
+        if reached:
+            if match.winner != leader:
+                match = replace(match, winner=leader, end_reason="td")
+                events.append(_match_over(match))
+            return replace(state, match=match), events
+        if match.end_reason in ("points", "td"):
+            # 4.6 / 4.7: a wrong final score is corrected and the match goes on
+            events[0]["reopened"] = True
+            return _reopen(state, match), events
+        # a forfeit, lateness or time decision stands; only the record is corrected
+        return replace(state, match=match), events
+    if reached:
+        match = replace(match, winner=leader, end_reason="td", in_game=False)
         events.append(_match_over(match))
         return _end_match(state, match, inp["id"]), events
-    if state.phase == "finished":
-        match = replace(match, winner=None, end_reason=None)
-        return replace(state, match=match, phase="between_games", ended_by=None), events
     return replace(state, match=match), events
 
 

@@ -1,0 +1,219 @@
+"""The TD hub's end of the MQTT link: every table's status, state and events in; assignments,
+commands and resync requests out.
+
+API::
+
+    link = HubLink(event, host, port, *,
+                   on_status: Callable[[str, dict], None],   # (table, {"online", "boot_id", ...})
+                   on_state: Callable[[str, dict], None],    # (table, snapshot)
+                   on_event: Callable[[str, dict], None],    # (table, {"seq", "match_id", "type", ...})
+                   username=None, password=None, client_id=f"hub-{event}",
+                   keepalive=10, backoff=(0.2, 10.0),
+                   on_online: Callable[[bool], None] | None = None)
+    link.start()
+    link.send_assign(table, assign)      # retained, QoS 1
+    link.clear_assign(table)             # empty retained payload: the broker forgets it
+    link.send_cmd(table, cmd)            # QoS 1, not retained; cmd needs "id" and "type"
+    link.request_resync(table, match_id, from_seq)
+    link.online -> bool ; link.wait_online(timeout) -> bool
+    link.stop(timeout=5.0, graceful=True)
+    SeqTracker                           # re-exported from drivers.seq_tracker
+
+Why it is built this way:
+
+* **Persistent session** (``clean_session=False``, a fixed client id, QoS 1 subscriptions to
+  ``table/+/status|state|evt``): while the hub is down or restarting, the broker keeps the table
+  events for it; nothing that happened in the room is missed. ``on_event`` runs before the
+  PUBACK, so a hub that stores the event before returning loses none even if it crashes.
+* **Presence.** The Will is the retained ``hub/status`` ``{"online": false, "since_wall"}``; on
+  every connect the hub publishes ``{"online": true, "since_wall": <now>}`` retained, which makes
+  every table announce its status and state again. A graceful ``stop()`` publishes offline itself.
+* **Only delivery here.** Duplicate and gap detection is the hub's, with its own durable store:
+  ``SeqTracker`` is the pure helper for it, and ``request_resync`` the way to fill a gap.
+* **Untrusted input.** Topics whose table id is not sane and payloads that are not a JSON object
+  with the right field types are logged and dropped; nothing raises into the network loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from drivers.mqtt_client import MqttClient
+from drivers.mqtt_topics import Topics, decode_object, encode_json, is_int, now_wall, short
+from drivers.seq_tracker import Accepted, SeqTracker
+
+__all__ = ["Accepted", "HubLink", "SeqTracker"]
+
+log = logging.getLogger("drivers.hub_link")
+
+
+class HubLink:
+    """The hub's connection to the room (see module doc)."""
+
+    def __init__(
+        self,
+        event: str,
+        host: str,
+        port: int,
+        *,
+        on_status: Callable[[str, dict[str, Any]], None],
+        on_state: Callable[[str, dict[str, Any]], None],
+        on_event: Callable[[str, dict[str, Any]], None],
+        username: str | None = None,
+        password: str | None = None,
+        client_id: str | None = None,
+        keepalive: int = 10,
+        backoff: tuple[float, float] = (0.2, 10.0),
+        on_online: Callable[[bool], None] | None = None,
+    ) -> None:
+        self.topics = Topics(event)
+        self._on_status = on_status
+        self._on_state = on_state
+        self._on_event = on_event
+        self._on_online = on_online
+        self.client = MqttClient(
+            host,
+            port,
+            client_id or f"hub-{event}",
+            username=username,
+            password=password,
+            clean_session=False,
+            will=self._will,
+            keepalive=keepalive,
+            on_message=self._on_message,
+            on_connect=self._on_connect,
+            on_disconnect=self._on_disconnect,
+            backoff=backoff,
+        )
+
+    # ----------------------------------------------------------------- application side
+    def start(self) -> None:
+        for kind in ("status", "state", "evt"):
+            self.client.subscribe(self.topics.table_wildcard(kind), qos=1)
+        self.client.start()
+
+    def stop(self, timeout: float = 5.0, *, graceful: bool = True) -> None:
+        """``hub/status`` offline, then DISCONNECT (the session stays with the broker);
+        ``graceful=False`` drops the connection without either (the broker sends the Will)."""
+        if graceful and self.online:
+            self.client.publish(self.topics.hub_status, self._status(False), qos=1, retain=True)
+        self.client.stop(timeout, graceful=graceful)
+
+    @property
+    def online(self) -> bool:
+        return self.client.connected.is_set()
+
+    def wait_online(self, timeout: float | None = None) -> bool:
+        return self.client.wait_connected(timeout)
+
+    def send_assign(self, table: str, assign: dict[str, Any]) -> None:
+        """Assign a match to ``table`` (retained: a table that connects later still gets it)."""
+        if not isinstance(assign, dict):
+            raise TypeError(f"an assignment is a dict, not {type(assign).__name__}")
+        self.client.publish(self.topics.table_assign(table), assign, qos=1, retain=True)
+
+    def clear_assign(self, table: str) -> None:
+        """Withdraw the retained assignment (a table keeps the match it already has)."""
+        self.client.publish(self.topics.table_assign(table), None, qos=1, retain=True)
+
+    def send_cmd(self, table: str, cmd: dict[str, Any]) -> None:
+        """Send a TD command (PROTOCOL §3.3); the table answers with a ``cmd_done`` event."""
+        if not isinstance(cmd, dict):
+            raise TypeError(f"a command is a dict, not {type(cmd).__name__}")
+        for key in ("id", "type"):
+            if not isinstance(cmd.get(key), str) or not cmd[key]:
+                raise ValueError(f"a command needs a non-empty string {key!r}: {cmd!r}")
+        self.client.publish(self.topics.table_cmd(table), cmd, qos=1, retain=False)
+
+    def request_resync(self, table: str, match_id: str | None, from_seq: int) -> None:
+        """Ask ``table`` for its state and its events of ``match_id`` from ``from_seq`` on."""
+        if not is_int(from_seq) or from_seq < 0:
+            raise ValueError(f"from_seq must be a non-negative integer, not {from_seq!r}")
+        payload = {"match_id": match_id, "from_seq": from_seq}
+        self.client.publish(self.topics.table_resync(table), payload, qos=1, retain=False)
+
+    # ----------------------------------------------------------------- network thread
+    def _status(self, online: bool) -> dict[str, Any]:
+        return {"online": online, "since_wall": now_wall()}
+
+    def _will(self) -> tuple[str, bytes, int, bool]:
+        # The broker sends it later; its since_wall is the last moment the hub was known online.
+        return (self.topics.hub_status, encode_json(self._status(False)), 1, True)
+
+    def _on_connect(self) -> None:
+        self.client.publish(self.topics.hub_status, self._status(True), qos=1, retain=True)
+        self._notify(True)
+
+    def _on_disconnect(self) -> None:
+        self._notify(False)
+
+    def _notify(self, online: bool) -> None:
+        if self._on_online is not None:
+            try:
+                self._on_online(online)
+            except Exception:
+                log.exception("hub: on_online raised")
+
+    def _on_message(self, topic: str, payload: bytes) -> None:
+        parsed = self.topics.parse_table_topic(topic)
+        if parsed is None:
+            log.warning("dropped a message on unexpected topic %r", topic[:200])
+            return
+        table, kind = parsed
+        if not payload:
+            log.debug("retained %s cleared", topic)
+            return
+        obj = decode_object(topic, payload, log)
+        if obj is None:
+            return
+        if kind == "status":
+            self._deliver_status(topic, table, obj)
+        elif kind == "state":
+            self._deliver_state(topic, table, obj)
+        elif kind == "evt":
+            self._deliver_event(topic, table, obj)
+
+    def _deliver_status(self, topic: str, table: str, obj: dict[str, Any]) -> None:
+        if not isinstance(obj.get("online"), bool):
+            log.warning("dropped %s: online must be a boolean, got %s", topic, short(obj.get("online")))
+            return
+        self._call("on_status", self._on_status, table, obj)
+
+    def _deliver_state(self, topic: str, table: str, obj: dict[str, Any]) -> None:
+        if "table" in obj and str(obj["table"]) != table:
+            log.warning("dropped %s: the snapshot is of table %s", topic, short(obj["table"]))
+            return
+        if "seq" in obj and (not is_int(obj["seq"]) or obj["seq"] < 0):
+            log.warning("dropped %s: seq must be a non-negative integer, got %s", topic, short(obj["seq"]))
+            return
+        if not _is_match_id(obj.get("match_id")):
+            log.warning(
+                "dropped %s: match_id must be a string or null, got %s", topic, short(obj.get("match_id"))
+            )
+            return
+        self._call("on_state", self._on_state, table, obj)
+
+    def _deliver_event(self, topic: str, table: str, obj: dict[str, Any]) -> None:
+        seq, kind = obj.get("seq"), obj.get("type")
+        if not is_int(seq) or seq < 0:
+            log.warning("dropped %s: seq must be a non-negative integer, got %s", topic, short(seq))
+        elif "match_id" not in obj or not _is_match_id(obj["match_id"]):
+            log.warning(
+                "dropped %s: match_id must be a string or null, got %s", topic, short(obj.get("match_id"))
+            )
+        elif not isinstance(kind, str) or not kind:
+            log.warning("dropped %s: type must be a non-empty string, got %s", topic, short(kind))
+        else:
+            self._call("on_event", self._on_event, table, obj)
+
+    def _call(self, name: str, func: Callable[[str, dict[str, Any]], None], table: str, obj: Any) -> None:
+        try:
+            func(table, obj)
+        except Exception:
+            log.exception("hub: %s raised for table %s; the message is dropped", name, table)
+
+
+def _is_match_id(value: object) -> bool:
+    return value is None or (isinstance(value, str) and bool(value))

@@ -1,0 +1,98 @@
+"""The running hub: broker (embedded or not), store, hub core and web server, started in order.
+
+``HubApp`` is what ``bghub run`` starts and what the tests, the benchmark and the demo start too
+(through :class:`hub.service.HubThread`), so all of them exercise the same assembly.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from aiohttp import web
+
+from hub.auth import Auth, generate_password, hash_password, read_password_file
+from hub.clock import Clock
+from hub.core import Hub, HubConfig
+from hub.embedded_broker import EmbeddedBroker
+from hub.store import Store
+from hub.web import make_app
+
+log = logging.getLogger("hub")
+
+
+@dataclass
+class RunConfig:
+    hub: HubConfig
+    db: str
+    http_host: str = "127.0.0.1"
+    http_port: int = 8080
+    schedule: str | None = None
+    password_file: str | None = None
+    public: bool = False
+    #: run an amqtt broker in-process on hub.broker_host:hub.broker_port
+    embedded_broker: bool = False
+    #: where to print a generated password (once)
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+
+
+class HubApp:
+    """Start and stop the whole hub on the running asyncio loop."""
+
+    def __init__(self, rc: RunConfig, *, clock: Clock | None = None, password: str | None = None) -> None:
+        self.rc = rc
+        self.clock = clock
+        self._password = password
+        self.broker: EmbeddedBroker | None = None
+        self.store: Store | None = None
+        self.hub: Hub | None = None
+        self.runner: web.AppRunner | None = None
+        self.url = ""
+
+    def _password_hash(self) -> str:
+        if self._password is not None:
+            return hash_password(self._password)
+        if self.rc.password_file:
+            return hash_password(read_password_file(self.rc.password_file))
+        password = generate_password()
+        print(f"bghub: TD password for this run: {password}", file=self.rc.out, flush=True)
+        return hash_password(password)
+
+    async def start(self) -> None:
+        rc = self.rc
+        password_hash = self._password_hash()
+        if rc.embedded_broker:
+            self.broker = EmbeddedBroker(rc.hub.broker_host, rc.hub.broker_port)
+            await self.broker.start()
+        self.store = Store(rc.db)
+        self.store.set_meta("td_password", password_hash)
+        self.store.commit()
+        self.hub = Hub(rc.hub, self.store, self.clock)
+        if rc.schedule:
+            summary = self.hub.import_schedule(Path(rc.schedule).read_bytes(), "cli")
+            log.info("schedule %s: %s", rc.schedule, summary)
+        await self.hub.start()
+        app = make_app(self.hub, Auth(password_hash), public=rc.public)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, rc.http_host, rc.http_port)
+        await site.start()
+        host, port = self.runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}"
+        log.info("dashboard on %s (event %s)", self.url, rc.hub.event)
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+            self.runner = None
+        if self.hub is not None:
+            await self.hub.stop()
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        if self.broker is not None:
+            await self.broker.stop()
+            self.broker = None

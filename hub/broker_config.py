@@ -1,0 +1,603 @@
+"""``bghub broker-config``: a locked-down Mosquitto configuration for one event's room.
+
+A room's broker must not let one table speak for another: a table could otherwise post a fake
+result for its neighbour, or send itself a TD command. This module writes, into one directory:
+
+- ``mosquitto.conf``: no anonymous clients, a password file, an ACL file, client id forced to the
+  username, persistence (retained states and assignments survive a broker restart), optional TLS;
+- ``passwd``: one credential per table (username = table id) and one for the hub (``hub``), hashed
+  in Mosquitto's own PBKDF2-SHA512 ``$7$`` format, so ``mosquitto_passwd`` is not needed;
+- ``acl``: a table may publish only its own ``status``/``state``/``evt`` and read only its own
+  ``assign``/``cmd``/``resync`` and the hub's ``status``; the hub reads and writes the whole event;
+- ``tables/{table}.toml`` and ``hub.toml``: each client's own credential in plain text, to copy
+  into that client's configuration when provisioning it.
+
+Every file is readable by its owner only (0600, directories 0700). Re-running refuses to replace
+existing credentials unless ``--force`` (new passwords for everyone) or ``--keep`` (existing
+passwords kept, new tables added, dropped tables removed) says what to do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import getpass
+import hashlib
+import hmac
+import os
+import pwd
+import re
+import secrets
+import sys
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Username of the hub's credential; no table may take it.
+HUB_USER = "hub"
+#: Table and event ids: safe inside an MQTT topic level and as a Mosquitto username / client id.
+ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+#: A range item in a table list: ``5-9``, ``01-12`` or ``A1-A12`` (same prefix on both ends).
+RANGE_RE = re.compile(r"(?P<prefix>[A-Za-z_]*)(?P<lo>\d+)-(?P=prefix)?(?P<hi>\d+)")
+#: A room is a few hundred tables at most; a larger list is a typing mistake.
+MAX_TABLES = 5000
+#: Mosquitto's default PBKDF2 iteration count for ``$7$`` hashes (mosquitto_passwd uses 101).
+PBKDF2_ITERATIONS = 101
+SALT_BYTES = 12
+#: Where a table expects the broker's CA certificate when the fragment says ``tls = true``.
+TABLE_CA_PATH = "/etc/bgtable/broker-ca.pem"
+
+PASSWD_NAME = "passwd"
+ACL_NAME = "acl"
+CONF_NAME = "mosquitto.conf"
+HUB_FRAGMENT = "hub.toml"
+TABLES_DIR = "tables"
+DATA_DIR = "data"
+
+
+class BrokerConfigError(ValueError):
+    """A broker configuration that cannot be written as asked; the message says why and what to do."""
+
+
+# --------------------------------------------------------------------------------------------
+# Table lists and ids
+
+
+def validate_id(kind: str, value: str) -> str:
+    """Return ``value`` if it is a usable id (MQTT-safe, not reserved), else raise with a reason."""
+    if not ID_RE.fullmatch(value):
+        raise BrokerConfigError(
+            f"invalid {kind} id {value!r}: use 1 to 32 letters, digits, '_' or '-', starting with a "
+            "letter or digit (no spaces, '/', '+', '#')"
+        )
+    if kind == "table" and value == HUB_USER:
+        raise BrokerConfigError(f"table id {HUB_USER!r} is reserved for the hub's credential")
+    return value
+
+
+def parse_tables(spec: str) -> list[str]:
+    """Expand a table list such as ``1-50`` or ``1,2,5-9,A1`` into ids, in the order given.
+
+    An item ``N-M`` (digits; optionally the same letter prefix on both ends, ``A1-A12``) is a
+    range; leading zeros on the start keep the width (``01-12``). Any other item is one table id.
+    Duplicates, empty items and reversed ranges are refused with the offending item named.
+    """
+    tables: list[str] = []
+    seen: set[str] = set()
+    duplicates: list[str] = []
+    items = [item.strip() for item in spec.split(",")]
+    if not spec.strip():
+        raise BrokerConfigError("the table list is empty (example: --tables 1-50 or 1,2,5-9,A1)")
+    for position, item in enumerate(items, start=1):
+        if not item:
+            raise BrokerConfigError(f"empty item at position {position} in table list {spec!r}")
+        for table in _expand_item(item):
+            validate_id("table", table)
+            if table in seen:
+                duplicates.append(table)
+            seen.add(table)
+            tables.append(table)
+            if len(tables) > MAX_TABLES:
+                raise BrokerConfigError(f"more than {MAX_TABLES} tables in {spec!r}: check the ranges")
+    if duplicates:
+        listed = ", ".join(dict.fromkeys(duplicates))
+        raise BrokerConfigError(f"tables listed more than once: {listed}")
+    return tables
+
+
+def _expand_item(item: str) -> list[str]:
+    match = RANGE_RE.fullmatch(item)
+    if match is None:
+        return [item]
+    prefix, lo_text, hi_text = match["prefix"], match["lo"], match["hi"]
+    lo, hi = int(lo_text), int(hi_text)
+    if lo > hi:
+        raise BrokerConfigError(f"range {item!r} runs backwards (write {prefix}{hi}-{prefix}{lo})")
+    if hi - lo + 1 > MAX_TABLES:
+        raise BrokerConfigError(f"range {item!r} has more than {MAX_TABLES} tables")
+    width = len(lo_text) if lo_text.startswith("0") and len(lo_text) > 1 else 0
+    return [f"{prefix}{n:0{width}d}" for n in range(lo, hi + 1)]
+
+
+# --------------------------------------------------------------------------------------------
+# Mosquitto's $7$ password hash
+
+
+def hash_password(password: str, *, salt: bytes | None = None, iterations: int = PBKDF2_ITERATIONS) -> str:
+    """Hash ``password`` as ``mosquitto_passwd`` does: ``$7$<iterations>$<b64 salt>$<b64 sha512>``.
+
+    PBKDF2-HMAC-SHA512 over the UTF-8 password with a random 12-byte salt; salt and the 64-byte
+    digest are standard base64 (with padding), exactly the fields Mosquitto 2.x parses.
+    """
+    salt = secrets.token_bytes(SALT_BYTES) if salt is None else salt
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, iterations)
+    return f"$7${iterations}${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
+
+
+def verify_password(password: str, encoded: str) -> bool:
+    """Check ``password`` against a ``$7$`` hash (the broker's own check, for tests and ``--keep``)."""
+    parts = encoded.split("$")
+    if len(parts) != 5 or parts[0] != "" or parts[1] != "7":
+        return False
+    try:
+        iterations = int(parts[2])
+        salt = base64.b64decode(parts[3], validate=True)
+        expected = base64.b64decode(parts[4], validate=True)
+    except ValueError:
+        return False
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, iterations)
+    return hmac.compare_digest(digest, expected)
+
+
+def new_password() -> str:
+    """A random password: 24 bytes of entropy, URL-safe, nothing to escape in TOML or shells."""
+    return secrets.token_urlsafe(24)
+
+
+# --------------------------------------------------------------------------------------------
+# Settings and rendering (pure: strings in, strings out)
+
+
+@dataclass(frozen=True)
+class TlsSettings:
+    """A TLS listener's certificate files (absolute paths) and port."""
+
+    cert: Path
+    key: Path
+    cafile: Path | None = None
+    port: int = 8883
+
+
+@dataclass(frozen=True)
+class BrokerSettings:
+    """Everything ``broker-config`` needs; paths are made absolute by :func:`settings_from_args`."""
+
+    event: str
+    tables: tuple[str, ...]
+    out: Path
+    port: int = 1883
+    bind: str | None = None
+    host: str = "bghub.local"
+    hub_host: str = "127.0.0.1"
+    tls: TlsSettings | None = None
+    persistence_dir: Path | None = None
+    broker_user: str = field(default_factory=lambda: pwd.getpwuid(os.geteuid()).pw_name)
+
+    @property
+    def data_dir(self) -> Path:
+        return self.persistence_dir if self.persistence_dir is not None else self.out / DATA_DIR
+
+    @property
+    def prefix(self) -> str:
+        return f"bg/v1/{self.event}"
+
+
+def render_conf(settings: BrokerSettings) -> str:
+    """The broker's configuration: authenticated listeners only, ACL, persistence, optional TLS."""
+    out = settings.out
+    bind = f" {settings.bind}" if settings.bind else ""
+    lines = [
+        f"# Mosquitto configuration for event {settings.event!r}: written by `bghub broker-config`.",
+        "# Regenerate it with that command rather than editing it (see docs/deployment.md).",
+        "",
+        "# The same password file and ACL on every listener.",
+        "per_listener_settings false",
+        "allow_anonymous false",
+        f"password_file {out / PASSWD_NAME}",
+        f"acl_file {out / ACL_NAME}",
+        "# Mosquitto started as root drops to this user before reading the files above.",
+        f"user {settings.broker_user}",
+        "",
+        "# Retained states, assignments and statuses survive a broker restart.",
+        "persistence true",
+        f"persistence_location {str(settings.data_dir).rstrip('/')}/",
+        "autosave_interval 60",
+        "# A hub that is away for a while must not lose a busy room's events.",
+        "max_queued_messages 20000",
+        "set_tcp_nodelay true",
+        "",
+        "log_dest stderr",
+        "log_type error",
+        "log_type warning",
+        "log_type notice",
+        "log_type information",
+        "connection_messages true",
+        "",
+        "# Listener options come after their `listener` line: written before the first one, they",
+        "# would open Mosquitto's default listener on port 1883 of every interface.",
+        f"listener {settings.port}{bind}",
+        "protocol mqtt",
+        *_listener_options(),
+    ]
+    if settings.tls is not None:
+        tls = settings.tls
+        lines += [
+            "",
+            f"listener {tls.port}{bind}",
+            "protocol mqtt",
+            *_listener_options(),
+            f"certfile {tls.cert}",
+            f"keyfile {tls.key}",
+        ]
+        if tls.cafile is not None:
+            lines.append(f"cafile {tls.cafile}")
+    return "\n".join(lines) + "\n"
+
+
+def _listener_options() -> list[str]:
+    return [
+        "# The client id is the username: one table's credential cannot take over another's session.",
+        "use_username_as_clientid true",
+    ]
+
+
+def render_acl(event: str, tables: Sequence[str]) -> str:
+    """One ``user`` block per table (its own topics only) and the hub's whole-event access.
+
+    Explicit blocks rather than ``%u`` patterns: the file says exactly who may do what, a table
+    missing from the list has no rights at all, and Mosquitto logs no pattern warnings.
+    """
+    prefix = f"bg/v1/{event}"
+    parts = [
+        f"# Access control for event {event!r}: written by `bghub broker-config`.\n"
+        "# Everything not granted here is denied: a forbidden publish is dropped, a forbidden\n"
+        "# subscription receives nothing. A table publishes only its own status (also its Will),\n"
+        "# state and events, and reads only its own assignment, commands and resync requests,\n"
+        "# and the hub's status.\n"
+        "\n"
+        "# The hub reads and writes everything of this event.\n"
+        f"user {HUB_USER}\n"
+        f"topic readwrite {prefix}/#\n"
+    ]
+    for table in tables:
+        base = f"{prefix}/table/{table}"
+        parts.append(
+            f"\nuser {table}\n"
+            f"topic write {base}/status\n"
+            f"topic write {base}/state\n"
+            f"topic write {base}/evt\n"
+            f"topic read {base}/assign\n"
+            f"topic read {base}/cmd\n"
+            f"topic read {base}/resync\n"
+            f"topic read {prefix}/hub/status\n"
+        )
+    return "".join(parts)
+
+
+def render_passwd(credentials: dict[str, str]) -> str:
+    """``username:$7$…`` lines, hub first, then the tables in the order given."""
+    return "".join(f"{user}:{hash_password(password)}\n" for user, password in credentials.items())
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string (quotes, backslashes and control characters escaped)."""
+    out = ['"']
+    for ch in value:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def render_table_fragment(settings: BrokerSettings, table: str, password: str) -> str:
+    """One table's credential in the kiosk's own keys (docs/configuration.md), to merge into its
+    ``/etc/bgtable/table.toml``: ``table_id``, ``event`` and the ``[broker]`` section."""
+    tls = settings.tls
+    lines = [
+        f"# Table {table} at event {settings.event}: its broker credential (written by",
+        "# `bghub broker-config`). Merge into /etc/bgtable/table.toml on that table; keep it 0600.",
+        f"table_id = {toml_string(table)}",
+        f"event = {toml_string(settings.event)}",
+        "",
+        "[broker]",
+        f"host = {toml_string(settings.host)}",
+        f"port = {tls.port if tls else settings.port}",
+        f"username = {toml_string(table)}",
+        f"password = {toml_string(password)}",
+    ]
+    if tls:
+        lines += ["tls = true", f"ca_file = {toml_string(TABLE_CA_PATH)}"]
+    return "\n".join(lines) + "\n"
+
+
+def render_hub_fragment(settings: BrokerSettings, password: str) -> str:
+    """The hub's credential (the hub runs beside the broker: plain port, loopback by default)."""
+    return (
+        f"# The hub's broker credential for event {settings.event} (written by `bghub broker-config`).\n"
+        "# Merge into the hub's configuration (/etc/bgtable/hub.toml); keep it 0600.\n"
+        f"event = {toml_string(settings.event)}\n"
+        "\n"
+        "[broker]\n"
+        f"host = {toml_string(settings.hub_host)}\n"
+        f"port = {settings.port}\n"
+        f"username = {toml_string(HUB_USER)}\n"
+        f"password = {toml_string(password)}\n"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Writing the directory
+
+
+@dataclass
+class GenerateResult:
+    """What a run wrote: the files, and which credentials are new, kept or removed."""
+
+    files: list[Path] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+def existing_credentials(out: Path) -> dict[str, str]:
+    """Usernames and passwords from a previous run's fragments (hub.toml, tables/*.toml)."""
+    found: dict[str, str] = {}
+    paths = [out / HUB_FRAGMENT, *sorted((out / TABLES_DIR).glob("*.toml"))]
+    for path in paths:
+        if not path.is_file():
+            continue
+        try:
+            broker = tomllib.loads(path.read_text(encoding="utf-8"))["broker"]
+            found[str(broker["username"])] = str(broker["password"])
+        except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
+            raise BrokerConfigError(f"cannot reuse credentials from {path}: {exc}") from exc
+    return found
+
+
+def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = False) -> GenerateResult:
+    """Write the broker's files and the provisioning fragments into ``settings.out``.
+
+    Refuses (raises) when credentials already exist there unless ``force`` (all new passwords) or
+    ``keep`` (reuse the passwords of tables still listed, add new ones, remove dropped ones).
+    """
+    if force and keep:
+        raise BrokerConfigError("--force and --keep contradict each other: choose one")
+    _check_settings(settings)
+    out = settings.out
+    previous = existing_credentials(out) if out.exists() else {}
+    has_previous = bool(previous) or (out / PASSWD_NAME).exists()
+    if has_previous and not (force or keep):
+        raise BrokerConfigError(
+            f"{out} already holds broker credentials: --keep reuses them (adds new tables, removes "
+            "dropped ones), --force replaces every password (every table must be provisioned again)"
+        )
+    owner = _broker_owner(settings.broker_user)
+
+    result = GenerateResult()
+    credentials: dict[str, str] = {}
+    for user in (HUB_USER, *settings.tables):
+        if keep and user in previous:
+            credentials[user] = previous[user]
+            result.kept.append(user)
+        else:
+            credentials[user] = new_password()
+            result.new.append(user)
+
+    _make_dir(out, 0o700 if owner is None else 0o710, group=None if owner is None else owner[1])
+    _make_dir(out / TABLES_DIR, 0o700)
+    created_data = not settings.data_dir.exists()
+    _make_dir(settings.data_dir, 0o700)
+    if owner is not None and (created_data or settings.persistence_dir is None):
+        os.chown(settings.data_dir, *owner)
+
+    broker_files = {
+        out / CONF_NAME: render_conf(settings),
+        out / PASSWD_NAME: render_passwd(credentials),
+        out / ACL_NAME: render_acl(settings.event, settings.tables),
+    }
+    fragments = {out / HUB_FRAGMENT: render_hub_fragment(settings, credentials[HUB_USER])}
+    for table in settings.tables:
+        fragments[out / TABLES_DIR / f"{table}.toml"] = render_table_fragment(
+            settings, table, credentials[table]
+        )
+    for path, text in broker_files.items():
+        _write_private(path, text, owner)
+        result.files.append(path)
+    for path, text in fragments.items():
+        _write_private(path, text, None)
+        result.files.append(path)
+
+    wanted = {f"{table}.toml" for table in settings.tables}
+    for stale in sorted((out / TABLES_DIR).glob("*.toml")):
+        if stale.name not in wanted:
+            stale.unlink()
+            result.removed.append(stale.stem)
+    return result
+
+
+def _check_settings(settings: BrokerSettings) -> None:
+    validate_id("event", settings.event)
+    if not settings.tables:
+        raise BrokerConfigError("no tables to configure")
+    for table in settings.tables:
+        validate_id("table", table)
+    if len(set(settings.tables)) != len(settings.tables):
+        raise BrokerConfigError("tables listed more than once")
+    ports = [settings.port] + ([settings.tls.port] if settings.tls else [])
+    for port in ports:
+        if not 1 <= port <= 65535:
+            raise BrokerConfigError(f"port {port} is not between 1 and 65535")
+    if settings.tls is not None:
+        if settings.tls.port == settings.port:
+            raise BrokerConfigError(f"the TLS port and the plain port are both {settings.port}")
+        for label, path in (("--cert", settings.tls.cert), ("--key", settings.tls.key)):
+            if not path.is_file():
+                raise BrokerConfigError(f"{label} {path}: no such file")
+        if settings.tls.cafile is not None and not settings.tls.cafile.is_file():
+            raise BrokerConfigError(f"--cafile {settings.tls.cafile}: no such file")
+    for path in (settings.out, settings.data_dir):
+        if not path.is_absolute():
+            raise BrokerConfigError(f"{path} must be an absolute path (the broker may run elsewhere)")
+        if any(ch.isspace() for ch in str(path)):
+            raise BrokerConfigError(f"{path}: Mosquitto cannot read paths with spaces")
+
+
+def _broker_owner(user: str) -> tuple[int, int] | None:
+    """(uid, gid) to give the broker's files to, or None when the broker runs as ourselves."""
+    try:
+        entry = pwd.getpwnam(user)
+    except KeyError:
+        raise BrokerConfigError(f"--broker-user {user!r}: no such user on this machine") from None
+    if entry.pw_uid == os.geteuid():
+        return None
+    if os.geteuid() != 0:
+        raise BrokerConfigError(
+            f"--broker-user {user!r} differs from you ({getpass.getuser()}): run as root so the "
+            "broker's files can be handed over, or leave --broker-user out"
+        )
+    return entry.pw_uid, entry.pw_gid
+
+
+def _make_dir(path: Path, mode: int, group: int | None = None) -> None:
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if group is not None:
+        os.chown(path, 0, group)
+    os.chmod(path, mode)
+
+
+def _write_private(path: Path, text: str, owner: tuple[int, int] | None) -> None:
+    """Write atomically (temp file + rename) a file that only its owner can read."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        if owner is not None:
+            os.chown(tmp, *owner)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``broker-config`` (shared by ``bghub broker-config`` and ``-m hub.broker_config``)."""
+    parser.add_argument("--event", required=True, help="event (tournament) id, as in bg/v1/{event}/")
+    parser.add_argument("--tables", required=True, help="table ids: 1-50 or 1,2,5-9,A1-A4")
+    parser.add_argument("--out", required=True, help="directory to write (created 0700)")
+    parser.add_argument("--port", type=int, default=1883, help="plain MQTT port (default 1883)")
+    parser.add_argument("--bind", default=None, help="listen on this address only (default: all)")
+    parser.add_argument("--host", default="bghub.local", help="broker address written for the tables")
+    parser.add_argument("--hub-host", default="127.0.0.1", help="broker address written for the hub")
+    parser.add_argument("--tls", action="store_true", help="add a TLS listener (tables then use it)")
+    parser.add_argument("--tls-port", type=int, default=8883, help="TLS port (default 8883)")
+    parser.add_argument("--cert", help="server certificate (PEM), with --tls")
+    parser.add_argument("--key", help="server private key (PEM), with --tls")
+    parser.add_argument("--cafile", help="CA certificate(s) for the TLS listener (optional)")
+    parser.add_argument("--persistence-dir", help="broker persistence directory (default OUT/data)")
+    parser.add_argument(
+        "--broker-user",
+        default=None,
+        help="user the broker runs as; its files are given to it (default: yourself)",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--force", action="store_true", help="replace existing credentials")
+    mode.add_argument("--keep", action="store_true", help="keep existing credentials, add new tables")
+
+
+def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
+    """Validate the options and build absolute-path settings."""
+    tls: TlsSettings | None = None
+    if args.tls:
+        if not args.cert or not args.key:
+            raise BrokerConfigError("--tls needs --cert and --key")
+        tls = TlsSettings(
+            cert=_absolute(args.cert),
+            key=_absolute(args.key),
+            cafile=_absolute(args.cafile) if args.cafile else None,
+            port=args.tls_port,
+        )
+    elif args.cert or args.key or args.cafile:
+        raise BrokerConfigError("--cert, --key and --cafile are for --tls")
+    kwargs = {}
+    if args.broker_user:
+        kwargs["broker_user"] = args.broker_user
+    return BrokerSettings(
+        event=validate_id("event", args.event),
+        tables=tuple(parse_tables(args.tables)),
+        out=_absolute(args.out),
+        port=args.port,
+        bind=args.bind,
+        host=args.host,
+        hub_host=args.hub_host,
+        tls=tls,
+        persistence_dir=_absolute(args.persistence_dir) if args.persistence_dir else None,
+        **kwargs,
+    )
+
+
+def _absolute(path: str) -> Path:
+    return Path(os.path.abspath(os.path.expanduser(path)))
+
+
+def main_broker_config(args: argparse.Namespace) -> int:
+    """Run ``broker-config``: 0 when written, 2 with a message on stderr when refused."""
+    try:
+        settings = settings_from_args(args)
+        result = generate(settings, force=args.force, keep=args.keep)
+    except (BrokerConfigError, OSError) as exc:
+        print(f"bghub broker-config: {exc}", file=sys.stderr)
+        return 2
+    out = settings.out
+    print(f"wrote {out / CONF_NAME}, {out / PASSWD_NAME}, {out / ACL_NAME}")
+    print(f"wrote {out / HUB_FRAGMENT} and {len(settings.tables)} table fragments in {out / TABLES_DIR}/")
+    print(f"credentials: {len(result.new)} new, {len(result.kept)} kept, {len(result.removed)} removed")
+    if result.removed:
+        print(f"removed tables: {', '.join(result.removed)}")
+    print(f"start the broker with: mosquitto -c {out / CONF_NAME}")
+    return 0
+
+
+def add_broker_config_command(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``broker-config`` on the ``bghub`` command line."""
+    parser = subparsers.add_parser(
+        "broker-config",
+        help="write a locked-down Mosquitto configuration and per-table credentials",
+        description=__doc__.split("\n\n")[0],
+    )
+    add_arguments(parser)
+    parser.set_defaults(func=main_broker_config)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hub.broker_config", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    return main_broker_config(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

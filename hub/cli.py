@@ -1,0 +1,214 @@
+"""``bghub``: the TD hub's command line.
+
+``bghub run --event EVT ...`` (or just ``bghub --event EVT ...``) runs the hub. Other commands
+register themselves on the same parser (``broker-config`` writes a Mosquitto configuration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+import tomllib
+from collections.abc import Callable, Sequence
+
+from drivers.mqtt_topics import is_valid_id
+from rulebook.errors import ProfileError
+from rulebook.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+
+DEFAULT_EMBEDDED_PORT = 1883
+
+
+def host_port(text: str, default_port: int | None = None) -> tuple[str, int]:
+    """``HOST:PORT`` (or ``HOST`` when a default port exists) for argparse."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        if default_port is None:
+            raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+        return text, default_port
+    try:
+        number = int(port)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"port must be a number in {text!r}") from None
+    if not 0 <= number <= 65535 or not host:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host.strip("[]"), number
+
+
+def _event_id(text: str) -> str:
+    if not is_valid_id(text):
+        raise argparse.ArgumentTypeError(f"invalid event id {text!r} (letters, digits, _ . - only)")
+    return text
+
+
+def _profile(text: str) -> str:
+    try:
+        get_profile(text)
+    except ProfileError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--event", required=True, type=_event_id, help="tournament id (the MQTT topic prefix)")
+    p.add_argument(
+        "--broker",
+        type=lambda t: host_port(t, 1883),
+        help="MQTT broker HOST:PORT; without it an embedded broker runs in the hub",
+    )
+    p.add_argument(
+        "--embedded-port",
+        type=int,
+        default=DEFAULT_EMBEDDED_PORT,
+        help=f"port of the embedded broker on 127.0.0.1 (default {DEFAULT_EMBEDDED_PORT})",
+    )
+    p.add_argument(
+        "--broker-credentials",
+        metavar="FILE",
+        help="TOML file with [broker] username and password (the hub.toml that broker-config writes)",
+    )
+    p.add_argument("--schedule", metavar="FILE.csv", help="import this schedule at start (PROTOCOL §4)")
+    p.add_argument(
+        "--db", required=True, metavar="FILE", help="the hub's SQLite database (created if missing)"
+    )
+    p.add_argument(
+        "--http",
+        type=host_port,
+        default=("127.0.0.1", 8080),
+        metavar="HOST:PORT",
+        help="where the dashboard listens (default 127.0.0.1:8080)",
+    )
+    p.add_argument(
+        "--profile",
+        type=_profile,
+        default=DEFAULT_PROFILE,
+        help=f"rules profile for schedule rows that name none ({', '.join(sorted(PROFILES))})",
+    )
+    p.add_argument(
+        "--password-file",
+        metavar="FILE",
+        help="file whose first line is the TD's password; without it one is generated and printed",
+    )
+    p.add_argument("--public", action="store_true", help="read-only views without logging in")
+    p.add_argument(
+        "--offline-grace",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds before an offline table alerts",
+    )
+    p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+
+
+def _credentials(path: str | None) -> tuple[str | None, str | None]:
+    if not path:
+        return None, None
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    broker = data.get("broker", data)
+    username, password = broker.get("username"), broker.get("password")
+    if not isinstance(username, str) or not isinstance(password, str):
+        raise ValueError(f"{path}: expected [broker] username and password")
+    return username, password
+
+
+def main_run(args: argparse.Namespace) -> int:
+    from hub.app import HubApp, RunConfig
+    from hub.core import HubConfig
+    from hub.schedule import ScheduleError
+
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        username, password = _credentials(args.broker_credentials)
+    except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
+        print(f"bghub: broker credentials: {exc}", file=sys.stderr)
+        return 2
+    embedded = args.broker is None
+    host, port = ("127.0.0.1", args.embedded_port) if embedded else args.broker
+    config = HubConfig(
+        event=args.event,
+        broker_host=host,
+        broker_port=port,
+        username=username,
+        password=password,
+        profile=args.profile,
+        offline_grace_ms=int(args.offline_grace * 1000),
+    )
+    rc = RunConfig(
+        hub=config,
+        db=args.db,
+        http_host=args.http[0],
+        http_port=args.http[1],
+        schedule=args.schedule,
+        password_file=args.password_file,
+        public=args.public,
+        embedded_broker=embedded,
+    )
+
+    async def run() -> int:
+        app = HubApp(rc)
+        try:
+            await app.start()
+        except ScheduleError as exc:
+            print(f"bghub: schedule {args.schedule} refused, nothing imported:", file=sys.stderr)
+            for issue in exc.issues:
+                print(f"  {issue}", file=sys.stderr)
+            await app.stop()
+            return 2
+        except (OSError, ValueError) as exc:
+            print(f"bghub: {exc}", file=sys.stderr)
+            await app.stop()
+            return 2
+        where = f"embedded broker on {host}:{port}" if embedded else f"broker {host}:{port}"
+        print(f"bghub: event {args.event}, {where}, dashboard {app.url}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await app.stop()
+        return 0
+
+    return asyncio.run(run())
+
+
+#: Other commands register here: each takes the subparsers object and adds its parser
+#: (with ``set_defaults(func=...)`` returning an exit status).
+REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = []
+
+
+def _register_optional(sub: argparse._SubParsersAction) -> None:
+    with contextlib.suppress(ImportError):
+        from hub.broker_config import add_broker_config_command
+
+        add_broker_config_command(sub)
+    for register in REGISTRARS:
+        register(sub)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bghub", description="Smart table: the TD hub")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = sub.add_parser(
+        "run", help="run the hub (the default: `bghub --event ...` is `bghub run --event ...`)"
+    )
+    add_run_arguments(run)
+    run.set_defaults(func=main_run)
+    _register_optional(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0].startswith("-") and args_list[0] not in ("-h", "--help"):
+        args_list = ["run", *args_list]
+    args = build_parser().parse_args(args_list)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

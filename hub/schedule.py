@@ -1,0 +1,266 @@
+"""The round schedule: PROTOCOL §4's CSV, parsed all-or-nothing, and each match's ``assign``.
+
+A TD imports the schedule exported by the pairing program. A mistake in it (a typo in a length,
+a player paired twice in a round) must be found before any table is told anything, so a file is
+either accepted whole or refused with every bad line named: nothing is half-imported.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import asdict, dataclass
+from datetime import datetime, tzinfo
+from typing import Any
+
+from drivers.mqtt_topics import is_valid_id
+from rulebook.errors import ProfileError
+from rulebook.profiles import DEFAULT_PROFILE, get_profile
+from rulebook.table import MAX_LENGTH
+
+REQUIRED = ("round", "table", "player_a", "player_b", "length", "start")
+OPTIONAL = ("clock", "profile", "match_id", "final", "player_a_id", "player_b_id")
+YES = {"yes", "y", "true", "1"}
+NO = {"no", "n", "false", "0"}
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledMatch:
+    """One row of the schedule: a match at a table in a round."""
+
+    match_id: str
+    round: str
+    table: str
+    player_a: str
+    player_b: str
+    length: int
+    start_wall: int
+    clock: bool
+    profile: str
+    final: bool = False
+    player_a_id: str = ""
+    player_b_id: str = ""
+    line: int = 0
+
+    def assign_payload(self) -> dict[str, Any]:
+        """The ``assign`` message (PROTOCOL §1 / §3) that sets this match up at its table."""
+        return {
+            "match_id": self.match_id,
+            "length": self.length,
+            "players": {
+                "A": {"name": self.player_a, "id": self.player_a_id},
+                "B": {"name": self.player_b, "id": self.player_b_id},
+            },
+            "profile": self.profile,
+            "clock": self.clock,
+            "start_wall": self.start_wall,
+            "round": self.round,
+            "final": self.final,
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleIssue:
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+class ScheduleError(ValueError):
+    """The schedule was refused; ``issues`` names every bad line."""
+
+    def __init__(self, issues: list[ScheduleIssue]) -> None:
+        self.issues = issues
+        super().__init__("; ".join(str(i) for i in issues[:20]))
+
+
+def parse_start(text: str, tz: tzinfo | None = None) -> int:
+    """ISO 8601 date-time to epoch ms; without an offset it is local time (``tz`` or the system's)."""
+    value = text.strip()
+    if "T" not in value and " " not in value:
+        raise ValueError(f"start: expected a date and time like 2026-11-22T14:00, got {text!r}")
+    dt = datetime.fromisoformat(value)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=tz) if tz is not None else dt.astimezone()
+    return int(dt.timestamp() * 1000)
+
+
+def _yes_no(value: str, column: str) -> bool | None:
+    v = value.strip().lower()
+    if v == "":
+        return None
+    if v in YES:
+        return True
+    if v in NO:
+        return False
+    raise ValueError(f"{column}: expected yes or no, got {value!r}")
+
+
+def _row(
+    cells: dict[str, str], line: int, default_profile: str, tz: tzinfo | None
+) -> tuple[ScheduledMatch | None, list[str]]:
+    problems: list[str] = []
+    rnd = cells["round"].strip()
+    table = cells["table"].strip()
+    a, b = cells["player_a"].strip(), cells["player_b"].strip()
+    if not rnd:
+        problems.append("round: empty")
+    if not is_valid_id(table):
+        problems.append(f"table: {table!r} is not a table id (letters, digits, _ . - only)")
+    if not a:
+        problems.append("player_a: empty")
+    if not b:
+        problems.append("player_b: empty")
+    if a and a == b:
+        problems.append(f"player_a and player_b are the same player ({a!r})")
+    length = 0
+    try:
+        length = int(cells["length"].strip())
+        if not 1 <= length <= MAX_LENGTH:
+            raise ValueError
+    except ValueError:
+        problems.append(f"length: expected a whole number from 1 to {MAX_LENGTH}, got {cells['length']!r}")
+    start = 0
+    try:
+        start = parse_start(cells["start"], tz)
+    except ValueError as exc:
+        msg = str(exc)
+        problems.append(msg if msg.startswith("start:") else f"start: not ISO 8601 ({cells['start']!r})")
+    profile_name = cells.get("profile", "").strip() or default_profile
+    clock: bool | None = None
+    try:
+        profile = get_profile(profile_name)
+        clock = _yes_no(cells.get("clock", ""), "clock")
+        if clock is None:
+            clock = profile.clock_default
+    except ProfileError as exc:
+        problems.append(str(exc))
+    except ValueError as exc:
+        problems.append(str(exc))
+    final = False
+    try:
+        final = bool(_yes_no(cells.get("final", ""), "final"))
+    except ValueError as exc:
+        problems.append(str(exc))
+    match_id = cells.get("match_id", "").strip() or f"r{rnd}-t{table}"
+    if not is_valid_id(match_id):
+        problems.append(f"match_id: {match_id!r} is not an id (letters, digits, _ . - only)")
+    if problems:
+        return None, problems
+    match = ScheduledMatch(
+        match_id=match_id,
+        round=rnd,
+        table=table,
+        player_a=a,
+        player_b=b,
+        length=length,
+        start_wall=start,
+        clock=bool(clock),
+        profile=profile_name,
+        final=final,
+        player_a_id=cells.get("player_a_id", "").strip(),
+        player_b_id=cells.get("player_b_id", "").strip(),
+        line=line,
+    )
+    return match, []
+
+
+def parse_schedule(
+    data: str | bytes, *, default_profile: str = DEFAULT_PROFILE, tz: tzinfo | None = None
+) -> list[ScheduledMatch]:
+    """Every match of the CSV, or :class:`ScheduleError` listing every bad line (nothing partial)."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ScheduleError([ScheduleIssue(1, f"the file is not UTF-8 ({exc.reason})")]) from None
+    data = data.removeprefix("\ufeff")
+    reader = csv.reader(io.StringIO(data, newline=""))
+    issues: list[ScheduleIssue] = []
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ScheduleError([ScheduleIssue(1, "empty file: a header row is required")]) from None
+    except csv.Error as exc:
+        raise ScheduleError([ScheduleIssue(1, f"not CSV ({exc})")]) from None
+    columns = [h.strip().lower() for h in header]
+    missing = [c for c in REQUIRED if c not in columns]
+    unknown = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
+    dupes = sorted({c for c in columns if columns.count(c) > 1})
+    if missing:
+        issues.append(ScheduleIssue(1, f"header: missing column(s) {', '.join(missing)}"))
+    if unknown:
+        issues.append(ScheduleIssue(1, f"header: unknown column(s) {', '.join(unknown)}"))
+    if dupes:
+        issues.append(ScheduleIssue(1, f"header: repeated column(s) {', '.join(dupes)}"))
+    if issues:
+        raise ScheduleError(issues)
+
+    matches: list[ScheduledMatch] = []
+    seen_ids: dict[str, int] = {}
+    seen_slots: dict[tuple[str, str], int] = {}
+    seen_players: dict[tuple[str, str], int] = {}
+    line = 1
+    try:
+        for cells_list in reader:
+            line = reader.line_num
+            if not any(c.strip() for c in cells_list):
+                continue
+            if len(cells_list) != len(columns):
+                issues.append(ScheduleIssue(line, f"expected {len(columns)} fields, found {len(cells_list)}"))
+                continue
+            cells = dict(zip(columns, cells_list, strict=True))
+            match, problems = _row(cells, line, default_profile, tz)
+            issues.extend(ScheduleIssue(line, p) for p in problems)
+            if match is None:
+                continue
+            if match.match_id in seen_ids:
+                issues.append(
+                    ScheduleIssue(line, f"match_id {match.match_id} repeats line {seen_ids[match.match_id]}")
+                )
+            seen_ids.setdefault(match.match_id, line)
+            slot = (match.round, match.table)
+            if slot in seen_slots:
+                issues.append(
+                    ScheduleIssue(
+                        line,
+                        f"table {match.table} already has a match in round {match.round} "
+                        f"(line {seen_slots[slot]})",
+                    )
+                )
+            seen_slots.setdefault(slot, line)
+            for player in (match.player_a, match.player_b):
+                key = (match.round, player)
+                if key in seen_players:
+                    issues.append(
+                        ScheduleIssue(
+                            line,
+                            f"{player} already plays in round {match.round} (line {seen_players[key]})",
+                        )
+                    )
+                seen_players.setdefault(key, line)
+            matches.append(match)
+    except csv.Error as exc:
+        issues.append(ScheduleIssue(reader.line_num or line, f"not CSV ({exc})"))
+    if issues:
+        raise ScheduleError(issues)
+    if not matches:
+        raise ScheduleError([ScheduleIssue(1, "no matches: the file has a header but no rows")])
+    return matches
+
+
+def round_order(matches: list[ScheduledMatch]) -> list[str]:
+    """Rounds in playing order: by their earliest start, then by name (numbers numerically)."""
+    first: dict[str, int] = {}
+    for m in matches:
+        first[m.round] = min(first.get(m.round, m.start_wall), m.start_wall)
+
+    def key(r: str) -> tuple[int, int, str]:
+        return (first[r], int(r) if r.isdigit() else 0, r)
+
+    return sorted(first, key=key)

@@ -1,0 +1,486 @@
+"""The hub's SQLite store: everything the hub knows survives a restart, and nothing repeats.
+
+One file (WAL) holds the schedule, every table event (unique by table, match and seq, so a
+duplicate delivery is dropped by the database itself), the latest state and status per table,
+every command sent with its ``cmd_done`` answer, alerts and their acknowledgement, results and
+their verification, and an audit log of the TD's actions. Commands are written *before* they are
+published: a hub restarted mid-lateness sees which penalty ids already exist and never awards
+one twice.
+
+All calls come from the hub's event-loop thread. Writes are grouped: callers ``commit()`` after a
+batch of messages (or at once for a TD action), which keeps ingest fast under a full room's load.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from hub.schedule import ScheduledMatch
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS schedule (
+    match_id TEXT PRIMARY KEY, round TEXT NOT NULL, tbl TEXT NOT NULL,
+    player_a TEXT NOT NULL, player_b TEXT NOT NULL, player_a_id TEXT NOT NULL DEFAULT '',
+    player_b_id TEXT NOT NULL DEFAULT '', length INTEGER NOT NULL, start_wall INTEGER NOT NULL,
+    clock INTEGER NOT NULL, profile TEXT NOT NULL, final INTEGER NOT NULL DEFAULT 0,
+    line INTEGER NOT NULL DEFAULT 0, imported_wall INTEGER NOT NULL,
+    UNIQUE (round, tbl));
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY, tbl TEXT NOT NULL, match_id TEXT NOT NULL, seq INTEGER NOT NULL,
+    type TEXT NOT NULL, wall INTEGER, received_wall INTEGER NOT NULL, body TEXT NOT NULL,
+    UNIQUE (tbl, match_id, seq));
+CREATE INDEX IF NOT EXISTS events_by_table ON events (tbl, id);
+CREATE TABLE IF NOT EXISTS table_state (
+    tbl TEXT PRIMARY KEY, match_id TEXT, seq INTEGER, body TEXT NOT NULL, received_wall INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS table_status (
+    tbl TEXT PRIMARY KEY, online INTEGER NOT NULL, body TEXT NOT NULL, since_wall INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS commands (
+    id TEXT PRIMARY KEY, tbl TEXT NOT NULL, match_id TEXT, type TEXT NOT NULL, body TEXT NOT NULL,
+    origin TEXT NOT NULL, actor TEXT, created_wall INTEGER NOT NULL, sent_wall INTEGER,
+    sent_count INTEGER NOT NULL DEFAULT 0, done_ok INTEGER, done_error TEXT, done_wall INTEGER);
+CREATE INDEX IF NOT EXISTS commands_by_table ON commands (tbl, match_id);
+CREATE TABLE IF NOT EXISTS alerts (
+    id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, urgency TEXT NOT NULL,
+    tbl TEXT, match_id TEXT, message TEXT NOT NULL, raised_wall INTEGER NOT NULL,
+    active INTEGER NOT NULL, acked_wall INTEGER, acked_by TEXT, resolved_wall INTEGER);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY, wall INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
+    tbl TEXT, match_id TEXT, detail TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+    match_id TEXT PRIMARY KEY, tbl TEXT NOT NULL, round TEXT, player_a TEXT, player_b TEXT,
+    length INTEGER, score_a INTEGER, score_b INTEGER, winner TEXT, end_reason TEXT,
+    finished_wall INTEGER, body TEXT NOT NULL, verified_wall INTEGER, verified_by TEXT,
+    corrected INTEGER NOT NULL DEFAULT 0, note TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS table_flags (
+    tbl TEXT PRIMARY KEY, automation_suspended INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS releases (match_id TEXT PRIMARY KEY, wall INTEGER NOT NULL, actor TEXT);
+CREATE TABLE IF NOT EXISTS assigned (
+    tbl TEXT PRIMARY KEY, match_id TEXT NOT NULL, wall INTEGER NOT NULL);
+"""
+
+_SCHEDULE_COLS = (
+    "match_id, round, tbl, player_a, player_b, player_a_id, player_b_id, length, start_wall, "
+    "clock, profile, final, line"
+)
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+class Store:
+    """The hub's database (one file; ``":memory:"`` works for throwaway use)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self.db = sqlite3.connect(self.path, check_same_thread=False)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.db.executescript(SCHEMA)
+        self.db.commit()
+
+    def close(self) -> None:
+        self.db.commit()
+        self.db.close()
+
+    def commit(self) -> None:
+        self.db.commit()
+
+    # -- meta ---------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # -- schedule -----------------------------------------------------------------------------
+
+    def import_schedule(self, matches: list[ScheduledMatch], wall: int) -> tuple[int, int]:
+        """Add or replace matches (by match id; a new match at a (round, table) replaces the old).
+
+        All in one transaction: either every row is in, or (on any error) none. Returns
+        (added, updated).
+        """
+        added = updated = 0
+        try:
+            for m in matches:
+                self.db.execute(
+                    "DELETE FROM schedule WHERE round = ? AND tbl = ? AND match_id != ?",
+                    (m.round, m.table, m.match_id),
+                )
+                exists = self.db.execute(
+                    "SELECT 1 FROM schedule WHERE match_id = ?", (m.match_id,)
+                ).fetchone()
+                self.db.execute(
+                    f"INSERT OR REPLACE INTO schedule ({_SCHEDULE_COLS}, imported_wall) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        m.match_id,
+                        m.round,
+                        m.table,
+                        m.player_a,
+                        m.player_b,
+                        m.player_a_id,
+                        m.player_b_id,
+                        m.length,
+                        m.start_wall,
+                        int(m.clock),
+                        m.profile,
+                        int(m.final),
+                        m.line,
+                        wall,
+                    ),
+                )
+                if exists:
+                    updated += 1
+                else:
+                    added += 1
+            self.db.commit()
+        except BaseException:
+            self.db.rollback()
+            raise
+        return added, updated
+
+    def schedule(self) -> list[ScheduledMatch]:
+        rows = self.db.execute(f"SELECT {_SCHEDULE_COLS} FROM schedule ORDER BY start_wall, round, tbl")
+        return [
+            ScheduledMatch(
+                match_id=r["match_id"],
+                round=r["round"],
+                table=r["tbl"],
+                player_a=r["player_a"],
+                player_b=r["player_b"],
+                player_a_id=r["player_a_id"],
+                player_b_id=r["player_b_id"],
+                length=r["length"],
+                start_wall=r["start_wall"],
+                clock=bool(r["clock"]),
+                profile=r["profile"],
+                final=bool(r["final"]),
+                line=r["line"],
+            )
+            for r in rows
+        ]
+
+    # -- table traffic ------------------------------------------------------------------------
+
+    def add_event(self, table: str, event: dict[str, Any], received_wall: int) -> bool:
+        """Record an event; False when (table, match_id, seq) was already recorded (a duplicate)."""
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO events (tbl, match_id, seq, type, wall, received_wall, body) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                table,
+                event["match_id"],
+                event["seq"],
+                event["type"],
+                event.get("wall") if isinstance(event.get("wall"), int) else None,
+                received_wall,
+                _dumps(event),
+            ),
+        )
+        return cur.rowcount == 1
+
+    def events(self, table: str, match_id: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
+        """The latest ``limit`` events of a table (optionally of one match), oldest first."""
+        if match_id is None:
+            rows = self.db.execute(
+                "SELECT body, received_wall FROM events WHERE tbl = ? ORDER BY id DESC LIMIT ?",
+                (table, limit),
+            ).fetchall()
+        else:
+            rows = self.db.execute(
+                "SELECT body, received_wall FROM events WHERE tbl = ? AND match_id = ? "
+                "ORDER BY seq DESC LIMIT ?",
+                (table, match_id, limit),
+            ).fetchall()
+        out = []
+        for r in reversed(rows):
+            evt = json.loads(r["body"])
+            evt["received_wall"] = r["received_wall"]
+            out.append(evt)
+        return out
+
+    def max_seq(self, table: str, match_id: str) -> int:
+        row = self.db.execute(
+            "SELECT MAX(seq) FROM events WHERE tbl = ? AND match_id = ?", (table, match_id)
+        ).fetchone()
+        return row[0] or 0
+
+    def put_state(self, table: str, state: dict[str, Any], received_wall: int) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO table_state (tbl, match_id, seq, body, received_wall) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (table, state.get("match_id"), state.get("seq"), _dumps(state), received_wall),
+        )
+
+    def states(self) -> dict[str, tuple[dict[str, Any], int]]:
+        rows = self.db.execute("SELECT tbl, body, received_wall FROM table_state")
+        return {r["tbl"]: (json.loads(r["body"]), r["received_wall"]) for r in rows}
+
+    def put_status(self, table: str, status: dict[str, Any], online: bool, since_wall: int) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO table_status (tbl, online, body, since_wall) VALUES (?, ?, ?, ?)",
+            (table, int(online), _dumps(status), since_wall),
+        )
+
+    def statuses(self) -> dict[str, tuple[dict[str, Any], bool, int]]:
+        rows = self.db.execute("SELECT tbl, online, body, since_wall FROM table_status")
+        return {r["tbl"]: (json.loads(r["body"]), bool(r["online"]), r["since_wall"]) for r in rows}
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def add_command(
+        self, cmd: dict[str, Any], table: str, match_id: str | None, origin: str, actor: str, wall: int
+    ) -> bool:
+        """Record a command before it is sent; False if its id exists (it is never sent anew)."""
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO commands (id, tbl, match_id, type, body, origin, actor, created_wall) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (cmd["id"], table, match_id, cmd["type"], _dumps(cmd), origin, actor, wall),
+        )
+        return cur.rowcount == 1
+
+    def mark_sent(self, cmd_id: str, wall: int, body: dict[str, Any] | None = None) -> None:
+        if body is None:
+            self.db.execute(
+                "UPDATE commands SET sent_wall = ?, sent_count = sent_count + 1 WHERE id = ?",
+                (wall, cmd_id),
+            )
+        else:
+            self.db.execute(
+                "UPDATE commands SET sent_wall = ?, sent_count = sent_count + 1, body = ? WHERE id = ?",
+                (wall, _dumps(body), cmd_id),
+            )
+
+    def command_done(self, cmd_id: str, ok: bool, error: str | None, wall: int) -> bool:
+        """Record a table's ``cmd_done``; False for an id this hub never sent."""
+        cur = self.db.execute(
+            "UPDATE commands SET done_ok = ?, done_error = ?, done_wall = ? WHERE id = ?",
+            (int(ok), error, wall, cmd_id),
+        )
+        return cur.rowcount == 1
+
+    def command_ids(self, table: str, match_id: str) -> dict[str, dict[str, Any]]:
+        """Every command already recorded for a match: id -> {sent_wall, done_ok, done_error}."""
+        rows = self.db.execute(
+            "SELECT id, sent_wall, done_ok, done_error FROM commands WHERE tbl = ? AND match_id = ?",
+            (table, match_id),
+        )
+        return {
+            r["id"]: {"sent_wall": r["sent_wall"], "done_ok": r["done_ok"], "done_error": r["done_error"]}
+            for r in rows
+        }
+
+    def command(self, cmd_id: str) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT * FROM commands WHERE id = ?", (cmd_id,)).fetchone()
+        return _command_row(row) if row else None
+
+    def commands(self, table: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+        if table is None:
+            rows = self.db.execute("SELECT * FROM commands ORDER BY created_wall DESC LIMIT ?", (limit,))
+        else:
+            rows = self.db.execute(
+                "SELECT * FROM commands WHERE tbl = ? ORDER BY created_wall DESC LIMIT ?", (table, limit)
+            )
+        return [_command_row(r) for r in rows]
+
+    # -- alerts -------------------------------------------------------------------------------
+
+    def alerts(self, active_only: bool = True, limit: int = 500) -> list[dict[str, Any]]:
+        where = "WHERE active = 1" if active_only else ""
+        rows = self.db.execute(f"SELECT * FROM alerts {where} ORDER BY id DESC LIMIT ?", (limit,))
+        return [dict(r) for r in rows]
+
+    def alert(self, alert_id: int) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT * FROM alerts WHERE id = ?", (alert_id,)).fetchone()
+        return dict(row) if row else None
+
+    def raise_alert(
+        self,
+        key: str,
+        kind: str,
+        urgency: str,
+        table: str | None,
+        match_id: str | None,
+        message: str,
+        wall: int,
+    ) -> dict[str, Any]:
+        """Open an alert, or reopen a resolved one with the same key (as unacknowledged)."""
+        row = self.db.execute("SELECT * FROM alerts WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            self.db.execute(
+                "INSERT INTO alerts (key, kind, urgency, tbl, match_id, message, raised_wall, active) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 1)",
+                (key, kind, urgency, table, match_id, message, wall),
+            )
+        else:
+            self.db.execute(
+                "UPDATE alerts SET urgency = ?, message = ?, raised_wall = ?, active = 1, "
+                "acked_wall = NULL, acked_by = NULL, resolved_wall = NULL WHERE key = ?",
+                (urgency, message, wall, key),
+            )
+        return dict(self.db.execute("SELECT * FROM alerts WHERE key = ?", (key,)).fetchone())
+
+    def update_alert(self, key: str, urgency: str, message: str, reopen_ack: bool) -> None:
+        if reopen_ack:
+            self.db.execute(
+                "UPDATE alerts SET urgency = ?, message = ?, acked_wall = NULL, acked_by = NULL "
+                "WHERE key = ?",
+                (urgency, message, key),
+            )
+        else:
+            self.db.execute(
+                "UPDATE alerts SET urgency = ?, message = ? WHERE key = ?", (urgency, message, key)
+            )
+
+    def resolve_alert(self, key: str, wall: int) -> None:
+        self.db.execute("UPDATE alerts SET active = 0, resolved_wall = ? WHERE key = ?", (wall, key))
+
+    def ack_alert(self, alert_id: int, actor: str, wall: int) -> bool:
+        cur = self.db.execute(
+            "UPDATE alerts SET acked_wall = ?, acked_by = ? WHERE id = ? AND acked_wall IS NULL",
+            (wall, actor, alert_id),
+        )
+        return cur.rowcount == 1
+
+    # -- audit --------------------------------------------------------------------------------
+
+    def audit(
+        self,
+        actor: str,
+        action: str,
+        wall: int,
+        table: str | None = None,
+        match_id: str | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        self.db.execute(
+            "INSERT INTO audit (wall, actor, action, tbl, match_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+            (wall, actor, action, table, match_id, _dumps(detail or {})),
+        )
+
+    def audit_log(self, table: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+        if table is None:
+            rows = self.db.execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,))
+        else:
+            rows = self.db.execute(
+                "SELECT * FROM audit WHERE tbl = ? ORDER BY id DESC LIMIT ?", (table, limit)
+            )
+        out = []
+        for r in rows:
+            d = dict(r)
+            d["detail"] = json.loads(d["detail"])
+            d["table"] = d.pop("tbl")
+            out.append(d)
+        return out
+
+    # -- results ------------------------------------------------------------------------------
+
+    def result(self, match_id: str) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT * FROM results WHERE match_id = ?", (match_id,)).fetchone()
+        return _result_row(row) if row else None
+
+    def results(self) -> list[dict[str, Any]]:
+        rows = self.db.execute("SELECT * FROM results ORDER BY round, tbl")
+        return [_result_row(r) for r in rows]
+
+    def put_result(self, r: dict[str, Any]) -> None:
+        """Insert or refresh a result reported by a table (keeps verification and corrections)."""
+        self.db.execute(
+            "INSERT INTO results (match_id, tbl, round, player_a, player_b, length, score_a, score_b, "
+            "winner, end_reason, finished_wall, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (match_id) DO UPDATE SET score_a = excluded.score_a, "
+            "score_b = excluded.score_b, winner = excluded.winner, end_reason = excluded.end_reason, "
+            "length = excluded.length, body = excluded.body, finished_wall = excluded.finished_wall, "
+            "verified_wall = NULL, verified_by = NULL WHERE results.corrected = 0",
+            (
+                r["match_id"],
+                r["table"],
+                r["round"],
+                r["player_a"],
+                r["player_b"],
+                r["length"],
+                r["score"]["A"],
+                r["score"]["B"],
+                r["winner"],
+                r["end_reason"],
+                r["finished_wall"],
+                _dumps({"games": r["games"], "penalties": r["penalties"], "penalty_log": r["penalty_log"]}),
+            ),
+        )
+
+    def delete_result(self, match_id: str) -> None:
+        self.db.execute("DELETE FROM results WHERE match_id = ? AND corrected = 0", (match_id,))
+
+    def verify_result(self, match_id: str, actor: str, wall: int) -> bool:
+        cur = self.db.execute(
+            "UPDATE results SET verified_wall = ?, verified_by = ? WHERE match_id = ?",
+            (wall, actor, match_id),
+        )
+        return cur.rowcount == 1
+
+    def correct_result(
+        self, match_id: str, score: dict[str, int], winner: str | None, note: str, actor: str, wall: int
+    ) -> bool:
+        cur = self.db.execute(
+            "UPDATE results SET score_a = ?, score_b = ?, winner = ?, end_reason = 'td', corrected = 1, "
+            "note = ?, verified_wall = ?, verified_by = ? WHERE match_id = ?",
+            (score["A"], score["B"], winner, note, wall, actor, match_id),
+        )
+        return cur.rowcount == 1
+
+    # -- per-table TD settings ----------------------------------------------------------------
+
+    def set_automation(self, table: str, suspended: bool) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO table_flags (tbl, automation_suspended) VALUES (?, ?)",
+            (table, int(suspended)),
+        )
+
+    def suspended_tables(self) -> set[str]:
+        rows = self.db.execute("SELECT tbl FROM table_flags WHERE automation_suspended = 1")
+        return {r[0] for r in rows}
+
+    def release(self, match_id: str, actor: str, wall: int) -> None:
+        self.db.execute(
+            "INSERT OR IGNORE INTO releases (match_id, wall, actor) VALUES (?, ?, ?)", (match_id, wall, actor)
+        )
+
+    def releases(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT match_id FROM releases")}
+
+    def set_assigned(self, table: str, match_id: str, wall: int) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO assigned (tbl, match_id, wall) VALUES (?, ?, ?)", (table, match_id, wall)
+        )
+
+    def assigned(self) -> dict[str, str]:
+        return {r[0]: r[1] for r in self.db.execute("SELECT tbl, match_id FROM assigned")}
+
+
+def _command_row(row: sqlite3.Row) -> dict[str, Any]:
+    d = dict(row)
+    d["body"] = json.loads(d["body"])
+    d["table"] = d.pop("tbl")
+    d["done_ok"] = None if d["done_ok"] is None else bool(d["done_ok"])
+    return d
+
+
+def _result_row(row: sqlite3.Row) -> dict[str, Any]:
+    d = dict(row)
+    body = json.loads(d.pop("body"))
+    d["table"] = d.pop("tbl")
+    d["score"] = {"A": d.pop("score_a"), "B": d.pop("score_b")}
+    d["corrected"] = bool(d["corrected"])
+    d["verified"] = d["verified_wall"] is not None
+    d.update(body)
+    return d

@@ -1,0 +1,478 @@
+"""The dashboard's web server: static pages, the JSON API under ``/api/``, live pushes over WebSocket.
+
+Read-only views need a logged-in TD unless the hub runs with ``--public``; the room-screen board
+(``/board``, ``/api/board``) shows only what the tables show anyway and is always public. Every
+POST needs a logged-in session (except the login itself) and that session's CSRF token in the
+``X-CSRF-Token`` header. The API is documented in ``docs/api.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from hub.auth import COOKIE, Auth, Session
+from hub.core import ActionError, Hub
+from hub.exports import results_csv, results_json
+from hub.room import board_tile
+from hub.schedule import ScheduleError
+
+log = logging.getLogger("hub.web")
+STATIC = Path(__file__).parent / "static"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+HUB_KEY = web.AppKey("hub", Hub)
+AUTH_KEY = web.AppKey("auth", Auth)
+PUBLIC_KEY = web.AppKey("public", bool)
+
+
+def _error(status: int, message: str, **extra: Any) -> web.Response:
+    return web.json_response({"error": message, **extra}, status=status)
+
+
+def _json(data: Any) -> web.Response:
+    return web.json_response(data, dumps=lambda o: json.dumps(o, ensure_ascii=False))
+
+
+class Push:
+    """Fan-out of the hub's change messages to every open WebSocket (serialised once each)."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.clients: dict[web.WebSocketResponse, tuple[asyncio.Queue[str], bool]] = {}
+        self.unsubscribe = hub.subscribe(self.on_message)
+
+    def on_message(self, msg: dict[str, Any]) -> None:
+        if not self.clients:
+            return
+        full: str | None = None
+        board: str | None = None
+        for ws, (queue, is_board) in list(self.clients.items()):
+            if is_board:
+                if msg["type"] != "tiles":
+                    continue
+                if board is None:
+                    tiles = [board_tile(t) for t in msg["tiles"]]
+                    board = json.dumps({"type": "tiles", "tiles": tiles, "now_wall": msg["now_wall"]})
+                data = board
+            else:
+                if full is None:
+                    full = json.dumps(msg, ensure_ascii=False)
+                data = full
+            try:
+                queue.put_nowait(data)
+            except asyncio.QueueFull:
+                log.warning("a dashboard is not keeping up; closing its connection")
+                del self.clients[ws]
+                asyncio.get_running_loop().create_task(ws.close())
+
+
+PUSH_KEY = web.AppKey("push", Push)
+
+
+@web.middleware
+async def security(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Session lookup, CSRF check on every state-changing request, protective headers."""
+    auth = request.app[AUTH_KEY]
+    session = auth.get(request.cookies.get(COOKIE))
+    request["session"] = session
+    origin = request.headers.get("Origin")
+    if origin is not None and origin.split("://", 1)[-1] != request.host:
+        return _error(403, "cross-origin request refused")
+    if request.method not in SAFE_METHODS and not auth.check_csrf(
+        session, request.headers.get("X-CSRF-Token")
+    ):
+        return _error(403, "missing or wrong CSRF token (reload the page)")
+    response = await handler(request)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    response.headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "connect-src 'self'; frame-ancestors 'none'",
+    )
+    return response
+
+
+def _session(request: web.Request) -> Session | None:
+    return request["session"]
+
+
+def _can_read(request: web.Request) -> bool:
+    s = _session(request)
+    return request.app[PUBLIC_KEY] or (s is not None and s.logged_in)
+
+
+def reader(handler: Handler) -> Handler:
+    async def wrapped(request: web.Request) -> web.StreamResponse:
+        if not _can_read(request):
+            return _error(401, "log in first")
+        return await handler(request)
+
+    return wrapped
+
+
+def writer(handler: Handler) -> Handler:
+    async def wrapped(request: web.Request) -> web.StreamResponse:
+        s = _session(request)
+        if s is None or not s.logged_in:
+            return _error(401, "log in first")
+        return await handler(request)
+
+    return wrapped
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    try:
+        data = await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise web.HTTPBadRequest(
+            text='{"error": "the body must be JSON"}', content_type="application/json"
+        ) from None
+    if not isinstance(data, dict):
+        raise web.HTTPBadRequest(
+            text='{"error": "the body must be a JSON object"}', content_type="application/json"
+        )
+    return data
+
+
+def _actor(request: web.Request) -> str:
+    s = _session(request)
+    return s.actor if s else "anonymous"
+
+
+# -- pages ----------------------------------------------------------------------------------------
+
+
+async def page_index(request: web.Request) -> web.StreamResponse:
+    return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+async def page_board(request: web.Request) -> web.StreamResponse:
+    return web.FileResponse(STATIC / "board.html", headers={"Cache-Control": "no-cache"})
+
+
+# -- session --------------------------------------------------------------------------------------
+
+
+def _set_cookie(response: web.Response, session: Session) -> None:
+    response.set_cookie(COOKIE, session.token, httponly=True, samesite="Strict", path="/")
+
+
+async def api_session(request: web.Request) -> web.Response:
+    auth = request.app[AUTH_KEY]
+    s = _session(request)
+    fresh = s is None
+    if s is None:
+        s = auth.new_session()
+    hub = request.app[HUB_KEY]
+    response = _json(
+        {
+            "logged_in": s.logged_in,
+            "csrf": s.csrf,
+            "public": request.app[PUBLIC_KEY],
+            "event": hub.config.event,
+        }
+    )
+    if fresh:
+        _set_cookie(response, s)
+    return response
+
+
+async def api_login(request: web.Request) -> web.Response:
+    auth = request.app[AUTH_KEY]
+    client = request.remote or "?"
+    if auth.throttled(client):
+        return _error(429, "too many failed attempts; wait a minute")
+    body = await _body(request)
+    password = body.get("password")
+    s = _session(request)
+    assert s is not None  # the CSRF check needs one
+    fresh = auth.login(s, password if isinstance(password, str) else "", client)
+    if fresh is None:
+        return _error(401, "wrong password")
+    hub = request.app[HUB_KEY]
+    hub.store.audit("td", "login", hub.clock.now_wall(), detail={"from": client})
+    hub.store.commit()
+    response = _json({"logged_in": True, "csrf": fresh.csrf})
+    _set_cookie(response, fresh)
+    return response
+
+
+async def api_logout(request: web.Request) -> web.Response:
+    s = _session(request)
+    if s is not None:
+        request.app[AUTH_KEY].logout(s)
+    response = _json({"logged_in": False})
+    response.del_cookie(COOKIE, path="/")
+    return response
+
+
+# -- read-only API --------------------------------------------------------------------------------
+
+
+@reader
+async def api_room(request: web.Request) -> web.Response:
+    return _json(request.app[HUB_KEY].room())
+
+
+@reader
+async def api_tables(request: web.Request) -> web.Response:
+    return _json(request.app[HUB_KEY].room()["tables"])
+
+
+@reader
+async def api_table(request: web.Request) -> web.Response:
+    detail = request.app[HUB_KEY].table_detail(request.match_info["table"])
+    if detail is None:
+        return _error(404, "no such table")
+    return _json(detail)
+
+
+@reader
+async def api_table_events(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    table = request.match_info["table"]
+    try:
+        limit = max(1, min(int(request.query.get("limit", "200")), 5000))
+    except ValueError:
+        return _error(400, "limit: expected a number")
+    return _json(hub.store.events(table, request.query.get("match_id"), limit=limit))
+
+
+@reader
+async def api_alerts(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    if request.query.get("all"):
+        return _json(hub.store.alerts(active_only=False))
+    return _json(hub.alert_list())
+
+
+@reader
+async def api_commands(request: web.Request) -> web.Response:
+    return _json(request.app[HUB_KEY].store.commands(request.query.get("table")))
+
+
+@reader
+async def api_schedule(request: web.Request) -> web.Response:
+    return _json(request.app[HUB_KEY].schedule_rows())
+
+
+@reader
+async def api_results(request: web.Request) -> web.Response:
+    return _json(request.app[HUB_KEY].result_list())
+
+
+@reader
+async def api_results_csv(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    return web.Response(
+        text=results_csv(hub.result_list()),
+        content_type="text/csv",
+        charset="utf-8",
+        headers={"Content-Disposition": f'attachment; filename="results-{hub.config.event}.csv"'},
+    )
+
+
+@reader
+async def api_results_json(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    return web.Response(
+        text=results_json(hub.config.event, hub.result_list()),
+        content_type="application/json",
+        charset="utf-8",
+        headers={"Content-Disposition": f'attachment; filename="results-{hub.config.event}.json"'},
+    )
+
+
+@reader
+async def api_audit(request: web.Request) -> web.Response:
+    return _json(request.app[HUB_KEY].store.audit_log(request.query.get("table")))
+
+
+async def api_board(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    room = hub.room()
+    return _json(
+        {
+            "event": room["event"],
+            "now_wall": room["now_wall"],
+            "tables": [board_tile(t) for t in room["tables"]],
+        }
+    )
+
+
+async def api_health(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    return _json({"ok": True, "link_online": bool(hub.link and hub.link.online), "stats": hub.stats})
+
+
+# -- TD actions -----------------------------------------------------------------------------------
+
+
+def _action(func: Callable[[web.Request, Hub, dict[str, Any]], Any], *, body: bool = True) -> Handler:
+    @writer
+    async def wrapped(request: web.Request) -> web.StreamResponse:
+        data = await _body(request) if body else {}
+        try:
+            return _json(func(request, request.app[HUB_KEY], data))
+        except ActionError as exc:
+            return _error(400, str(exc))
+
+    return wrapped
+
+
+def _command(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    kind = data.pop("type", None)
+    if not isinstance(kind, str):
+        raise ActionError("type: expected a command type")
+    return hub.td_command(request.match_info["table"], kind, data, _actor(request))
+
+
+def _automation(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    suspended = data.get("suspended")
+    if not isinstance(suspended, bool):
+        raise ActionError("suspended: expected true or false")
+    hub.set_automation(request.match_info["table"], suspended, _actor(request))
+    return {"table": request.match_info["table"], "automation_suspended": suspended}
+
+
+def _release(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return {"released": hub.release(request.match_info["table"], _actor(request))}
+
+
+def _ack(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    try:
+        alert_id = int(request.match_info["alert_id"])
+    except ValueError:
+        raise ActionError("alert id: expected a number") from None
+    return {"acknowledged": hub.ack_alert(alert_id, _actor(request))}
+
+
+def _verify(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return hub.verify_result(request.match_info["match_id"], _actor(request))
+
+
+def _correct(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return hub.correct_result(
+        request.match_info["match_id"],
+        data.get("score"),
+        data.get("winner"),
+        data.get("note", ""),
+        _actor(request),
+    )
+
+
+@writer
+async def api_schedule_import(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    if request.content_type.startswith("multipart/"):
+        form = await request.post()
+        upload = form.get("file")
+        if upload is None or not hasattr(upload, "file"):
+            return _error(400, "send the CSV as the form field 'file'")
+        data: bytes = upload.file.read()  # type: ignore[union-attr]
+    else:
+        data = await request.read()
+    try:
+        summary = hub.import_schedule(data, _actor(request))
+    except ScheduleError as exc:
+        errors = [{"line": i.line, "message": i.message} for i in exc.issues]
+        return _error(422, "schedule refused: nothing was imported", errors=errors)
+    return _json(summary)
+
+
+# -- live updates ---------------------------------------------------------------------------------
+
+
+async def api_ws(request: web.Request) -> web.StreamResponse:
+    board = request.query.get("board") == "1"
+    if not board and not _can_read(request):
+        return _error(401, "log in first")
+    hub = request.app[HUB_KEY]
+    push = request.app[PUSH_KEY]
+    ws = web.WebSocketResponse(heartbeat=30)
+    await ws.prepare(request)
+    queue: asyncio.Queue[str] = asyncio.Queue(maxsize=5000)
+    room = hub.room()
+    if board:
+        room = {
+            "event": room["event"],
+            "now_wall": room["now_wall"],
+            "tables": [board_tile(t) for t in room["tables"]],
+        }
+    queue.put_nowait(json.dumps({"type": "hello", **room}, ensure_ascii=False))
+    push.clients[ws] = (queue, board)
+
+    async def pump() -> None:
+        while True:
+            data = await queue.get()
+            await ws.send_str(data)
+
+    sender = asyncio.create_task(pump())
+    try:
+        async for msg in ws:
+            if msg.type == WSMsgType.ERROR:
+                break
+    finally:
+        push.clients.pop(ws, None)
+        sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+            await sender
+    return ws
+
+
+# -- the application ------------------------------------------------------------------------------
+
+
+def make_app(hub: Hub, auth: Auth, *, public: bool = False) -> web.Application:
+    app = web.Application(middlewares=[security], client_max_size=4 * 1024 * 1024)
+    app[HUB_KEY] = hub
+    app[AUTH_KEY] = auth
+    app[PUBLIC_KEY] = public
+    app[PUSH_KEY] = Push(hub)
+    r = app.router
+    r.add_get("/", page_index)
+    r.add_get("/board", page_board)
+    r.add_static("/static", STATIC, append_version=False)
+    r.add_get("/api/session", api_session)
+    r.add_post("/api/login", api_login)
+    r.add_post("/api/logout", api_logout)
+    r.add_get("/api/health", api_health)
+    r.add_get("/api/room", api_room)
+    r.add_get("/api/board", api_board)
+    r.add_get("/api/tables", api_tables)
+    r.add_get("/api/tables/{table}", api_table)
+    r.add_get("/api/tables/{table}/events", api_table_events)
+    r.add_post("/api/tables/{table}/commands", _action(_command))
+    r.add_post("/api/tables/{table}/automation", _action(_automation))
+    r.add_post("/api/tables/{table}/release", _action(_release, body=False))
+    r.add_get("/api/alerts", api_alerts)
+    r.add_post("/api/alerts/{alert_id}/ack", _action(_ack, body=False))
+    r.add_get("/api/commands", api_commands)
+    r.add_get("/api/schedule", api_schedule)
+    r.add_post("/api/schedule", api_schedule_import)
+    r.add_get("/api/results", api_results)
+    r.add_get("/api/results.csv", api_results_csv)
+    r.add_get("/api/results.json", api_results_json)
+    r.add_post("/api/results/{match_id}/verify", _action(_verify, body=False))
+    r.add_post("/api/results/{match_id}/correct", _action(_correct))
+    r.add_get("/api/audit", api_audit)
+    r.add_get("/api/ws", api_ws)
+
+    async def on_shutdown(app: web.Application) -> None:
+        push = app[PUSH_KEY]
+        push.unsubscribe()
+        for ws in list(push.clients):
+            await ws.close()
+
+    app.on_shutdown.append(on_shutdown)
+    return app

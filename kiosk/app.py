@@ -1,0 +1,496 @@
+"""``bgtable run``: the table kiosk's main loop (pygame-ce), the one owner of the table's state.
+
+The loop, at most 30 times a second: takes touches, clicks and keys from SDL and inputs that the
+drivers' threads queued (clock buttons, dice tower, hub assignments and commands), hands table
+inputs to the :class:`~kiosk.controller.TableController` (journal first, then the reducer),
+journals a ``tick`` while a clock runs, draws only what changed, and pings systemd's watchdog.
+
+* On a Pi without X, SDL picks its KMS/DRM video driver by itself; ``--headless`` uses SDL's
+  dummy driver (tests, benchmarks). Touches arrive as FINGERDOWN (normalised coordinates); the
+  mouse events SDL synthesises from the same touches are ignored so nothing is pressed twice.
+* Everything else is optional and comes up on its own: no GPIO (a desktop) means no buttons, no
+  dice device means manual dice entry, no broker means a table that works alone.
+* On start the journal is replayed; a match that was under way comes back with its clock paused
+  (reason ``power_loss``) until someone resumes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from kiosk.config import Config, ConfigError, describe, load, save_setting, with_settings
+from kiosk.controller import TableController
+from kiosk.journal import Journal, JournalClock, JournalError, wall_ms
+from kiosk.notify import Notifier
+from kiosk.rotation import logical_size, pygame_angle, to_logical_point, to_panel_rect
+from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
+
+log = logging.getLogger("kiosk")
+
+FPS = 30
+#: SDL's ``which`` for mouse events synthesised from touches (SDL_TOUCH_MOUSEID)
+TOUCH_MOUSEID = 0xFFFFFFFF
+#: state publication to the hub: at most this often (events go out at once)
+STATE_INTERVAL_S = 0.5
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("smart-table")
+    except Exception:
+        return "0"
+
+
+class KioskApp:
+    """One table kiosk. ``start()``, then ``step()`` per frame (``run()`` loops), ``close()``."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        headless: bool = False,
+        fullscreen: bool | None = None,
+        script: list[Step] | None = None,
+        notifier: Notifier | None = None,
+        pin_factory: Any = None,
+        monotonic: Callable[[], float] = time.monotonic,
+    ):
+        self.config = config
+        self.headless = headless
+        self.fullscreen = config.screen.fullscreen if fullscreen is None else fullscreen
+        self.notifier = notifier or Notifier()
+        self.pin_factory = pin_factory
+        self.monotonic = monotonic
+        self.journal = Journal(config.journal_path)
+        self.clock = JournalClock(self.journal.last_at(), monotonic)
+        self.controller = TableController(
+            self.journal,
+            config.table_id,
+            clock_ms=self.clock,
+            tick_interval_ms=config.tick_interval_ms,
+        )
+        self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.script = ScriptPlayer(script, self.clock) if script else None
+        self.stopping = threading.Event()
+        self.frames = 0
+        self.ignored_mouse = 0
+        self.buttons: Any = None
+        self.dice: Any = None
+        self.dice_status: Any = None
+        self.link: Any = None
+        self.outbox: Any = None
+        self.boot_id = uuid.uuid4().hex
+        self._state_dirty = False
+        self._state_sent_at = float("-inf")
+        self._full_redraw = True
+        self._ready_sent = False
+        self._closed = False
+        self._screen: Any = None
+        self._canvas: Any = None
+        self.view: Any = None
+        self.local: Any = None
+        self._pygame: Any = None
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Restore the match, open the screen, start the drivers (each one optional)."""
+        self.controller.listeners.append(self._on_events)
+        self.controller.restore()
+        log.info(
+            "restored %d journal inputs: %s",
+            self.controller.restored_inputs,
+            json.dumps(self.controller.published_snapshot(), separators=(",", ":")),
+        )
+        self._open_screen()
+        self._start_buttons()
+        self._start_dice()
+        self._start_link()
+
+    def run(self) -> int:
+        """Loop until SIGTERM/SIGINT, a window close or a script's exit; returns the exit status."""
+        previous = {
+            sig: signal.signal(sig, lambda *_: self.stopping.set()) for sig in (signal.SIGTERM, signal.SIGINT)
+        }
+        try:
+            self.start()
+            pacer = self._pygame.time.Clock()
+            while not self.stopping.is_set():
+                self.step()
+                pacer.tick(FPS)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            self.close()
+        return 0
+
+    def step(self) -> None:
+        """One frame: inputs, ticks, drivers, drawing, watchdog."""
+        pg = self._pygame
+        for event in pg.event.get():
+            self._on_sdl_event(event)
+        self._drain_inbox()
+        self._run_script()
+        self.controller.maybe_tick()
+        if self.buttons is not None:
+            self.buttons.poll()
+        self._publish_state()
+        self._draw()
+        self.notifier.watchdog()
+
+    def close(self) -> None:
+        """Stop the drivers (the link says offline), close the journal and the screen; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.notifier.stopping()
+        for name in ("buttons", "dice", "link"):
+            driver = getattr(self, name)
+            if driver is None:
+                continue
+            try:
+                driver.close() if name == "buttons" else driver.stop()
+            except Exception:
+                log.exception("stopping %s failed", name)
+            setattr(self, name, None)
+        if self.outbox is not None:
+            self.outbox.close()
+            self.outbox = None
+        self.journal.close()
+        if self._pygame is not None:
+            self._pygame.display.quit()
+        self.notifier.close()
+        log.info("stopped")
+
+    # -- screen -------------------------------------------------------------------------------
+
+    def _open_screen(self) -> None:
+        if self.headless:
+            os.environ["SDL_VIDEODRIVER"] = "dummy"
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        import pygame
+
+        self._pygame = pygame
+        pygame.display.init()
+        pygame.font.init()
+        panel = self.config.screen.size
+        flags = pygame.FULLSCREEN if self.fullscreen and not self.headless else 0
+        self._screen = pygame.display.set_mode(panel, flags)
+        pygame.display.set_caption(f"bgtable {self.config.table_id}")
+        if self.fullscreen:
+            pygame.mouse.set_visible(False)
+        rotation = self.config.screen.rotation
+        size = logical_size(panel, rotation)
+        self._canvas = self._screen if rotation == 0 else pygame.Surface(size).convert()
+        self._make_view()
+        log.info("screen %dx%d (%s), rotation %d", *panel, pygame.display.get_driver(), rotation)
+
+    def _make_view(self) -> None:
+        from kiosk.ui.view import KioskView, LocalState
+
+        self.view = KioskView(
+            self._canvas.get_size(), lang=self.config.language, flip=self.config.screen.flip
+        )
+        self.local = LocalState()
+        self.local.td_pin = self.config.td_pin
+        self._full_redraw = True
+
+    def _draw(self) -> None:
+        pg = self._pygame
+        snap = self.controller.snapshot()
+        if self.local is not None:
+            self.local.hub_online = bool(self.link is not None and self.link.online)
+        rects = self.view.draw(self._canvas, snap, self.local, wall_ms())
+        rotation = self.config.screen.rotation
+        if rotation:
+            rects = self._rotate_onto_screen(rects, rotation)
+        if self._full_redraw:
+            pg.display.flip()
+            self._full_redraw = False
+            if not self._ready_sent:
+                self._ready_sent = True
+                self.notifier.ready(f"table {self.config.table_id}")
+                log.info("first frame")
+        elif rects:
+            pg.display.update(rects)
+        self.frames += 1
+
+    def _rotate_onto_screen(self, rects: list[Any], rotation: int) -> list[Any]:
+        pg = self._pygame
+        logical = self._canvas.get_size()
+        bounds = self._canvas.get_rect()
+        if self._full_redraw:
+            rects = [bounds]
+        out = []
+        for rect in rects:
+            clipped = pg.Rect(rect).clip(bounds)
+            if clipped.width == 0 or clipped.height == 0:
+                continue
+            turned = pg.transform.rotate(self._canvas.subsurface(clipped), pygame_angle(rotation))
+            target = pg.Rect(to_panel_rect(tuple(clipped), logical, rotation))
+            self._screen.blit(turned, target.topleft)
+            out.append(target)
+        return out
+
+    # -- SDL events ---------------------------------------------------------------------------
+
+    def _on_sdl_event(self, event: Any) -> None:
+        pg = self._pygame
+        if event.type == pg.QUIT:
+            self.stopping.set()
+        elif event.type == pg.FINGERDOWN:
+            width, height = self._screen.get_size()
+            self._hit((event.x * width, event.y * height))
+        elif event.type == pg.MOUSEBUTTONDOWN:
+            if getattr(event, "touch", False) or getattr(event, "which", 0) == TOUCH_MOUSEID:
+                self.ignored_mouse += 1  # SDL's copy of a touch we already took as FINGERDOWN
+            elif event.button == 1:
+                self._hit(event.pos)
+        elif event.type == pg.KEYDOWN:
+            snap = self.controller.snapshot()
+            self._intents(self.view.key(event.key, event.mod, snap, self.local))
+        elif event.type in (pg.WINDOWEXPOSED, pg.VIDEOEXPOSE):
+            self._full_redraw = True  # the picture is intact in the surface: present it again
+
+    def _hit(self, panel_point: tuple[float, float]) -> None:
+        point = to_logical_point(panel_point, self._canvas.get_size(), self.config.screen.rotation)
+        snap = self.controller.snapshot()
+        self._intents(self.view.hit(point, snap, self.local))
+
+    def _intents(self, intents: list[dict[str, Any]]) -> None:
+        for intent in intents or ():
+            if "input" in intent:
+                self.controller.submit(intent)
+            elif "ui" in intent:
+                self.local.apply(intent)  # screen navigation only
+            elif "app" in intent:
+                self._app_intent(intent)
+            else:
+                log.warning("ignored an intent of unknown kind: %r", intent)
+
+    def _app_intent(self, intent: dict[str, Any]) -> None:
+        """Settings changed at the table: saved in the data directory, applied at once."""
+        action = intent["app"]
+        try:
+            if action == "set_table_id":
+                value = intent.get("table", intent.get("table_id"))
+                self.config = save_setting(self.config, "table_id", value)
+                self.controller.set_table_id(self.config.table_id)
+                self._restart_link()
+            elif action == "set_language":
+                value = intent.get("lang", intent.get("language"))
+                self.config = save_setting(self.config, "language", value)
+                self.view.lang = self.config.language
+                self.view.invalidate()
+            elif action == "flip":
+                flip = intent.get("flip", not self.config.screen.flip)
+                self.config = save_setting(self.config, "flip", flip)
+                self.view.flip = self.config.screen.flip
+                self.view.invalidate()
+            else:
+                log.warning("ignored an unknown app action %r", action)
+        except ConfigError as exc:
+            log.warning("setting refused: %s", exc)
+
+    # -- inputs from the drivers' threads -----------------------------------------------------
+
+    def _drain_inbox(self) -> None:
+        while True:
+            try:
+                kind, payload = self.inbox.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                self._on_inbox(kind, payload)
+            except Exception:  # a bad item must not stop the table
+                log.exception("could not handle %s %r", kind, payload)
+
+    def _on_inbox(self, kind: str, payload: Any) -> None:
+        if kind == "input":
+            self.controller.submit(payload)
+        elif kind == "button":
+            self._on_button(*payload)
+        elif kind == "roll":
+            self._on_roll(payload)
+        elif kind == "dice_status":
+            self.dice_status = payload
+        elif kind == "assign":
+            self.controller.submit({**payload, "input": "assign"})
+        elif kind == "cmd":
+            self.controller.submit({**payload, "input": "cmd"})
+        else:
+            log.warning("ignored inbox item %r", kind)
+
+    def _on_button(self, name: str, event: Any) -> None:
+        if event.kind != "press":
+            return
+        state = self.controller.state
+        if name in ("A", "B"):
+            self.controller.submit({"input": "press", "side": name, "at": event.at_ms})
+        elif name == "pause":
+            if state.phase == "paused":
+                self.controller.submit({"input": "resume", "at": event.at_ms})
+            else:
+                self.controller.submit({"input": "pause", "reason": "td", "at": event.at_ms})
+        elif name == "td":
+            side = state.clock.running or state.turn or "A"
+            self.controller.submit({"input": "call_td", "side": side, "at": event.at_ms})
+
+    def _on_roll(self, roll: Any) -> None:
+        if not roll.unreadable:
+            self.controller.submit({"input": "roll", "dice": [roll.d1, roll.d2], "source": "tower"})
+            return
+        state = self.controller.state
+        side = state.clock.running or state.turn
+        log.info("dice tower: unreadable throw (%s)", roll.reason)
+        if side is not None and state.phase == "playing":
+            self.controller.submit({"input": "invalid_roll", "side": side})
+
+    def _run_script(self) -> None:
+        if self.script is None:
+            return
+        for step in self.script.due():
+            if step.is_exit:
+                self.stopping.set()
+            else:
+                self.controller.submit(step.item)
+
+    # -- drivers ------------------------------------------------------------------------------
+
+    def _start_buttons(self) -> None:
+        pins = self.config.pins
+        if not pins.enabled:
+            return
+        try:
+            from drivers.buttons import ButtonPanel
+
+            self.buttons = ButtonPanel(
+                pins.as_dict(),
+                lambda name, event: self.inbox.put(("button", (name, event))),
+                pin_factory=self.pin_factory,
+                now_ms=self.clock,
+            )
+        except Exception as exc:  # no GPIO here (a desktop): the keyboard and screen still work
+            log.warning("buttons: not available (%s); running without them", exc)
+            self.buttons = None
+        else:
+            log.info("buttons on GPIO %s", pins.as_dict())
+
+    def _start_dice(self) -> None:
+        dice = self.config.dice
+        if not dice.device:
+            return
+        try:
+            from drivers.dice import DiceReader
+
+            self.dice = DiceReader(
+                dice.device,
+                on_roll=lambda roll: self.inbox.put(("roll", roll)),
+                on_status=lambda status: self.inbox.put(("dice_status", status)),
+                baudrate=dice.baud,
+            ).start()
+        except Exception as exc:
+            log.warning("dice tower %s: not available (%s); dice are entered by hand", dice.device, exc)
+            self.dice = None
+
+    def _start_link(self) -> None:
+        broker = self.config.broker
+        if not broker.host:
+            log.info("no broker configured: the table works on its own")
+            return
+        if broker.tls:
+            log.error("broker.tls: the hub link has no TLS support; the table works on its own")
+            return
+        try:
+            from drivers.outbox import Outbox
+            from drivers.table_link import TableLink
+
+            if self.outbox is None:
+                self.outbox = Outbox(str(self.config.data_path / "outbox.sqlite3"))
+            self.link = TableLink(
+                self.config.event,
+                self.config.table_id,
+                broker.host,
+                broker.port,
+                outbox=self.outbox,
+                state_provider=self.controller.published_snapshot,
+                on_assign=lambda payload: self.inbox.put(("assign", payload)),
+                on_cmd=lambda cmd: self.inbox.put(("cmd", cmd)),
+                username=self.config.mqtt_username,
+                password=broker.password or None,
+                version=_version(),
+                boot_id=self.boot_id,
+            )
+            self.link.start()
+        except Exception as exc:
+            log.warning("hub link: not available (%s); the table works on its own", exc)
+            self.link = None
+        else:
+            log.info("hub link to %s:%d, event %s", broker.host, broker.port, self.config.event)
+
+    def _restart_link(self) -> None:
+        if self.link is not None:
+            self.link.stop()
+            self.link = None
+        self._start_link()
+
+    # -- to the hub ---------------------------------------------------------------------------
+
+    def _on_events(self, events: list[dict[str, Any]], controller: TableController) -> None:
+        self._state_dirty = True
+        if self.link is None:
+            return
+        for event in events:
+            self.link.publish_event(event)
+
+    def _publish_state(self) -> None:
+        if not self._state_dirty or self.link is None:
+            return
+        now = self.monotonic()
+        if now - self._state_sent_at < STATE_INTERVAL_S:
+            return
+        self._state_dirty = False
+        self._state_sent_at = now
+        self.link.publish_state(self.controller.published_snapshot())
+
+
+def _setup_logging(level: str) -> None:
+    logging.basicConfig(
+        level=getattr(logging, level.upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+def main_run(args: argparse.Namespace) -> int:
+    """``bgtable run [--config FILE] [--headless] [--fullscreen] [--script FILE]``."""
+    try:
+        config = with_settings(load(getattr(args, "config", None)))
+        script = load_script(args.script) if getattr(args, "script", None) else None
+    except (ConfigError, ScriptError) as exc:
+        print(f"bgtable run: {exc}", file=sys.stderr)
+        return 2
+    if getattr(args, "fullscreen", False):
+        config = replace(config, screen=replace(config.screen, fullscreen=True))
+    _setup_logging(config.log_level)
+    log.info("configuration: %s", json.dumps(describe(config)))
+    try:
+        app = KioskApp(config, headless=bool(getattr(args, "headless", False)), script=script)
+    except JournalError as exc:
+        print(f"bgtable run: journal: {exc}", file=sys.stderr)
+        return 2
+    return app.run()

@@ -1,0 +1,177 @@
+"""The table controller: the one owner of a table's state, journal first, then the reducer.
+
+Every input, whatever its source (touchscreen, clock buttons, dice tower, hub command, restore),
+goes through :meth:`TableController.submit`: it is stamped with the journal's time (``at``) and
+the wall time, written durably to the journal, and only then applied with
+``rulebook.table.apply``. So the state in memory is at every moment ``replay(journal)``, and a
+process killed between the write and the apply comes back with the same state.
+
+No display, no network, no threads here: the kiosk's main loop calls it, and hands the events
+and state to whoever listens (the MQTT link, the screen).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from kiosk.journal import Journal, JournalClock, wall_ms
+from rulebook.snapshot import snapshot
+from rulebook.table import TableState, apply, new_table
+
+log = logging.getLogger(__name__)
+
+#: phases in which the reducer accepts a pause (``rulebook.table._pause``)
+PAUSABLE = frozenset({"opening", "playing", "between_games", "break"})
+POWER_LOSS = "power_loss"
+
+Listener = Callable[[list[dict[str, Any]], "TableController"], None]
+
+
+class TableController:
+    """Stamps, journals and applies inputs; keeps the state, recent events and a snapshot.
+
+    ``clock_ms`` gives ``at`` in the journal's time base (default: a :class:`JournalClock`
+    continuing from the journal's last ``at``); ``wall_ms`` gives epoch milliseconds.
+    """
+
+    def __init__(
+        self,
+        journal: Journal,
+        table_id: str,
+        clock_ms: Callable[[], int] | None = None,
+        wall_ms: Callable[[], int] = wall_ms,
+        tick_interval_ms: int = 1000,
+        keep_events: int = 200,
+    ):
+        self.journal = journal
+        self.table_id = table_id
+        self.clock_ms: Callable[[], int] = clock_ms or JournalClock(journal.last_at())
+        self.wall_ms = wall_ms
+        self.tick_interval_ms = tick_interval_ms
+        self.state: TableState = new_table(table_id)
+        self.events: deque[dict[str, Any]] = deque(maxlen=keep_events)
+        self.listeners: list[Listener] = []
+        #: inputs found in the journal at restore
+        self.restored_inputs = 0
+        self._last_at = journal.last_at()
+        self._published = snapshot(self.state)
+
+    # -- restore ------------------------------------------------------------------------------
+
+    def restore(self) -> list[dict[str, Any]]:
+        """Rebuild the state from the journal; pause a match that was running when it stopped.
+
+        The pause is stamped at the journal's last ``at``: the time between the last journaled
+        input (at most one tick interval before the cut) and the restart is nobody's time.
+        Returns the events of that pause (empty if nothing needed pausing).
+        """
+        state = new_table(self.table_id)
+        count = 0
+        for line in self.journal.lines():
+            state, _ = apply(state, json.loads(line))
+            count += 1
+        self.state = state
+        self.restored_inputs = count
+        self._published = snapshot(state)
+        if not needs_power_loss_pause(state):
+            return []
+        events = self.submit({"input": "pause", "reason": POWER_LOSS}, at=state.now)
+        log.warning("restored match %s after power loss: clock paused", state.match_id)
+        return events
+
+    # -- inputs -------------------------------------------------------------------------------
+
+    def now(self) -> int:
+        """The journal time now (never before the last journaled ``at``)."""
+        return max(self.clock_ms(), self._last_at)
+
+    def submit(self, inp: dict[str, Any], at: int | None = None) -> list[dict[str, Any]]:
+        """Journal one input, then apply it; returns its events (rejections included).
+
+        ``at`` (or the input's own ``at``, e.g. a button's edge time) is kept when it lies
+        between the last journaled instant and now, and clamped into that range otherwise.
+        """
+        if not isinstance(inp, dict):
+            log.warning("ignored an input that is not an object: %r", inp)
+            return [{"type": "invalid", "rejected": "an input is a JSON object"}]
+        now = self.now()
+        given = at if at is not None else inp.get("at")
+        stamp = now
+        if isinstance(given, int) and not isinstance(given, bool):
+            stamp = min(max(given, self._last_at), now)
+        line: dict[str, Any] = {"at": stamp, "wall": self.wall_ms() - (now - stamp)}
+        line.update((k, v) for k, v in inp.items() if k not in ("at", "wall"))
+        if line.get("input") == "cmd" and not line.get("id"):
+            line["id"] = f"local:{uuid.uuid4().hex}"
+        self.journal.append(line)
+        self._last_at = stamp
+        self.state, events = apply(self.state, line)
+        for event in events:
+            if "rejected" in event:
+                log.info("rejected %s: %s", event.get("type"), event["rejected"])
+        self.events.extend(events)
+        if events:
+            self._published = snapshot(self.state)
+            for listener in list(self.listeners):
+                try:
+                    listener(events, self)
+                except Exception:  # a listener's failure must not stop the table
+                    log.exception("listener failed")
+        return events
+
+    def tick_due(self, now: int | None = None) -> bool:
+        """Whether a ``tick`` should be journaled now.
+
+        Only while time matters: a clock runs (at most one tick interval of it is lost on a
+        power cut) or a player is on a break; at once when the running reserve has run out, so
+        the flag is seen and published at the right moment.
+        """
+        now = self.now() if now is None else now
+        clock = self.state.clock
+        flag_at = clock.flag_time()
+        if flag_at is not None and flag_at <= now and flag_at > self.state.now:
+            return True
+        away = self.state.away.a or self.state.away.b
+        if not (clock.is_running() or away):
+            return False
+        return now - self._last_at >= self.tick_interval_ms
+
+    def maybe_tick(self) -> list[dict[str, Any]]:
+        now = self.now()
+        if self.tick_due(now):
+            return self.submit({"input": "tick"}, at=now)
+        return []
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def snapshot(self, at: int | None = None) -> dict[str, Any]:
+        """The state snapshot with clock values as of ``at`` (default: now)."""
+        return snapshot(self.state, self.now() if at is None else max(at, self.state.now))
+
+    def published_snapshot(self) -> dict[str, Any]:
+        """The snapshot as of the last change (safe to read from another thread)."""
+        return self._published
+
+    @property
+    def power_loss(self) -> bool:
+        """The clock stands paused since a restore after a power cut (the screen says so)."""
+        return self.state.paused == POWER_LOSS
+
+    def set_table_id(self, table_id: str) -> None:
+        """A new table label (configuration, not match data: it is not journaled)."""
+        self.table_id = table_id
+        self.state = replace(self.state, table=table_id)
+        self._published = snapshot(self.state)
+
+
+def needs_power_loss_pause(state: TableState) -> bool:
+    """A match was under way when the table stopped: a running clock or a game in progress."""
+    if state.phase not in PAUSABLE:
+        return False
+    return state.clock.is_running() or state.is_in_game()

@@ -1,0 +1,145 @@
+"""Facts the screens read off a snapshot (pure: no drawing, no pygame).
+
+Kept apart so that what a screen offers — a Double button, an Undo, a Break — follows from the
+snapshot in one place, and the rules behind it stay those of ``rulebook``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulebook.errors import ProfileError
+from rulebook.policy import Lateness, lateness
+from rulebook.profiles import PROFILES, Profile, get_profile
+
+#: pause reasons a player picks from the pause dialog (the TD's own and the power cut are not theirs;
+#: breaks have their own button)
+NOT_PLAYER_PAUSES = frozenset({"td", "power_loss", "break"})
+#: the order reasons are listed in
+PAUSE_ORDER = (
+    "dispute",
+    "game_over",
+    "claim",
+    "illegal_move",
+    "premature_pickup",
+    "invalid_roll",
+    "equipment",
+    "agreement",
+)
+
+
+def profile_of(snap: dict[str, Any]) -> Profile:
+    name = snap.get("profile") or ""
+    base = name.split("+", 1)[0]
+    try:
+        return get_profile(name if name in PROFILES else base)
+    except ProfileError:
+        return get_profile()
+
+
+def has_match(snap: dict[str, Any]) -> bool:
+    return bool(snap.get("match_id"))
+
+
+def in_game(snap: dict[str, Any]) -> bool:
+    """A game is in progress (also while the clock is paused in it)."""
+    return snap.get("turn") is not None and snap.get("phase") in ("playing", "paused")
+
+
+def cube(snap: dict[str, Any]) -> dict[str, Any]:
+    return snap.get("cube") or {"value": 1, "owner": None, "offered_by": None, "usable": {}}
+
+
+def offered_value(snap: dict[str, Any]) -> int:
+    """The value the cube goes to if the offer is taken (twice its value, 4.4 vi)."""
+    return int(cube(snap).get("value") or 1) * 2
+
+
+def can_double(snap: dict[str, Any], side: str) -> bool:
+    return snap.get("phase") == "playing" and bool((cube(snap).get("usable") or {}).get(side))
+
+
+def can_undo(snap: dict[str, Any]) -> bool:
+    """Whether the last score or cube entry can still be undone at the table.
+
+    Uses the snapshot's ``can_undo`` when it has one; otherwise infers it: a result entered and the
+    next game not started, or a cube action in the game in progress.
+    """
+    if "can_undo" in snap:
+        return bool(snap["can_undo"])
+    phase = snap.get("phase")
+    confirmed = snap.get("confirmed") or {}
+    if phase == "finished":
+        return bool(snap.get("games")) and not (confirmed.get("A") and confirmed.get("B"))
+    if phase == "between_games":
+        return bool(snap.get("games"))
+    if phase in ("playing", "paused") and in_game(snap):
+        c = cube(snap)
+        return c.get("offered_by") is not None or int(c.get("value") or 1) > 1
+    return False
+
+
+def breaks_on_clock(snap: dict[str, Any]) -> bool:
+    """ffbg-cdf with a clock: breaks run on the player's own clock, from a bank, not counted."""
+    clock = snap.get("clock") or {}
+    return bool(clock.get("enabled")) and profile_of(snap).breaks_on_running_clock_with_clock
+
+
+def breaks_left(snap: dict[str, Any], side: str) -> int:
+    b = (snap.get("breaks") or {}).get(side) or {}
+    return max(0, int(b.get("allowed") or 0) - int(b.get("used") or 0))
+
+
+def is_away(snap: dict[str, Any], side: str) -> bool:
+    return bool(((snap.get("breaks") or {}).get(side) or {}).get("away"))
+
+
+def can_break(snap: dict[str, Any], side: str) -> bool:
+    if is_away(snap, side):
+        return False
+    phase = snap.get("phase")
+    if breaks_on_clock(snap):
+        clock = snap.get("clock") or {}
+        return phase == "between_games" or (phase == "playing" and clock.get("running") == side)
+    return phase in ("between_games", "break") and breaks_left(snap, side) > 0
+
+
+def break_until(snap: dict[str, Any], side: str) -> int | None:
+    return ((snap.get("breaks") or {}).get(side) or {}).get("until_wall")
+
+
+def late_ms(snap: dict[str, Any], side: str, now: int) -> int | None:
+    """How late ``side`` is at ``now`` (wall ms): after the start time, or after a break ended."""
+    phase = snap.get("phase")
+    if phase == "waiting":
+        start = snap.get("start_wall")
+        present = (snap.get("present") or {}).get(side)
+        if start is None or present or now < start:
+            return None
+        return now - start
+    until = break_until(snap, side)
+    if is_away(snap, side) and until is not None and now > until:
+        return now - until
+    return None
+
+
+def lateness_of(snap: dict[str, Any], side: str, now: int) -> Lateness | None:
+    late = late_ms(snap, side, now)
+    if late is None:
+        return None
+    clock = bool((snap.get("clock") or {}).get("enabled"))
+    return lateness(profile_of(snap), int(snap.get("length") or 1), late, clock=clock)
+
+
+def player_pause_reasons(snap: dict[str, Any]) -> list[str]:
+    allowed = profile_of(snap).pause_reasons
+    return [r for r in PAUSE_ORDER if r in allowed and r not in NOT_PLAYER_PAUSES]
+
+
+def points_for(kind: str, cube_value: int) -> int:
+    return {"single": 1, "gammon": 2, "backgammon": 3}.get(kind, 1) * cube_value
+
+
+def last_game(snap: dict[str, Any]) -> dict[str, Any] | None:
+    games = snap.get("games") or []
+    return games[-1] if games else None

@@ -1,0 +1,150 @@
+"""Translations: gettext ``.po`` catalogs read directly, with English as the fallback.
+
+The catalogs live in ``kiosk/locale/<lang>/LC_MESSAGES/kiosk.po`` so translators can use their
+usual tools, but the kiosk reads the ``.po`` text itself (no compile step, no ``msgfmt``).
+Messages are English sentences with named ``{placeholders}`` filled with ``str.format``.
+
+Code marks every message it shows by passing a literal string to a translator named ``tr`` (or
+to :func:`N_` for messages kept in tables), which is how :func:`extract_msgids` finds them.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+DOMAIN = "kiosk"
+DEFAULT = "en"
+
+#: language code -> its name in that language (what the language picker shows)
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "el": "Ελληνικά",
+    "fr": "Français",
+    "bg": "Български",
+    "nb": "Norsk bokmål",
+    "hu": "Magyar",
+}
+
+Translator = Callable[[str], str]
+MARKERS = frozenset({"tr", "N_"})
+
+
+def N_(message: str) -> str:
+    """Mark a message for translation where it is defined; translate it where it is shown."""
+    return message
+
+
+def catalog_path(lang: str) -> Path:
+    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+class PoError(ValueError):
+    """A ``.po`` file could not be read (the message names the line)."""
+
+
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "r": "\r"}
+
+
+def _unquote(token: str, number: int) -> str:
+    token = token.strip()
+    if len(token) < 2 or token[0] != '"' or token[-1] != '"':
+        raise PoError(f"line {number}: expected a quoted string, got {token!r}")
+    out: list[str] = []
+    body = token[1:-1]
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def parse_po(text: str) -> dict[str, str]:
+    """``msgid -> msgstr`` for every translated, non-fuzzy entry (``msgctxt`` joined by ``\\x04``)."""
+    entries: dict[str, str] = {}
+    fields: dict[str, str] = {}
+    current: str | None = None
+    fuzzy = False
+
+    def flush() -> None:
+        nonlocal fields, current, fuzzy
+        msgid = fields.get("msgid")
+        msgstr = fields.get("msgstr", fields.get("msgstr[0]", ""))
+        if msgid and msgstr and not fuzzy:
+            ctx = fields.get("msgctxt")
+            entries[f"{ctx}\x04{msgid}" if ctx is not None else msgid] = msgstr
+        fields, current, fuzzy = {}, None, False
+
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            if "msgstr" in fields:
+                flush()
+            if line.startswith("#,") and "fuzzy" in line:
+                fuzzy = True
+            continue
+        if line.startswith('"'):
+            if current is None:
+                raise PoError(f"line {number}: a string continues no keyword")
+            fields[current] += _unquote(line, number)
+            continue
+        keyword, _, rest = line.partition(" ")
+        if keyword not in ("msgctxt", "msgid", "msgid_plural", "msgstr") and not keyword.startswith("msgstr["):
+            raise PoError(f"line {number}: unknown keyword {keyword!r}")
+        if keyword in ("msgctxt", "msgid") and "msgstr" in fields:
+            flush()
+        current = keyword
+        fields[keyword] = _unquote(rest, number)
+    if fields:
+        flush()
+    return entries
+
+
+@functools.cache
+def catalog(lang: str) -> dict[str, str]:
+    """The messages of ``lang`` (empty for English or an unknown language)."""
+    path = catalog_path(lang)
+    if lang == DEFAULT or not path.is_file():
+        return {}
+    return parse_po(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def translator(lang: str) -> Translator:
+    """``tr(msgid) -> text`` in ``lang``; a missing message falls back to English."""
+    messages = catalog(lang) if lang in LANGUAGES else {}
+
+    def tr(msgid: str) -> str:
+        return messages.get(msgid) or msgid
+
+    return tr
+
+
+def extract_msgids(paths: Iterable[Path]) -> set[str]:
+    """Every literal passed to ``tr(...)`` or ``N_(...)`` in the given Python files."""
+    found: set[str] = set()
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            arg = node.args[0]
+            if name in MARKERS and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                found.add(arg.value)
+    return found
+
+
+def ui_sources() -> list[Path]:
+    return sorted(Path(__file__).resolve().parent.rglob("*.py"))

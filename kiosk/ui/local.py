@@ -1,0 +1,216 @@
+"""What the screen remembers that is not the match: open dialogs, choices in progress, languages.
+
+The match itself lives in the journal and the snapshot; this is only navigation. Touching the
+screen yields intents; those with a ``"ui"`` key change this state through :meth:`LocalState.apply`
+(which sets values rather than toggling them, so applying an intent twice is harmless); the
+others are table inputs or requests for the application.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass, field
+from typing import Any
+
+from kiosk.ui.i18n import LANGUAGES
+
+SIDES = ("A", "B")
+
+#: dialogs that belong to one player's half of the screen (``overlay_side`` names the player)
+SIDE_OVERLAYS = frozenset({"lang", "pass", "break"})
+#: dialogs over the whole screen below the top bar
+FULL_OVERLAYS = frozenset(
+    {"result", "pause", "undo", "opening", "pin", "td", "td_time", "td_clock", "td_lang", "td_table"}
+)
+OVERLAYS = SIDE_OVERLAYS | FULL_OVERLAYS
+TD_OVERLAYS = frozenset({"td", "td_time", "td_clock", "td_lang", "td_table"})
+RESULT_KINDS = ("single", "gammon", "backgammon")
+
+#: transient notices (message ids, translated when shown)
+MSG_TIE = "tie"
+MSG_WRONG_PIN = "wrong_pin"
+
+
+def _sides(value: Any = None) -> dict[str, Any]:
+    return {"A": value, "B": value}
+
+
+@dataclass
+class LocalState:
+    """Screen state of one kiosk. The application sets ``hub_online`` and ``td_pin``."""
+
+    #: the hub link is up (shown in the top bar)
+    hub_online: bool = False
+    #: the TD menu's PIN (from the configuration)
+    td_pin: str = "0000"
+    #: the open dialog, if any (see OVERLAYS)
+    overlay: str | None = None
+    #: the player a side dialog belongs to
+    overlay_side: str | None = None
+    #: each player's own language; None: the table's language
+    langs: dict[str, str | None] = field(default_factory=_sides)
+    #: opening roll: the die each player touched so far
+    opening: dict[str, int | None] = field(default_factory=_sides)
+    #: result entry: the winner and the kind chosen so far
+    result_winner: str | None = None
+    result_kind: str | None = None
+    #: digits typed on the PIN pad
+    pin_entry: str = ""
+    #: TD menu edits in progress
+    td_reserve: dict[str, int] = field(default_factory=lambda: _sides(0))
+    td_mpp: float = 2.0
+    td_delay_s: int = 12
+    td_table: str = ""
+    #: a short notice (MSG_*), cleared by the next action
+    message: str | None = None
+    #: the match the per-player choices belong to (reset when another match is assigned)
+    match_id: str | None = None
+    #: whether ``match_id`` has been taken from a snapshot yet
+    synced: bool = False
+
+    # -- intents -------------------------------------------------------------------------------
+
+    def apply(self, intent: dict[str, Any]) -> bool:
+        """Apply a ``{"ui": ...}`` intent; anything else is ignored. True when it was a UI intent."""
+        action = intent.get("ui")
+        if not isinstance(action, str):
+            return False
+        handler = getattr(self, f"_ui_{action}", None)
+        self.message = None
+        if handler is not None:
+            handler(intent)
+        return True
+
+    def _ui_open(self, intent: dict[str, Any]) -> None:
+        overlay = intent.get("overlay")
+        if overlay not in OVERLAYS:
+            return
+        if overlay in TD_OVERLAYS and self.overlay not in TD_OVERLAYS:
+            return  # the TD menu opens only through the PIN
+        self.overlay = overlay
+        side = intent.get("side")
+        self.overlay_side = side if side in SIDES else None
+        if overlay == "result":
+            self.result_winner = self.result_kind = None
+        if overlay == "pin":
+            self.pin_entry = ""
+        if overlay == "opening":
+            self.opening = _sides()
+
+    def _ui_close(self, intent: dict[str, Any]) -> None:
+        self.overlay = None
+        self.overlay_side = None
+        self.result_winner = self.result_kind = None
+        self.pin_entry = ""
+
+    def _ui_lang(self, intent: dict[str, Any]) -> None:
+        side, lang = intent.get("side"), intent.get("lang")
+        if side in SIDES and (lang in LANGUAGES or lang is None):
+            self.langs[side] = lang
+        if self.overlay == "lang":
+            self._ui_close(intent)
+
+    def _ui_die(self, intent: dict[str, Any]) -> None:
+        side, value = intent.get("side"), intent.get("value")
+        if side not in SIDES or not isinstance(value, int) or not 1 <= value <= 6:
+            return
+        self.opening[side] = value
+        a, b = self.opening["A"], self.opening["B"]
+        if a is not None and b is not None:
+            # the pair went to the table as an opening_roll input; start afresh either way
+            self.opening = _sides()
+            if a == b:
+                self.message = MSG_TIE
+            elif self.overlay == "opening":
+                self._ui_close(intent)
+
+    def _ui_die_clear(self, intent: dict[str, Any]) -> None:
+        self.opening = _sides()
+
+    def _ui_result_winner(self, intent: dict[str, Any]) -> None:
+        side = intent.get("side")
+        if side in SIDES:
+            self.result_winner = side
+            self.result_kind = None
+
+    def _ui_result_kind(self, intent: dict[str, Any]) -> None:
+        kind = intent.get("kind")
+        if kind in RESULT_KINDS and self.result_winner is not None:
+            self.result_kind = kind
+
+    def _ui_result_back(self, intent: dict[str, Any]) -> None:
+        if self.result_kind is not None:
+            self.result_kind = None
+        elif self.result_winner is not None:
+            self.result_winner = None
+        else:
+            self._ui_close(intent)
+
+    def _ui_pin(self, intent: dict[str, Any]) -> None:
+        digit = intent.get("digit")
+        if isinstance(digit, str) and digit.isdigit() and len(digit) == 1 and len(self.pin_entry) < 8:
+            self.pin_entry += digit
+
+    def _ui_pin_clear(self, intent: dict[str, Any]) -> None:
+        self.pin_entry = ""
+
+    def _ui_pin_ok(self, intent: dict[str, Any]) -> None:
+        entered, self.pin_entry = self.pin_entry, ""
+        if self.overlay == "pin" and hmac.compare_digest(entered.encode(), self.td_pin.encode()):
+            self.overlay = "td"
+        else:
+            self.message = MSG_WRONG_PIN
+
+    def _ui_td(self, intent: dict[str, Any]) -> None:
+        """Move within the TD menu (only once it is open): ``{"ui": "td", "page": ...}``."""
+        page = intent.get("page", "td")
+        if self.overlay not in TD_OVERLAYS or page not in TD_OVERLAYS:
+            return
+        self.overlay = page
+        if page == "td_time":
+            reserves = intent.get("reserve_ms") or {}
+            self.td_reserve = {s: int(reserves.get(s, 0)) for s in SIDES}
+        elif page == "td_clock":
+            self.td_mpp = float(intent.get("minutes_per_point", self.td_mpp))
+            self.td_delay_s = int(intent.get("delay_s", self.td_delay_s))
+        elif page == "td_table":
+            self.td_table = str(intent.get("table", ""))[:8]
+
+    def _ui_td_adjust(self, intent: dict[str, Any]) -> None:
+        side, delta = intent.get("side"), intent.get("delta_ms")
+        if self.overlay == "td_time" and side in SIDES and isinstance(delta, int):
+            self.td_reserve[side] = max(0, self.td_reserve[side] + delta)
+
+    def _ui_td_clock_adjust(self, intent: dict[str, Any]) -> None:
+        if self.overlay != "td_clock":
+            return
+        mpp = intent.get("mpp_delta", 0)
+        delay = intent.get("delay_delta", 0)
+        self.td_mpp = min(60.0, max(0.5, round(self.td_mpp + float(mpp), 1)))
+        self.td_delay_s = min(120, max(0, self.td_delay_s + int(delay)))
+
+    def _ui_td_table_digit(self, intent: dict[str, Any]) -> None:
+        digit = intent.get("digit")
+        if self.overlay == "td_table" and isinstance(digit, str) and len(self.td_table) < 6:
+            self.td_table += digit
+
+    def _ui_td_table_clear(self, intent: dict[str, Any]) -> None:
+        self.td_table = ""
+
+    # -- keeping in step with the table ----------------------------------------------------------
+
+    def sync(self, snap: dict[str, Any], valid_overlay: bool) -> None:
+        """Called by the view each frame: drop what no longer applies to the snapshot."""
+        match_id = snap.get("match_id")
+        if not self.synced:
+            self.synced, self.match_id = True, match_id
+        elif match_id != self.match_id:
+            self.match_id = match_id
+            self.langs = _sides()
+            self.opening = _sides()
+            if self.overlay not in TD_OVERLAYS and self.overlay != "pin":
+                self._ui_close({})
+        if self.overlay is not None and not valid_overlay:
+            self._ui_close({})
+        if snap.get("phase") not in ("opening", "between_games") and any(self.opening.values()):
+            self.opening = _sides()

@@ -1,0 +1,238 @@
+"""Sample journals that bring a table to each screen: for screenshots, the bench and the tests.
+
+Every sample is a real journal (PROTOCOL §1 inputs, each with ``at`` and ``wall``) replayed through
+the rulebook, so the screens are drawn from snapshots the table can actually be in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from rulebook.replay import replay
+from rulebook.snapshot import snapshot
+from rulebook.table import new_table
+
+#: wall time of the first sample input (a Sunday afternoon in November 2026, UTC)
+WALL0 = 1_795_100_400_000
+TABLE = "12"
+PLAYERS = {"A": {"name": "Alice Lambert", "id": "p17"}, "B": {"name": "Boris Ivanov", "id": "p42"}}
+
+
+class Journal:
+    """Builds a journal: each input ``dt`` ms after the previous, with its wall time."""
+
+    def __init__(self, at: int = 1_000):
+        self.at = at
+        self.lines: list[dict[str, Any]] = []
+
+    def add(self, dt: int = 1_000, **inp: Any) -> Journal:
+        self.at += dt
+        self.lines.append({"at": self.at, "wall": WALL0 + self.at, **inp})
+        return self
+
+    def wall(self) -> int:
+        return WALL0 + self.at
+
+    def text(self) -> str:
+        return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in self.lines)
+
+
+def assigned(length: int = 7, clock: Any = True, start_in_ms: int = 4 * 60_000, **extra: Any) -> Journal:
+    j = Journal()
+    j.add(
+        0,
+        input="assign",
+        match_id=f"r3-t{TABLE}",
+        length=length,
+        players=PLAYERS,
+        profile=extra.pop("profile", "wbgf-2023"),
+        clock=clock,
+        start_wall=WALL0 + 1_000 + start_in_ms,
+        round="3",
+        **extra,
+    )
+    return j
+
+
+def checked_in(**kw: Any) -> Journal:
+    j = assigned(**kw)
+    j.add(20_000, input="checkin", side="A").add(30_000, input="checkin", side="B")
+    return j
+
+
+def started(first: str = "A", **kw: Any) -> Journal:
+    """The opening roll was made and the lower roller started the clock."""
+    j = checked_in(**kw)
+    return _start_game(j, first)
+
+
+def _start_game(j: Journal, first: str) -> Journal:
+    roll = {"A": 5, "B": 3} if first == "A" else {"A": 2, "B": 6}
+    j.add(5_000, input="opening_roll", **roll)
+    j.add(2_000, input="press", side="B" if first == "A" else "A")
+    return j
+
+
+def _game(j: Journal, first: str, winner: str, kind: str, cube: bool = False) -> Journal:
+    """Play one game: the opening roll, a few turns, an optional double and take, the result."""
+    _start_game(j, first)
+    j.add(20_000, input="press", side=first)
+    second = "B" if first == "A" else "A"
+    if cube:
+        j.add(3_000, input="double", side=second)
+        j.add(4_000, input="take", side=first)
+        j.add(1_000, input="press", side=first)
+    j.add(25_000, input="press", side=second)
+    j.add(30_000, input="win", side=winner, kind=kind)
+    return j
+
+
+def playing() -> Journal:
+    """Game 1 under way: B to play, B's delay running."""
+    j = started("A")
+    j.add(20_000, input="press", side="A")
+    j.add(4_300, input="tick")
+    return j
+
+
+def low_time() -> Journal:
+    """A's reserve under 20 seconds: shown in tenths."""
+    j = started("A")
+    j.add(1_000, input="cmd", id="td-1", type="set_time", reserve_ms={"A": 26_000, "B": 305_000})
+    j.add(20_000, input="tick")
+    return j
+
+
+def crawford() -> Journal:
+    """6–1 in a 7-point match: the Crawford game is being played."""
+    j = checked_in()
+    _game(j, "A", "A", "gammon", cube=True)
+    _game(j, "B", "B", "single")
+    _game(j, "A", "A", "gammon")
+    _start_game(j, "B")
+    j.add(9_000, input="tick")
+    return j
+
+
+def crawford_next() -> Journal:
+    """Between games, the next one is the Crawford game."""
+    j = checked_in()
+    _game(j, "A", "A", "gammon", cube=True)
+    _game(j, "B", "B", "single")
+    _game(j, "A", "A", "gammon")
+    return j
+
+
+def cube_offer() -> Journal:
+    """B doubled: A takes or passes."""
+    j = playing()
+    j.add(2_000, input="double", side="B")
+    j.add(500, input="press", side="B")
+    j.add(3_000, input="tick")
+    return j
+
+
+def cube_owned() -> Journal:
+    j = cube_offer()
+    j.add(1_000, input="take", side="A")
+    j.add(500, input="press", side="A")
+    j.add(2_000, input="tick")
+    return j
+
+
+def between_games() -> Journal:
+    j = checked_in()
+    _game(j, "A", "B", "gammon", cube=True)
+    return j
+
+
+def on_break(late: bool = False) -> Journal:
+    j = between_games()
+    j.add(10_000, input="break", side="A")
+    j.add(6 * 60_000 + 12_000 if late else 80_000, input="tick")
+    return j
+
+
+def paused(reason: str = "dispute") -> Journal:
+    j = playing()
+    j.add(1_500, input="pause", reason=reason)
+    return j
+
+
+def flag() -> Journal:
+    j = started("A")
+    j.add(1_000, input="cmd", id="td-1", type="set_time", reserve_ms={"A": 2_000, "B": 305_000})
+    j.add(20_000, input="tick")
+    return j
+
+
+def finished() -> Journal:
+    j = checked_in(length=3)
+    _game(j, "A", "A", "gammon", cube=True)
+    j.add(5_000, input="confirm", side="A")
+    return j
+
+
+def td_called() -> Journal:
+    j = playing()
+    j.add(1_000, input="call_td", side="A")
+    return j
+
+
+def waiting() -> Journal:
+    j = assigned()
+    j.add(20_000, input="checkin", side="B")
+    return j
+
+
+def waiting_late() -> Journal:
+    j = assigned(start_in_ms=-7 * 60_000)
+    j.add(20_000, input="checkin", side="B")
+    j.add(10_000, input="tick")
+    return j
+
+
+def opening() -> Journal:
+    return checked_in()
+
+
+def no_clock() -> Journal:
+    j = started("A", clock=False)
+    j.add(20_000, input="press", side="A")
+    return j
+
+
+def idle() -> Journal:
+    return Journal().add(0, input="tick")
+
+
+SAMPLES: dict[str, Callable[[], Journal]] = {
+    "idle": idle,
+    "waiting": waiting,
+    "waiting_late": waiting_late,
+    "opening": opening,
+    "playing": playing,
+    "low_time": low_time,
+    "crawford": crawford,
+    "cube_offer": cube_offer,
+    "cube_owned": cube_owned,
+    "between_games": between_games,
+    "crawford_next": crawford_next,
+    "break": on_break,
+    "break_late": lambda: on_break(late=True),
+    "paused": paused,
+    "power_loss": lambda: paused("power_loss"),
+    "flag": flag,
+    "finished": finished,
+    "td_called": td_called,
+    "no_clock": no_clock,
+}
+
+
+def sample_snapshot(name: str) -> dict[str, Any]:
+    """The snapshot at the end of sample ``name`` (through the real reducer)."""
+    journal = SAMPLES[name]()
+    state = replay(journal.lines, new_table(TABLE))
+    return snapshot(state)

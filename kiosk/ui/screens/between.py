@@ -1,0 +1,205 @@
+"""Screens between games: the score so far, breaks, and the end of the match."""
+
+from __future__ import annotations
+
+from kiosk.ui import facts, keys, theme
+from kiosk.ui.fmt import countdown_text, elapsed_text
+from kiosk.ui.layout import inset
+from kiosk.ui.screens import common, messages
+from kiosk.ui.screens.base import SIDES, Ctx
+
+
+def between_games(c: Ctx) -> None:
+    for side in SIDES:
+        common.head(c, side, theme.PANEL)
+        common.clock_row(c, side, theme.PANEL)
+        _breaks_info(c, side)
+        _break_button(c, side)
+    common.match_info(c)
+    _last_game(c)
+    _crawford_next(c)
+    lay = c.lay
+    tr = c.tr()
+    pen, area = common.center_stack(c)
+    small = lay.H * 105 // 1000
+    big = lay.H * 15 // 100
+    undo_r, next_r = common.stack_rects(area, [small, big], lay.pad)
+    if facts.can_undo(c.snap):
+        pen.button(undo_r, tr("Undo"), [{"ui": "open", "overlay": "undo"}], keys=keys.UNDO, style="secondary",
+                   size=lay.f_label)
+    pen.button(next_r, tr("Next game"), [{"ui": "open", "overlay": "opening"}], keys=keys.NEXT_GAME,
+               size=lay.f_label, sublabel=tr("Opening roll"))
+
+
+def _breaks_info(c: Ctx, side: str) -> None:
+    lay = c.lay
+    pen = common.info_row(c, side, theme.PANEL)
+    rect = inset(common.rows(c, side)["info"], lay.pad)
+    tr = c.tr(side)
+    penalties = int((c.snap.get("penalties") or {}).get(side) or 0)
+    lines = []
+    if facts.breaks_on_clock(c.snap):
+        lines.append(tr("Breaks run on your own clock"))
+    else:
+        lines.append(tr("Breaks left: {count}").format(count=facts.breaks_left(c.snap, side)))
+    if penalties:
+        lines.append(tr("Penalty points: {points}").format(points=penalties))
+    pen.text("\n".join(lines), rect, lay.f_small, theme.TEXT_DIM, bold=False)
+
+
+def _break_button(c: Ctx, side: str) -> None:
+    pen = common.bottom(c, side)
+    if not facts.can_break(c.snap, side):
+        return
+    tr = c.tr(side)
+    where = keys.pos(c.is_left(side))
+    pen.button(common.bottom_button_rect(c, side), tr("Take a break"),
+               [{"ui": "open", "overlay": "break", "side": side}], keys=keys.MAIN[where], style="secondary")
+
+
+def last_game_text(c: Ctx, tr) -> str:
+    game = facts.last_game(c.snap)
+    if game is None:
+        return ""
+    kind = tr(messages.KINDS.get(game.get("kind") or "", game.get("kind") or ""))
+    return tr("Game {number}: {name} won ({kind}). Points: {points}").format(
+        number=game.get("game"), name=c.name(game.get("winner") or "A"), points=game.get("points"), kind=kind
+    )
+
+
+def _last_game(c: Ctx) -> None:
+    lay = c.lay
+    rect = common.center_split(c)["badge"]
+    pen = c.region("C.last", rect, theme.BG)
+    pen.note(inset(rect, lay.pad), last_game_text(c, c.tr()), size=lay.f_small)
+
+
+def _crawford_next(c: Ctx) -> None:
+    rect = common.center_split(c)["cube"]
+    pen = c.region("C.crawford", rect, theme.BG)
+    if c.snap.get("crawford"):
+        common.crawford_badge(pen, c, rect, c.tr()("Next game is the Crawford game"))
+    elif c.snap.get("post_crawford"):
+        pen.text(c.tr()("Post-Crawford"), inset(rect, c.lay.pad * 2), c.lay.f_small, theme.TEXT_DIM, bold=False)
+
+
+# -- break -----------------------------------------------------------------------------------------------
+
+
+def break_screen(c: Ctx) -> None:
+    lay = c.lay
+    for side in SIDES:
+        away = facts.is_away(c.snap, side)
+        bg = theme.PANEL_ACTIVE if away else theme.PANEL
+        common.head(c, side, bg)
+        if away:
+            _break_countdown(c, side, bg)
+        else:
+            common.clock_row(c, side, theme.PANEL)
+            _breaks_info(c, side)
+        pen = common.bottom(c, side)
+        tr = c.tr(side)
+        where = keys.pos(c.is_left(side))
+        if away:
+            pen.button(common.bottom_button_rect(c, side), tr("I am back"), [{"input": "return", "side": side}],
+                       keys=keys.MAIN[where], style="good")
+        elif facts.can_break(c.snap, side):
+            pen.button(common.bottom_button_rect(c, side), tr("Take a break"),
+                       [{"ui": "open", "overlay": "break", "side": side}], keys=keys.MAIN[where], style="secondary")
+    common.match_info(c)
+    tr = c.tr()
+    rect = common.center_split(c)["badge"]
+    pen = c.region("C.last", rect, theme.BG)
+    x, y, w, h = rect
+    icon = h // 3
+    pen.pause_icon((x + (w - icon) // 2, y + lay.pad, icon * 3 // 4, icon), theme.TEXT)
+    pen.text(tr("Break"), (x + lay.pad, y + icon + 2 * lay.pad, w - 2 * lay.pad, h - icon - 3 * lay.pad),
+             lay.f_title)
+    _crawford_next(c)
+    pen2, area = common.center_stack(c)
+    pen2.note(area, last_game_text(c, tr), theme.TEXT_DIM, size=lay.f_small)
+
+
+def _break_countdown(c: Ctx, side: str, bg) -> None:
+    """Time left of the break, or how late the player is back, with the lateness it costs."""
+    lay = c.lay
+    tr = c.tr(side)
+    r = common.rows(c, side)
+    until = facts.break_until(c.snap, side)
+    pen = c.region(f"{side}.clock", r["clock"], bg)
+    x, y, w, h = r["clock"]
+    label_h = h // 4
+    late = facts.lateness_of(c.snap, side, c.now)
+    info = c.region(f"{side}.info", r["info"], bg)
+    if until is None:  # a break on one's own running clock
+        pen.text(tr("On a break"), inset(r["clock"], lay.pad), lay.f_title, wrap=True)
+        return
+    if late is None:
+        pen.text(tr("On a break"), (x + lay.pad, y + 2, w - 2 * lay.pad, label_h), lay.f_label)
+        pen.text(countdown_text(until - c.now), (x + lay.pad, y + label_h, w - 2 * lay.pad, h - label_h - 2),
+                 lay.f_clock)
+        info.note(inset(r["info"], lay.pad), tr("Be back before the time runs out."), theme.TEXT_DIM,
+                  size=lay.f_small)
+        return
+    pen.text(tr("Break over: late"), (x + lay.pad, y + 2, w - 2 * lay.pad, label_h), lay.f_label, theme.LOW_TIME)
+    pen.text(elapsed_text(late.late_ms), (x + lay.pad, y + label_h, w - 2 * lay.pad, h - label_h - 2),
+             lay.f_clock, theme.LOW_TIME)
+    info.text(tr("Penalty points: {points}").format(points=late.points), inset(r["info"], lay.pad), lay.f_label)
+
+
+# -- match over ----------------------------------------------------------------------------------------------
+
+
+def finished(c: Ctx) -> None:
+    lay = c.lay
+    winner = c.snap.get("winner")
+    confirmed = c.snap.get("confirmed") or {}
+    for side in SIDES:
+        won = side == winner
+        bg = theme.PANEL_ACTIVE if won else theme.PANEL
+        common.head(c, side, bg, theme.TEXT if won else theme.TEXT_DIM)
+        tr = c.tr(side)
+        r = common.rows(c, side)
+        pen = c.region(f"{side}.clock", r["clock"], bg)
+        x, y, w, h = r["clock"]
+        if won:
+            star = h * 2 // 3
+            pen.star((x + (w - star) // 2, y + lay.pad, star, star), theme.AMBER)
+            pen.text(tr("Winner"), (x + lay.pad, y + star + lay.pad, w - 2 * lay.pad, h - star - 2 * lay.pad),
+                     lay.f_label, theme.AMBER)
+        info = c.region(f"{side}.info", r["info"], bg)
+        bot = common.bottom(c, side)
+        if confirmed.get(side):
+            info.text("✓ " + tr("Score confirmed"), inset(r["info"], lay.pad), lay.f_label, theme.TEXT)
+        else:
+            where = keys.pos(c.is_left(side))
+            bot.button(common.bottom_button_rect(c, side), tr("Confirm the score"),
+                       [{"input": "confirm", "side": side}], keys=keys.MAIN[where], style="good")
+    common.match_info(c)
+    tr = c.tr()
+    rect = common.center_split(c)["below_info"]
+    x, y, w, h = rect
+    top_h = h * 3 // 5
+    pen = c.region("C.over", (x, y, w, top_h), theme.BG)
+    row = top_h // 5
+    ix, iw = x + lay.pad, w - 2 * lay.pad
+    pen.text(tr("Match over"), (ix, y + lay.pad, iw, row), lay.f_label, wrap=True)
+    score = c.snap.get("score") or {}
+    left, right = c.left, ("B" if c.left == "A" else "A")
+    pen.text(f"{score.get(left, 0)} – {score.get(right, 0)}", (ix, y + lay.pad + row, iw, row * 3 // 2),
+             lay.f_title)
+    if winner:
+        pen.note((ix, y + lay.pad + row * 5 // 2, iw, row * 3 // 2),
+                 tr("{name} wins the match").format(name=c.name(winner)), size=lay.f_small)
+    reason = c.snap.get("end_reason") or ""
+    if reason in messages.END_REASONS:
+        pen.note((ix, y + lay.pad + row * 4, iw, row), tr(messages.END_REASONS[reason]), theme.TEXT_DIM,
+                 size=lay.f_small)
+    pen2 = c.region("C.buttons", (x, y + top_h, w, h - top_h), theme.BG)
+    area = inset((x, y + top_h, w, h - top_h), lay.pad)
+    if facts.can_undo(c.snap):
+        (undo_r,) = common.stack_rects(area, [lay.H * 105 // 1000], lay.pad)
+        pen2.button(undo_r, tr("Undo"), [{"ui": "open", "overlay": "undo"}], keys=keys.UNDO, style="secondary",
+                    size=lay.f_label)
+    elif confirmed.get("A") and confirmed.get("B"):
+        pen2.note(area, tr("Both players confirmed. Thank you!"), theme.GOOD, size=lay.f_small)

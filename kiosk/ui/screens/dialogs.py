@@ -1,0 +1,301 @@
+"""Dialogs over the screen: a player's language, pass and break confirmations, the result entry
+wizard, pausing the clock with a reason, and undo.
+
+Whatever ends a game or spends an allowance (pass, a result, a break, undo) asks once more
+before it is sent to the table; the rest acts on the first touch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kiosk.ui import facts, keys, theme
+from kiosk.ui.i18n import LANGUAGES
+from kiosk.ui.layout import Rect, hsplit, inset
+from kiosk.ui.local import RESULT_KINDS, LocalState
+from kiosk.ui.screens import between, lobby, messages
+from kiosk.ui.screens.base import Ctx, Pen, other
+from kiosk.ui.screens.messages import PAUSE_REASONS
+
+__all__ = ["PAUSE_REASONS", "build", "is_valid"]
+
+
+def is_valid(overlay: str | None, snap: dict[str, Any], local: LocalState) -> bool:
+    """Whether a dialog still makes sense for this snapshot (else it is closed)."""
+    if overlay is None:
+        return True
+    side = local.overlay_side
+    phase = snap.get("phase")
+    if overlay == "lang":
+        return side is not None
+    if overlay == "pass":
+        return side is not None and facts.cube(snap).get("offered_by") == other(side) and facts.in_game(snap)
+    if overlay == "break":
+        return side is not None and facts.can_break(snap, side)
+    if overlay == "result":
+        return facts.in_game(snap) and facts.cube(snap).get("offered_by") is None
+    if overlay == "pause":
+        return phase == "playing"
+    if overlay == "undo":
+        return facts.can_undo(snap)
+    if overlay == "opening":
+        return phase == "between_games"
+    return True  # the PIN pad and the TD menu stay until closed
+
+
+def build(c: Ctx, overlay: str) -> None:
+    from kiosk.ui.screens import td
+
+    side = c.local.overlay_side
+    if overlay == "lang" and side:
+        _language(c, side)
+    elif overlay == "pass" and side:
+        _pass(c, side)
+    elif overlay == "break" and side:
+        _break(c, side)
+    elif overlay == "result":
+        _result(c)
+    elif overlay == "pause":
+        _pause(c)
+    elif overlay == "undo":
+        _undo(c)
+    elif overlay == "opening":
+        lobby.opening(c, overlay=True)
+    else:
+        td.build(c, overlay)
+
+
+# -- frames -------------------------------------------------------------------------------------------
+
+
+def side_dialog(c: Ctx, side: str) -> tuple[Pen, Rect]:
+    rect = c.side_rect(side)
+    pen = c.region(f"dlg.{side}", rect, theme.OVERLAY, overlay=True)
+    pen.frame(rect, theme.LINE, 2)
+    return pen, inset(rect, c.lay.pad * 2)
+
+
+def full_dialog(c: Ctx, key: str = "dlg") -> tuple[Pen, Rect]:
+    rect = c.content_rect()
+    pen = c.region(key, rect, theme.OVERLAY, overlay=True)
+    return pen, inset(rect, c.lay.pad * 2)
+
+
+def title(pen: Pen, c: Ctx, rect: Rect, text: str, height: int | None = None) -> int:
+    """Draw a dialog title at the top of ``rect``; returns the y below it."""
+    x, y, w, _ = rect
+    h = height or c.lay.H * 12 // 100
+    pen.text(text, (x, y, w, h), c.lay.f_title, wrap=True)
+    return y + h + c.lay.pad
+
+
+def bottom_row(c: Ctx, rect: Rect) -> Rect:
+    x, y, w, h = rect
+    bh = c.lay.H * 16 // 100
+    return (x, y + h - bh, w, bh)
+
+
+def back_button(pen: Pen, c: Ctx, rect: Rect, tr, intents: list[dict] | None = None) -> None:
+    pen.button(rect, tr("Back"), intents or [{"ui": "close"}], keys=keys.BACK, style="secondary")
+
+
+# -- a player's language -------------------------------------------------------------------------------
+
+
+def _language(c: Ctx, side: str) -> None:
+    lay = c.lay
+    tr = c.tr(side)
+    pen, area = side_dialog(c, side)
+    y = title(pen, c, area, tr("Language"))
+    x, _, w, h = area
+    back = bottom_row(c, area)
+    grid_h = back[1] - y - lay.pad
+    codes = list(LANGUAGES)
+    rows = (len(codes) + 1) // 2
+    cell_h = (grid_h - (rows - 1) * lay.pad) // rows
+    cell_w = (w - lay.pad) // 2
+    current = c.side_lang(side)
+    for i, code in enumerate(codes):
+        rect = (x + (i % 2) * (cell_w + lay.pad), y + (i // 2) * (cell_h + lay.pad), cell_w, cell_h)
+        style = "primary" if code == current else "secondary"
+        pen.button(rect, LANGUAGES[code], [{"ui": "lang", "side": side, "lang": code}], style=style,
+                   size=lay.f_label)
+        if code == current:
+            pen.frame(rect, theme.MARKER, 3, lay.radius)
+    back_button(pen, c, back, tr)
+
+
+# -- pass, break ---------------------------------------------------------------------------------------------
+
+
+def _pass(c: Ctx, side: str) -> None:
+    lay = c.lay
+    tr = c.tr(side)
+    pen, area = side_dialog(c, side)
+    y = title(pen, c, area, tr("Pass?"))
+    x, _, w, _ = area
+    doubler = other(side)
+    points = int(facts.cube(c.snap).get("value") or 1)
+    pen.note((x, y, w, lay.H // 5), tr("{name} wins the game.").format(name=c.name(doubler)) + "\n"
+             + tr("Points: {points}").format(points=points))
+    row = bottom_row(c, area)
+    ok_rect = (x, row[1] - row[3] - lay.pad, w, row[3])
+    where = keys.pos(c.is_left(side))
+    pen.button(ok_rect, tr("Pass"), [{"ui": "close"}, {"input": "pass", "side": side}],
+               keys=keys.SECOND[where] + keys.OK, style="bad")
+    back_button(pen, c, row, tr)
+
+
+def _break(c: Ctx, side: str) -> None:
+    lay = c.lay
+    tr = c.tr(side)
+    pen, area = side_dialog(c, side)
+    profile = facts.profile_of(c.snap)
+    y = title(pen, c, area, tr("Take a break of {minutes} minutes?").format(minutes=profile.break_minutes),
+              lay.H * 20 // 100)
+    x, _, w, _ = area
+    if facts.breaks_on_clock(c.snap):
+        text = tr("The break runs on your own clock.")
+    else:
+        text = tr("Breaks left after this one: {count}").format(count=facts.breaks_left(c.snap, side) - 1)
+    pen.note((x, y, w, lay.H // 6), text)
+    row = bottom_row(c, area)
+    ok_rect = (x, row[1] - row[3] - lay.pad, w, row[3])
+    where = keys.pos(c.is_left(side))
+    pen.button(ok_rect, tr("Start the break"), [{"ui": "close"}, {"input": "break", "side": side}],
+               keys=keys.MAIN[where] + keys.OK)
+    back_button(pen, c, row, tr)
+
+
+# -- result entry -------------------------------------------------------------------------------------------
+
+
+def _result(c: Ctx) -> None:
+    local = c.local
+    if local.result_winner is None:
+        _result_winner(c)
+    elif local.result_kind is None:
+        _result_kind(c, local.result_winner)
+    else:
+        _result_confirm(c, local.result_winner, local.result_kind)
+
+
+def _result_winner(c: Ctx) -> None:
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Who won the game?"))
+    x, _, w, _ = area
+    back = bottom_row(c, area)
+    choices = hsplit((x, y, w, back[1] - y - 2 * lay.pad), 2, lay.pad * 3)
+    for side, rect in zip((c.left, other(c.left)), choices, strict=True):
+        where = keys.pos(c.is_left(side))
+        pen.button(rect, c.name(side), [{"ui": "result_winner", "side": side}], keys=keys.MAIN[where],
+                   size=lay.f_name, sublabel=c.tr(side)("won the game"))
+    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr)
+
+
+def _result_kind(c: Ctx, winner: str) -> None:
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("{name} won: how?").format(name=c.name(winner)))
+    x, _, w, _ = area
+    back = bottom_row(c, area)
+    value = int(facts.cube(c.snap).get("value") or 1)
+    choices = hsplit((x, y, w, back[1] - y - 2 * lay.pad), 3, lay.pad * 2)
+    for i, (kind, rect) in enumerate(zip(RESULT_KINDS, choices, strict=True)):
+        points = facts.points_for(kind, value)
+        pen.button(rect, tr(messages.KINDS[kind]), [{"ui": "result_kind", "kind": kind}],
+                   keys=keys.KINDS[kind] + keys.digit_keys(i + 1), size=lay.f_button,
+                   sublabel=tr("Points: {points}").format(points=points))
+    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, [{"ui": "result_back"}])
+
+
+def _result_confirm(c: Ctx, winner: str, kind: str) -> None:
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Confirm the result"))
+    x, _, w, _ = area
+    value = int(facts.cube(c.snap).get("value") or 1)
+    points = facts.points_for(kind, value)
+    line = lay.H // 8
+    pen.text(tr("{name} wins: {kind}").format(name=c.name(winner), kind=tr(messages.KINDS[kind])),
+             (x, y, w, line), lay.f_title, wrap=True)
+    y += line
+    pen.text(tr("Points: {points}").format(points=points), (x, y, w, line * 2 // 3), lay.f_label)
+    y += line * 2 // 3
+    score = dict(c.snap.get("score") or {"A": 0, "B": 0})
+    score[winner] = int(score.get(winner, 0)) + points
+    right = other(c.left)
+    pen.text(tr("New score: {left} – {right}").format(left=score.get(c.left, 0), right=score.get(right, 0)),
+             (x, y + lay.pad, w, line), lay.f_label)
+    pen.text(f"{c.name(c.left)} – {c.name(right)}", (x, y + line + lay.pad, w, line * 2 // 3), lay.f_small,
+             theme.TEXT_DIM, bold=False)
+    back = bottom_row(c, area)
+    back_r, ok_r = hsplit(back, 2, lay.pad * 3)
+    back_button(pen, c, back_r, tr, [{"ui": "result_back"}])
+    pen.button(ok_r, tr("Confirm"), [{"ui": "close"}, {"input": "win", "side": winner, "kind": kind}],
+               keys=keys.OK, style="good")
+
+
+# -- pause --------------------------------------------------------------------------------------------------------
+
+
+def _pause(c: Ctx) -> None:
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Pause the clock: why?"))
+    x, _, w, _ = area
+    back = bottom_row(c, area)
+    reasons = facts.player_pause_reasons(c.snap)
+    entries: list[tuple[str, list[dict], str]] = [
+        (tr(PAUSE_REASONS[r]), [{"ui": "close"}, {"input": "pause", "reason": r}], "secondary") for r in reasons
+    ]
+    turn = c.snap.get("turn")
+    if (c.snap.get("clock") or {}).get("enabled") and turn:
+        entries.append((tr("Invalid roll: restart the delay"),
+                        [{"ui": "close"}, {"input": "invalid_roll", "side": turn}], "primary"))
+    cols = 4 if len(entries) > 6 else 3
+    rows = max(1, (len(entries) + cols - 1) // cols)
+    grid_h = back[1] - y - lay.pad
+    cell_h = (grid_h - (rows - 1) * lay.pad) // rows
+    cell_w = (w - (cols - 1) * lay.pad) // cols
+    for i, (label, intents, style) in enumerate(entries):
+        rect = (x + (i % cols) * (cell_w + lay.pad), y + (i // cols) * (cell_h + lay.pad), cell_w, cell_h)
+        pen.button(rect, label, intents, keys=keys.digit_keys(i + 1) if i < 9 else (), style=style,
+                   size=lay.f_label)
+    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr)
+
+
+# -- undo -----------------------------------------------------------------------------------------------------------
+
+
+def undo_text(c: Ctx, tr) -> str:
+    phase = c.snap.get("phase")
+    if phase in ("between_games", "finished"):
+        return between.last_game_text(c, tr)
+    cb = facts.cube(c.snap)
+    if cb.get("offered_by"):
+        return tr("{name}'s double").format(name=c.name(cb["offered_by"]))
+    if cb.get("owner"):
+        return tr("{name}'s take (cube at {value})").format(name=c.name(cb["owner"]), value=cb.get("value"))
+    return ""
+
+
+def _undo(c: Ctx) -> None:
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Undo the last entry?"))
+    x, _, w, _ = area
+    pen.text(undo_text(c, tr), (x, y, w, lay.H // 6), lay.f_label, wrap=True)
+    pen.note((x, y + lay.H // 6 + lay.pad, w, lay.H // 8), tr("Clock presses are not undone."), theme.TEXT_DIM,
+             size=lay.f_small)
+    back = bottom_row(c, area)
+    back_r, ok_r = hsplit(back, 2, lay.pad * 3)
+    back_button(pen, c, back_r, tr)
+    pen.button(ok_r, tr("Undo"), [{"ui": "close"}, {"input": "undo"}], keys=keys.OK + keys.UNDO, style="bad")
+

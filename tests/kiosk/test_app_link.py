@@ -1,0 +1,170 @@
+"""The kiosk on a real broker: it announces itself, takes the hub's assignment and commands through
+its journal, publishes every event and its state, and keeps working when the broker goes away."""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pygame
+import pytest
+
+from kiosk.app import KioskApp
+from kiosk.config import BrokerConfig, Config, PinsConfig
+from kiosk.journal import read_journal
+
+WAIT_S = 10.0
+PLAYERS = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
+
+
+def run_until(app: KioskApp, pred: Callable[[], bool], what: str, timeout: float = WAIT_S) -> None:
+    pacer = pygame.time.Clock()
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        app.step()
+        pacer.tick(200)
+
+
+class Hub:
+    """A plain MQTT client in the hub's place: records what the table publishes."""
+
+    def __init__(self, host: str, port: int, base: str):
+        self.base = base
+        self.messages: queue.Queue[tuple[str, Any, bool]] = queue.Queue()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"hub-{uuid.uuid4().hex[:8]}")
+        self.client.on_message = self._on_message
+        subscribed = queue.Queue()
+        self.client.on_subscribe = lambda *a: subscribed.put(True)
+        self.client.connect(host, port)
+        self.client.loop_start()
+        self.client.subscribe(f"{base}/table/+/#", qos=1)
+        subscribed.get(timeout=WAIT_S)
+
+    def _on_message(self, client, userdata, msg) -> None:
+        payload = json.loads(msg.payload) if msg.payload else None
+        self.messages.put((msg.topic.removeprefix(self.base + "/"), payload, msg.retain))
+
+    def publish(self, topic: str, payload: dict, retain: bool = False) -> None:
+        self.client.publish(
+            f"{self.base}/{topic}", json.dumps(payload), qos=1, retain=retain
+        ).wait_for_publish(WAIT_S)
+
+    def expect(self, app: KioskApp, pred: Callable[[str, Any], bool], what: str) -> Any:
+        """Run the kiosk until the hub has received a message that satisfies ``pred``."""
+        found: list[Any] = []
+
+        def seen() -> bool:
+            while True:
+                try:
+                    topic, payload, _ = self.messages.get_nowait()
+                except queue.Empty:
+                    return False
+                if pred(topic, payload):
+                    found.append(payload)
+                    return True
+
+        run_until(app, seen, what)
+        return found[0]
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+@pytest.fixture
+def event_id() -> str:
+    return f"ev-{uuid.uuid4().hex[:10]}"
+
+
+def make_app(tmp_path: Path, broker: Any, event: str) -> KioskApp:
+    config = Config(
+        table_id="21",
+        event=event,
+        data_dir=str(tmp_path / "data"),
+        pins=PinsConfig(enabled=False),
+        broker=BrokerConfig(host=broker.host, port=broker.port),
+    )
+    app = KioskApp(config, headless=True)
+    app.start()
+    return app
+
+
+def test_assignment_commands_events_and_state(tmp_path, mosquitto, event_id):
+    hub = Hub(mosquitto.host, mosquitto.port, f"bg/v1/{event_id}")
+    app = make_app(tmp_path, mosquitto, event_id)
+    try:
+        status = hub.expect(app, lambda t, p: t == "table/21/status" and p["online"], "status online")
+        assert status["boot_id"] == app.boot_id
+        hub.expect(app, lambda t, p: t == "table/21/state", "first state")
+        run_until(app, lambda: app.local.hub_online, "hub shown online")
+
+        assign = {
+            "match_id": "r1-t21",
+            "length": 5,
+            "players": PLAYERS,
+            "profile": "wbgf-2023",
+            "clock": True,
+        }
+        hub.publish("table/21/assign", assign, retain=True)
+        evt = hub.expect(app, lambda t, p: t == "table/21/evt" and p["type"] == "assign", "assign event")
+        assert (evt["seq"], evt["match_id"]) == (1, "r1-t21")
+        state = hub.expect(
+            app, lambda t, p: t == "table/21/state" and p["match_id"] == "r1-t21", "state after assign"
+        )
+        assert state["length"] == 5 and state["table"] == "21"
+
+        hub.publish("table/21/cmd", {"id": "cmd-1", "type": "set_length", "length": 7})
+        done = hub.expect(app, lambda t, p: t == "table/21/evt" and p["type"] == "cmd_done", "cmd_done")
+        assert (done["id"], done["ok"]) == ("cmd-1", True)
+        hub.expect(app, lambda t, p: t == "table/21/state" and p["length"] == 7, "state after cmd")
+
+        rows = read_journal(app.config.journal_path)
+        assert [r["input"] for r in rows] == ["assign", "cmd"]
+        assert rows[1]["id"] == "cmd-1"
+
+        # the same command again (a hub that re-sent it) is applied once
+        hub.publish("table/21/cmd", {"id": "cmd-1", "type": "set_length", "length": 7})
+        again = hub.expect(app, lambda t, p: t == "table/21/evt" and p["type"] == "cmd_done", "dup cmd_done")
+        assert again.get("duplicate") is True
+    finally:
+        app.close()
+        hub.close()
+
+
+def test_the_table_works_while_the_broker_is_down(tmp_path, own_mosquitto, event_id):
+    app = make_app(tmp_path, own_mosquitto, event_id)
+    try:
+        run_until(app, lambda: app.link.online, "online")
+        own_mosquitto.stop()
+        run_until(app, lambda: not app.link.online, "offline")
+        app.controller.submit({"input": "assign", "match_id": "off", "length": 3, "players": PLAYERS})
+        app.controller.submit({"input": "checkin", "side": "A"})
+        app.step()
+        assert not app.local.hub_online
+        assert app.controller.snapshot()["present"]["A"]
+        own_mosquitto.start()
+        hub = Hub(own_mosquitto.host, own_mosquitto.port, f"bg/v1/{event_id}")
+        try:
+            # the state made offline is announced (retained) on reconnect
+            state = hub.expect(
+                app, lambda t, p: t == "table/21/state" and p["match_id"] == "off", "state after reconnect"
+            )
+            assert state["present"]["A"] is True
+            # and the events kept in the outbox go out, in order (re-sent here on the hub's request)
+            run_until(app, lambda: app.outbox.pending_count() == 0, "outbox drained")
+            hub.publish("table/21/resync", {"match_id": "off", "from_seq": 1})
+            first = hub.expect(app, lambda t, p: t == "table/21/evt" and p["match_id"] == "off", "evt 1")
+            second = hub.expect(app, lambda t, p: t == "table/21/evt" and p["match_id"] == "off", "evt 2")
+            assert (first["type"], first["seq"], second["type"], second["seq"]) == ("assign", 1, "checkin", 2)
+        finally:
+            hub.close()
+    finally:
+        app.close()

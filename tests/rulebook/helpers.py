@@ -1,0 +1,149 @@
+"""A small driver for the table reducer, so each test reads as the match it plays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulebook.match import Match
+from rulebook.snapshot import snapshot
+from rulebook.table import TableState, apply, new_table
+
+PLAYERS = {"A": {"name": "Ann", "id": "p-a"}, "B": {"name": "Bob", "id": "p-b"}}
+SECOND = 1000
+MINUTE = 60 * SECOND
+
+
+class Table:
+    """Feeds inputs to ``apply`` with an explicit time line and keeps the last events."""
+
+    def __init__(self, table: str = "t1") -> None:
+        self.state: TableState = new_table(table)
+        self.now = 0
+        self.events: list[dict[str, Any]] = []
+        self.journal: list[dict[str, Any]] = []
+        self._cmd = 0
+
+    # -- feeding ---------------------------------------------------------------------------------
+
+    def send(self, name: str, /, **fields: Any) -> Table:
+        """Apply input ``name`` at the current time; chain ``.ok()`` or ``.refused(...)``."""
+        return self.raw({"at": self.now, "input": name, **fields})
+
+    def raw(self, inp: Any) -> Table:
+        self.journal.append(inp)
+        self.state, self.events = apply(self.state, inp)
+        if isinstance(inp, dict) and isinstance(inp.get("at"), int) and inp["at"] > self.now:
+            self.now = inp["at"]
+        return self
+
+    def wait(self, ms: int) -> Table:
+        self.now += ms
+        return self
+
+    def cmd(self, type_: str, cmd_id: str | None = None, /, **fields: Any) -> Table:
+        self._cmd += 1
+        return self.send("cmd", id=cmd_id or f"c{self._cmd}", type=type_, **fields)
+
+    # -- set-up ----------------------------------------------------------------------------------
+
+    def assign(self, length: int = 7, profile: str = "wbgf-2023", clock: Any = False, **extra: Any) -> Table:
+        self.send(
+            "assign",
+            match_id=extra.pop("match_id", "m1"),
+            length=length,
+            players=PLAYERS,
+            profile=profile,
+            clock=clock,
+            **extra,
+        )
+        self.ok()
+        return self
+
+    def start(self, length: int = 7, profile: str = "wbgf-2023", clock: Any = False, **extra: Any) -> Table:
+        self.assign(length, profile, clock, **extra)
+        self.send("checkin", side="A")
+        self.send("checkin", side="B")
+        self.ok()
+        return self
+
+    def opening(self, a: int = 6, b: int = 1) -> Table:
+        """Opening roll; with a clock the lower roller presses to start the opponent's clock."""
+        self.send("opening_roll", A=a, B=b)
+        self.ok()
+        if self.state.clock.enabled:
+            self.send("press", side="A" if a < b else "B")
+            self.ok()
+        return self
+
+    def game(self, winner: str, kind: str = "single", first: str = "A") -> Table:
+        """A whole game without cube action: opening roll, then the result."""
+        self.opening(6, 1) if first == "A" else self.opening(1, 6)
+        self.send("win", side=winner, kind=kind)
+        self.ok()
+        return self
+
+    def move(self, side: str, ms: int = 0, dice: tuple[int, int] = (3, 1)) -> Table:
+        """``side`` rolls (unless it already has dice), moves for ``ms`` and presses."""
+        if not self.state.rolled:
+            self.send("roll", dice=list(dice), source="tower")
+            self.ok()
+        self.wait(ms)
+        self.send("press", side=side)
+        self.ok()
+        return self
+
+    def pass_turn(self) -> Table:
+        """The player on turn rolls (if not yet) and presses: the turn passes (no clock needed)."""
+        side = self.state.turn
+        assert side is not None
+        return self.move(side)
+
+    def double_take(self, doubler: str, taker: str) -> Table:
+        """Play on until ``doubler`` is on turn before rolling, then double and take."""
+        while self.state.turn != doubler or self.state.rolled:
+            self.pass_turn()
+        self.send("double", side=doubler)
+        self.ok()
+        self.send("take", side=taker)
+        self.ok()
+        return self
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def snap(self) -> dict[str, Any]:
+        return snapshot(self.state)
+
+    @property
+    def match(self) -> Match:
+        assert self.state.match is not None
+        return self.state.match
+
+    def score(self) -> tuple[int, int]:
+        return self.match.score.a, self.match.score.b
+
+    def rejection(self) -> str | None:
+        """The reason the last input was rejected (or a command refused), else None."""
+        for event in self.events:
+            if event.get("rejected"):
+                return str(event["rejected"])
+            if event.get("type") == "cmd_done" and not event.get("ok"):
+                return str(event.get("error"))
+        return None
+
+    def ok(self) -> Table:
+        reason = self.rejection()
+        assert reason is None, f"unexpectedly rejected: {reason} ({self.events})"
+        return self
+
+    def refused(self, *fragments: str) -> str:
+        """Assert the last input was rejected; returns the reason."""
+        reason = self.rejection()
+        assert reason is not None, f"expected a rejection, got {self.events}"
+        for fragment in fragments:
+            assert fragment in reason, f"{fragment!r} not in {reason!r}"
+        return reason
+
+    def event(self, type_: str) -> dict[str, Any]:
+        found = [e for e in self.events if e.get("type") == type_]
+        assert found, f"no {type_} event in {self.events}"
+        return found[-1]

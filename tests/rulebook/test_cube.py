@@ -1,0 +1,211 @@
+"""The doubling cube (WBGF 4.4 ii-vii; RULES.md §1)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from rulebook.profiles import profile_from_mapping
+from tests.rulebook.helpers import SECOND, Table
+
+
+def test_4_4_iii_take_gives_the_cube_to_the_taker_at_twice_the_value() -> None:
+    t = Table().start(length=11).opening(6, 1)
+    t.double_take("B", "A")
+    cube = t.snap()["cube"]
+    assert (cube["value"], cube["owner"], cube["offered_by"]) == (2, "A", None)
+    assert t.event("take")["value"] == 2
+
+
+def test_4_4_ii_only_the_cube_owner_may_redouble() -> None:
+    t = Table().start(length=11).opening(6, 1)
+    t.double_take("B", "A")  # A owns 2; B on turn before rolling
+    assert t.state.turn == "B" and t.snap()["cube"]["usable"] == {"A": False, "B": False}
+    t.send("double", side="B")
+    t.refused("the cube is owned by A")
+    t.pass_turn()
+    assert t.snap()["cube"]["usable"] == {"A": True, "B": False}
+    t.send("double", side="A").ok()
+    assert t.snap()["cube"]["offered_by"] == "A"
+
+
+def test_4_4_iii_pending_offer_rules() -> None:
+    t = Table().start(length=11).opening(1, 6)
+    t.pass_turn()  # B moved; A on turn
+    t.send("take", side="B")
+    t.refused("no double to take")
+    t.send("pass", side="B")
+    t.refused("no double to pass")
+    t.send("double", side="A").ok()
+    assert t.snap()["cube"] == {
+        "value": 1,
+        "owner": None,
+        "offered_by": "A",
+        "usable": {"A": False, "B": False},
+    }
+    t.send("double", side="A")
+    t.refused("already offered")
+    t.send("take", side="A")
+    t.refused("doubler cannot take")
+    t.send("pass", side="A")
+    t.refused("doubler cannot pass")
+    t.send("roll", dice=[3, 1])
+    t.refused("a double is waiting")
+    assert t.event("roll")["premature"] is True
+    t.send("take", side="B").ok()
+    assert t.snap()["cube"]["owner"] == "B"
+
+
+def test_4_4_vii_dead_cube_cannot_be_redoubled() -> None:
+    t = Table().start(length=7).game("A", "gammon").game("B", "gammon").game("A")  # 3-2
+    t.opening(6, 1)
+    t.double_take("B", "A")  # A owns 2 at 3-2: 3 + 2 = 5 < 7, alive
+    t.double_take("A", "B")  # B owns 4 at 3-2: 2 + 4 = 6 < 7, alive
+    t.double_take("B", "A")  # A owns 8: 3 + 8 >= 7: dead for A
+    while t.state.turn != "A" or t.state.rolled:
+        t.pass_turn()
+    assert t.snap()["cube"]["usable"]["A"] is False
+    t.send("double", side="A")
+    t.refused("dead cube", "4.4 vii")
+    assert t.snap()["cube"]["value"] == 8 and t.snap()["cube"]["offered_by"] is None
+    t.send("win", side="A").ok()
+    assert t.snap()["winner"] == "A" and t.score() == (11, 2)
+
+
+def test_4_4_vii_dead_cube_owned_at_exactly_the_points_needed() -> None:
+    t = Table().start(length=7)
+    t.cmd("penalty", against="A", points=5, reason="conduct").ok()  # B at 5: two away
+    t.opening(6, 1)
+    t.double_take("A", "B")  # B owns 2: 5 + 2 = 7 -> dead for B
+    while t.state.turn != "B" or t.state.rolled:
+        t.pass_turn()
+    t.send("double", side="B")
+    t.refused("dead cube")
+
+
+def test_4_4_vii_dead_cube_rule_off_in_a_custom_profile() -> None:
+    t = Table().start(length=7)
+    custom = profile_from_mapping({"base": "wbgf-2023", "dead_cube": False})
+    t.state = dataclasses.replace(t.state, profile=custom)
+    t.cmd("penalty", against="A", points=5, reason="conduct").ok()
+    t.opening(6, 1)
+    t.double_take("A", "B")
+    while t.state.turn != "B" or t.state.rolled:
+        t.pass_turn()
+    t.send("double", side="B").ok()
+
+
+def test_4_4_vi_cube_turned_to_a_wrong_value_is_corrected() -> None:
+    t = Table().start(length=11).opening(1, 6)
+    t.pass_turn()
+    t.send("double", side="A", value=8).ok()
+    event = t.event("double")
+    assert event["value"] == 2 and event["corrected_from"] == 8
+    t.send("take", side="B").ok()
+    assert t.snap()["cube"]["value"] == 2
+    t.pass_turn()
+    t.send("double", side="B", value=4).ok()  # the right value: no correction
+    assert "corrected_from" not in t.event("double")
+
+
+def test_4_4_ii_cube_value_has_a_top() -> None:
+    t = Table().start(length=99).opening(6, 1)
+    doubler, taker = "B", "A"
+    for _ in range(6):  # 2, 4, ... 64
+        t.double_take(doubler, taker)
+        doubler, taker = taker, doubler
+    assert t.snap()["cube"]["value"] == 64
+    while t.state.turn != doubler or t.state.rolled:
+        t.pass_turn()
+    t.send("double", side=doubler)
+    t.refused("highest value")
+
+
+def test_4_4_ii_only_the_player_on_turn_may_double() -> None:
+    t = Table().start(length=7).opening(1, 6)
+    t.pass_turn()  # A on turn, not rolled yet
+    t.send("double", side="B")
+    t.refused("only the player on turn may double (4.4 ii)")
+    assert t.snap()["cube"]["usable"] == {"A": True, "B": False}
+
+
+def test_4_4_ii_no_double_after_rolling() -> None:
+    t = Table().start(length=7).opening(1, 6)
+    t.pass_turn()
+    t.send("roll", dice=[5, 2]).ok()
+    t.send("double", side="A")
+    t.refused("before any roll attempt")
+    assert t.snap()["cube"]["usable"]["A"] is False
+
+
+def test_4_4_ii_no_double_after_an_invalid_roll() -> None:
+    t = Table().start(length=7).opening(1, 6)
+    t.pass_turn()
+    t.send("invalid_roll", side="A").ok()  # the dice did not land flat: a re-roll is due
+    t.send("double", side="A")
+    t.refused("before any roll attempt")
+    t.send("roll", dice=[4, 4]).ok()  # the re-roll is accepted
+    assert t.state.dice == (4, 4)
+
+
+def test_4_4_ii_no_double_after_a_roll_then_invalid_roll() -> None:
+    t = Table().start(length=7).opening(1, 6)
+    t.pass_turn()
+    t.send("roll", dice=[5, 2]).ok()
+    t.send("invalid_roll", side="A").ok()
+    t.send("double", side="A")
+    t.refused("before any roll attempt")
+
+
+def test_4_4_v_premature_double_stands() -> None:
+    t = Table().start(length=7).opening(6, 1)  # A moving with the opening roll
+    t.send("double", side="B").ok()  # B doubles before A has finished
+    assert t.event("double")["premature"] is True
+    assert t.state.turn == "B" and t.snap()["cube"]["offered_by"] == "B"
+    t.send("press", side="A").ok()  # A finishes the move knowing of the double
+    t.send("take", side="A").ok()
+    t.send("roll", dice=[2, 1]).ok()  # B's own roll
+    assert t.event("roll")["side"] == "B"
+
+
+def test_4_4_v_premature_double_is_still_checked_for_validity() -> None:
+    t = Table().start(length=7).game("A", "gammon").game("A", "gammon").game("A", "gammon")  # 6-0
+    t.opening(6, 1)  # Crawford game
+    t.send("double", side="B")
+    t.refused("Crawford")
+
+
+def test_double_outside_a_game_is_refused() -> None:
+    t = Table().start(length=7)
+    t.send("double", side="A")
+    t.refused("not possible in phase opening")
+    t.game("A")
+    t.send("double", side="B")
+    t.refused("phase between_games")
+
+
+def test_4_4_ii_iii_with_a_clock_double_presses_take_presses_pass_stops() -> None:
+    t = Table().start(length=7, clock=True).opening(1, 6)  # A presses: B's clock runs
+    t.wait(5 * SECOND).move("B")  # B moves; A's clock runs
+    assert t.snap()["clock"]["running"] == "A"
+    t.send("double", side="A").ok()
+    t.send("press", side="A").ok()  # the doubler starts the opponent's clock
+    assert t.snap()["clock"]["running"] == "B" and t.state.turn == "A"
+    t.send("take", side="B").ok()
+    t.send("press", side="B").ok()  # the taker presses back
+    assert t.snap()["clock"]["running"] == "A" and t.state.turn == "A" and not t.state.rolled
+    t.send("roll", dice=[6, 5]).ok()
+    t.send("press", side="A").ok()
+    t.send("double", side="B").ok()
+    t.send("press", side="B").ok()
+    t.send("pass", side="A").ok()  # a pass ends the game: the clock stops
+    snap = t.snap()
+    assert snap["clock"]["running"] is None and snap["phase"] == "between_games"
+    assert snap["score"] == {"A": 0, "B": 2}
+
+
+def test_4_4_ii_with_a_clock_the_taker_cannot_press_before_the_doubler() -> None:
+    t = Table().start(length=7, clock=True).opening(1, 6)
+    t.move("B")
+    t.send("double", side="A").ok()
+    t.send("press", side="B")
+    t.refused("it is A's clock that runs")
