@@ -67,6 +67,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from drivers.mqtt_topics import encode_json
 
 log = logging.getLogger("drivers.mqtt")
+paho_log = logging.getLogger("drivers.mqtt.paho")
 
 Will = tuple[str, bytes, int, bool]
 Payload = bytes | bytearray | str | dict[str, Any] | None
@@ -251,7 +252,8 @@ class MqttClient:
             clean_session=self._clean_session,
             protocol=paho.MQTTv311,
         )
-        client.enable_logger(logging.getLogger("drivers.mqtt.paho"))
+        # paho reports every lost connection as an error; this module logs those itself.
+        client.on_log = lambda _c, _u, _level, text: paho_log.debug("%s: %s", self.client_id, text)
         if self._username is not None:
             client.username_pw_set(self._username, self._password)
         client.connect_timeout = self._connect_timeout
@@ -379,15 +381,18 @@ class MqttClient:
 
     def _send(self, client: paho.Client, item: _Publish) -> None:
         info = client.publish(item.topic, item.payload, item.qos, item.retain)
-        if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
-            log.error("%s: publish to %s refused by paho: %s", self.client_id, item.topic, info.rc)
+        if info.rc == MQTTErrorCode.MQTT_ERR_QUEUE_SIZE:
+            # the only refusal that leaves the message out of paho's store
+            log.error("%s: paho's queue refused a message to %s", self.client_id, item.topic)
             return
         if item.qos > 0:
+            # Any other outcome (even a connection lost while writing it) leaves the message in
+            # paho's store, which sends it again after the next CONNACK.
             self._inflight[info.mid] = item.on_ack
         elif item.on_ack is not None and info.is_published():
             self._guard("on_ack", item.on_ack)
-        elif item.on_ack is not None:
-            self._inflight[info.mid] = item.on_ack
+        elif item.on_ack is not None and info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS:
+            self._inflight[info.mid] = item.on_ack  # QoS 0: acknowledged once written
 
     def _dispatch_notes(self, client: paho.Client) -> bool:
         """Run the connect/disconnect work paho reported; True when a connection came up."""

@@ -17,7 +17,7 @@ between the two re-sends it at the next start; the hub drops the duplicate by
 ``(table, match_id, seq)``. Acknowledged events are kept a while to answer a hub's resync request.
 
 Storage: SQLite in WAL mode with ``synchronous=FULL`` (each ``put`` is its own transaction, synced
-to disk before it returns), ``AUTOINCREMENT`` so that the send order never reuses a number. One
+to disk before it returns; ``mark_sent`` alone is not synced), ``AUTOINCREMENT`` so that the send order never reuses a number. One
 connection shared by the threads that use it, behind a lock (the network thread marks events sent
 while the application thread adds new ones).
 """
@@ -85,9 +85,17 @@ class Outbox:
         return int(count)
 
     def mark_sent(self, rowid: int) -> None:
-        """The broker acknowledged this event: never send it again (except on a resync)."""
+        """The broker acknowledged this event: never send it again (except on a resync).
+
+        Not synced on its own: losing a mark in a power cut only means sending that event once
+        more (the hub drops the duplicate), and the next ``put`` syncs it anyway (WAL order).
+        """
         with self._lock:
-            self._db.execute("UPDATE outbox SET sent = 1 WHERE id = ?", (rowid,))
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                self._db.execute("UPDATE outbox SET sent = 1 WHERE id = ?", (rowid,))
+            finally:
+                self._db.execute("PRAGMA synchronous=FULL")
 
     def since(self, seq: int, match_id: str | None) -> list[dict[str, Any]]:
         """Every stored event of ``match_id`` with ``seq`` >= ``seq``, in send order."""

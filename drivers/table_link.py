@@ -124,6 +124,7 @@ class TableLink:
         self._state_unacked = 0
         self._state_pending: bytes | None = None
         self._latest_state: bytes | None = None
+        self._state_version = 0  # counts publish_state calls
         self._hub: tuple[bool, Any] | None = None  # last hub/status (online, since_wall)
 
         self.client = MqttClient(
@@ -179,6 +180,7 @@ class TableLink:
         payload = encode_json(snapshot)
         with self._lock:
             self._latest_state = payload
+            self._state_version += 1
             if not self.online:
                 return
             if self._state_unacked:
@@ -216,7 +218,9 @@ class TableLink:
         with self._lock:
             self._unacked -= 1
             self._acked.notify_all()
-        self._pump()
+            refill = self._unacked <= self._window // 2  # refill in batches, not one row per ack
+        if refill:
+            self._pump()
 
     def _send_state(self, payload: bytes) -> None:
         self._state_unacked += 1
@@ -229,18 +233,24 @@ class TableLink:
                 payload, self._state_pending = self._state_pending, None
                 self._send_state(payload)
 
-    def _current_state(self) -> bytes | None:
+    def _announce(self) -> None:
+        """``status`` online and the current ``state``, both retained.
+
+        ``state_provider`` is called without holding the link's lock (it may well take the
+        application's own lock, which the application may hold while calling ``publish_event``);
+        a snapshot published meanwhile through ``publish_state`` is newer and wins.
+        """
+        with self._lock:
+            version = self._state_version
         try:
-            return encode_json(self._state_provider())
+            payload: bytes | None = encode_json(self._state_provider())
         except Exception:
             log.exception("table %s: state_provider failed; publishing the last snapshot", self.table)
-            return self._latest_state
-
-    def _announce(self) -> None:
-        """``status`` online and the current ``state``, both retained."""
+            payload = None
         with self._lock:
+            if payload is None or self._state_version != version:
+                payload = self._latest_state
             self.client.publish(self._t_status, self._status(True), qos=1, retain=True)
-            payload = self._current_state()
             self._state_pending = None
             if payload is not None:
                 self._send_state(payload)

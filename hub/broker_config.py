@@ -10,11 +10,14 @@ result for its neighbour, or send itself a TD command. This module writes, into 
 - ``acl``: a table may publish only its own ``status``/``state``/``evt`` and read only its own
   ``assign``/``cmd``/``resync`` and the hub's ``status``; the hub reads and writes the whole event;
 - ``tables/{table}.toml`` and ``hub.toml``: each client's own credential in plain text, to copy
-  into that client's configuration when provisioning it.
+  into that client's configuration when provisioning it. With ``--table-template`` (the keys all
+  tables share) each table's file is its whole ``table.toml``; the template is kept in the
+  directory for later runs.
 
-Every file is readable by its owner only (0600, directories 0700). Re-running refuses to replace
-existing credentials unless ``--force`` (new passwords for everyone) or ``--keep`` (existing
-passwords kept, new tables added, dropped tables removed) says what to do.
+Every file is readable by its owner only (0600, directories 0700; with ``--broker-user`` the
+broker's files belong to that user). Re-running refuses to replace existing credentials unless
+``--force`` (new passwords for everyone) or ``--keep`` (existing passwords kept, new tables
+added, dropped tables removed) says what to do. docs/deployment.md is the user's guide.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import dataclasses
 import getpass
 import hashlib
 import hmac
+import math
 import os
 import pwd
 import re
@@ -34,6 +39,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 #: Username of the hub's credential; no table may take it.
 HUB_USER = "hub"
@@ -55,6 +61,8 @@ CONF_NAME = "mosquitto.conf"
 HUB_FRAGMENT = "hub.toml"
 TABLES_DIR = "tables"
 DATA_DIR = "data"
+#: The last --table-template, kept so that a later --keep or --force run writes the same keys.
+TEMPLATE_NAME = "table-template.toml"
 
 
 class BrokerConfigError(ValueError):
@@ -184,14 +192,12 @@ class BrokerSettings:
     tls: TlsSettings | None = None
     persistence_dir: Path | None = None
     broker_user: str = field(default_factory=lambda: pwd.getpwuid(os.geteuid()).pw_name)
+    #: the rest of every table's configuration (see :func:`load_table_template`)
+    table_template: dict[str, Any] = field(default_factory=dict)
 
     @property
     def data_dir(self) -> Path:
         return self.persistence_dir if self.persistence_dir is not None else self.out / DATA_DIR
-
-    @property
-    def prefix(self) -> str:
-        return f"bg/v1/{self.event}"
 
 
 def render_conf(settings: BrokerSettings) -> str:
@@ -305,15 +311,87 @@ def toml_string(value: str) -> str:
     return "".join(out)
 
 
+BARE_KEY_RE = re.compile(r"[A-Za-z0-9_-]+")
+#: Keys of a table's configuration that broker-config writes itself (a template may not set them).
+GENERATED_KEYS = ("table_id", "event", "broker")
+
+
+def toml_key(key: str) -> str:
+    return key if BARE_KEY_RE.fullmatch(key) else toml_string(key)
+
+
+def toml_value(value: Any) -> str:
+    """A TOML value for the scalars (and arrays of scalars) a kiosk configuration holds."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    raise BrokerConfigError(f"cannot copy the value {value!r} into a table configuration")
+
+
+def load_table_template(path: Path) -> dict[str, Any]:
+    """Read the keys every table shares (language, td_pin, [pins], [dice], [screen], …).
+
+    ``table_id``, ``event`` and ``[broker]`` are refused: they are what broker-config writes.
+    Values may be strings, numbers, booleans and arrays, at the top level or in one level of
+    sections, which is all a table's configuration has.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise BrokerConfigError(f"--table-template {path}: {exc}") from exc
+    for key in GENERATED_KEYS:
+        if key in data:
+            raise BrokerConfigError(
+                f"--table-template {path}: remove {key!r}; broker-config writes it for each table"
+            )
+    for key, value in data.items():
+        for sub, item in value.items() if isinstance(value, dict) else [(None, value)]:
+            name = f"{key}.{sub}" if sub is not None else key
+            try:
+                toml_value(item)
+            except BrokerConfigError:
+                raise BrokerConfigError(
+                    f"--table-template {path}: {name}: only strings, numbers, booleans and arrays"
+                ) from None
+    return data
+
+
+def render_template(template: dict[str, Any]) -> str:
+    """The template as TOML again (kept in OUT for later runs)."""
+    lines = ["# Keys every table shares: used by `bghub broker-config` when no --table-template is given."]
+    lines += [f"{toml_key(k)} = {toml_value(v)}" for k, v in template.items() if not isinstance(v, dict)]
+    for name, body in template.items():
+        if isinstance(body, dict):
+            lines += [
+                "",
+                f"[{toml_key(name)}]",
+                *(f"{toml_key(k)} = {toml_value(v)}" for k, v in body.items()),
+            ]
+    return "\n".join(lines) + "\n"
+
+
 def render_table_fragment(settings: BrokerSettings, table: str, password: str) -> str:
-    """One table's credential in the kiosk's own keys (docs/configuration.md), to merge into its
-    ``/etc/bgtable/table.toml``: ``table_id``, ``event`` and the ``[broker]`` section."""
+    """One table's configuration in the kiosk's own keys (docs/configuration.md): ``table_id``,
+    ``event`` and the ``[broker]`` section, plus the template's keys when one was given — then it
+    is the table's whole ``/etc/bgtable/table.toml``."""
     tls = settings.tls
+    template = settings.table_template
+    top = {k: v for k, v in template.items() if not isinstance(v, dict)}
+    sections = {k: v for k, v in template.items() if isinstance(v, dict)}
+    what = "configuration" if template else "broker credential"
     lines = [
-        f"# Table {table} at event {settings.event}: its broker credential (written by",
-        "# `bghub broker-config`). Merge into /etc/bgtable/table.toml on that table; keep it 0600.",
+        f"# Table {table} at event {settings.event}: its {what} (written by `bghub broker-config`).",
+        "# Install as (or merge into) /etc/bgtable/table.toml on that table; keep it 0600.",
         f"table_id = {toml_string(table)}",
         f"event = {toml_string(settings.event)}",
+        *(f"{toml_key(k)} = {toml_value(v)}" for k, v in top.items()),
         "",
         "[broker]",
         f"host = {toml_string(settings.host)}",
@@ -323,6 +401,8 @@ def render_table_fragment(settings: BrokerSettings, table: str, password: str) -
     ]
     if tls:
         lines += ["tls = true", f"ca_file = {toml_string(TABLE_CA_PATH)}"]
+    for name, body in sections.items():
+        lines += ["", f"[{toml_key(name)}]", *(f"{toml_key(k)} = {toml_value(v)}" for k, v in body.items())]
     return "\n".join(lines) + "\n"
 
 
@@ -388,6 +468,9 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
             "dropped ones), --force replaces every password (every table must be provisioned again)"
         )
     owner = _broker_owner(settings.broker_user)
+    stored_template = out / TEMPLATE_NAME
+    if not settings.table_template and stored_template.is_file():
+        settings = dataclasses.replace(settings, table_template=load_table_template(stored_template))
 
     result = GenerateResult()
     credentials: dict[str, str] = {}
@@ -412,6 +495,8 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
         out / ACL_NAME: render_acl(settings.event, settings.tables),
     }
     fragments = {out / HUB_FRAGMENT: render_hub_fragment(settings, credentials[HUB_USER])}
+    if settings.table_template:
+        fragments[stored_template] = render_template(settings.table_template)
     for table in settings.tables:
         fragments[out / TABLES_DIR / f"{table}.toml"] = render_table_fragment(
             settings, table, credentials[table]
@@ -504,24 +589,47 @@ def _write_private(path: Path, text: str, owner: tuple[int, int] | None) -> None
 # Command line
 
 
+DESCRIPTION = (
+    "Write a Mosquitto configuration for one event's room (no anonymous clients; each table may "
+    "publish and read only its own topics) with one credential per table and one for the hub, and "
+    "each client's configuration fragment. See docs/deployment.md."
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``broker-config`` (shared by ``bghub broker-config`` and ``-m hub.broker_config``)."""
-    parser.add_argument("--event", required=True, help="event (tournament) id, as in bg/v1/{event}/")
-    parser.add_argument("--tables", required=True, help="table ids: 1-50 or 1,2,5-9,A1-A4")
-    parser.add_argument("--out", required=True, help="directory to write (created 0700)")
-    parser.add_argument("--port", type=int, default=1883, help="plain MQTT port (default 1883)")
-    parser.add_argument("--bind", default=None, help="listen on this address only (default: all)")
-    parser.add_argument("--host", default="bghub.local", help="broker address written for the tables")
-    parser.add_argument("--hub-host", default="127.0.0.1", help="broker address written for the hub")
+    parser.add_argument(
+        "--event", required=True, metavar="EVT", help="event (tournament) id, as in bg/v1/EVT/"
+    )
+    parser.add_argument("--tables", required=True, metavar="LIST", help="table ids: 1-50 or 1,2,5-9,A1-A4")
+    parser.add_argument("--out", required=True, metavar="DIR", help="directory to write (created 0700)")
+    parser.add_argument("--port", type=int, default=1883, metavar="N", help="plain MQTT port (default 1883)")
+    parser.add_argument(
+        "--bind", default=None, metavar="ADDR", help="listen on this address only (default: all)"
+    )
+    parser.add_argument(
+        "--host", default="bghub.local", metavar="NAME", help="broker address written for the tables"
+    )
+    parser.add_argument(
+        "--hub-host", default="127.0.0.1", metavar="NAME", help="broker address written for the hub"
+    )
     parser.add_argument("--tls", action="store_true", help="add a TLS listener (tables then use it)")
-    parser.add_argument("--tls-port", type=int, default=8883, help="TLS port (default 8883)")
-    parser.add_argument("--cert", help="server certificate (PEM), with --tls")
-    parser.add_argument("--key", help="server private key (PEM), with --tls")
-    parser.add_argument("--cafile", help="CA certificate(s) for the TLS listener (optional)")
-    parser.add_argument("--persistence-dir", help="broker persistence directory (default OUT/data)")
+    parser.add_argument("--tls-port", type=int, default=8883, metavar="N", help="TLS port (default 8883)")
+    parser.add_argument("--cert", metavar="FILE", help="server certificate (PEM), with --tls")
+    parser.add_argument("--key", metavar="FILE", help="server private key (PEM), with --tls")
+    parser.add_argument("--cafile", metavar="FILE", help="CA certificate(s) for the TLS listener (optional)")
+    parser.add_argument(
+        "--table-template",
+        metavar="FILE",
+        help="TOML with the keys all tables share: each table's file becomes its whole table.toml",
+    )
+    parser.add_argument(
+        "--persistence-dir", metavar="DIR", help="broker persistence directory (default OUT/data)"
+    )
     parser.add_argument(
         "--broker-user",
         default=None,
+        metavar="USER",
         help="user the broker runs as; its files are given to it (default: yourself)",
     )
     mode = parser.add_mutually_exclusive_group()
@@ -543,9 +651,11 @@ def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
         )
     elif args.cert or args.key or args.cafile:
         raise BrokerConfigError("--cert, --key and --cafile are for --tls")
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     if args.broker_user:
         kwargs["broker_user"] = args.broker_user
+    if args.table_template:
+        kwargs["table_template"] = load_table_template(_absolute(args.table_template))
     return BrokerSettings(
         event=validate_id("event", args.event),
         tables=tuple(parse_tables(args.tables)),
@@ -587,14 +697,14 @@ def add_broker_config_command(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "broker-config",
         help="write a locked-down Mosquitto configuration and per-table credentials",
-        description=__doc__.split("\n\n")[0],
+        description=DESCRIPTION,
     )
     add_arguments(parser)
     parser.set_defaults(func=main_broker_config)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hub.broker_config", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m hub.broker_config", description=DESCRIPTION)
     add_arguments(parser)
     return main_broker_config(parser.parse_args(argv))
 

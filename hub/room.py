@@ -125,15 +125,15 @@ class TableView:
 
 STATUS_LOOK = {
     # kind: (label, icon) — the dashboard adds a colour, never colour alone
-    "flag": ("Time flag", "⏱"),
-    "td_call": ("TD called", "✋"),
+    "flag": ("Time flag", "⚑"),
+    "td_call": ("TD called", "☎"),
     "offline": ("Offline", "⚠"),
     "reconnecting": ("Reconnecting", "…"),
-    "late": ("Player late", "⌛"),
+    "late": ("Player late", "◷"),
     "break": ("Break", "☕"),
-    "paused": ("Paused", "⏸"),
+    "paused": ("Paused", "‖"),
     "playing": ("Playing", "▶"),
-    "between_games": ("Between games", "⏵"),
+    "between_games": ("Between games", "▷"),
     "opening": ("Ready", "●"),
     "waiting": ("Waiting", "○"),
     "finished": ("Finished", "✓"),

@@ -44,6 +44,12 @@ FPS = 30
 TOUCH_MOUSEID = 0xFFFFFFFF
 #: state publication to the hub: at most this often (events go out at once)
 STATE_INTERVAL_S = 0.5
+#: while a clock runs the screen is redrawn at least this often (ms), at once after any input
+REDRAW_RUNNING_MS = 100
+
+
+class ScreenError(RuntimeError):
+    """SDL cannot open a display (no screen, no permission on /dev/dri, ...)."""
 
 
 def _version() -> str:
@@ -97,6 +103,8 @@ class KioskApp:
         self._state_dirty = False
         self._state_sent_at = float("-inf")
         self._full_redraw = True
+        self._redraw = True
+        self._next_draw_at = float("-inf")
         self._ready_sent = False
         self._closed = False
         self._screen: Any = None
@@ -127,7 +135,11 @@ class KioskApp:
             sig: signal.signal(sig, lambda *_: self.stopping.set()) for sig in (signal.SIGTERM, signal.SIGINT)
         }
         try:
-            self.start()
+            try:
+                self.start()
+            except ScreenError as exc:
+                log.error("%s", exc)
+                return 2
             pacer = self._pygame.time.Clock()
             while not self.stopping.is_set():
                 self.step()
@@ -143,13 +155,19 @@ class KioskApp:
         pg = self._pygame
         for event in pg.event.get():
             self._on_sdl_event(event)
+            self._redraw = True
         self._drain_inbox()
         self._run_script()
         self.controller.maybe_tick()
         if self.buttons is not None:
             self.buttons.poll()
         self._publish_state()
-        self._draw()
+        online = self.link is not None and self.link.online
+        if self.local is not None and online != self.local.hub_online:
+            self.local.hub_online = online
+            self._redraw = True
+        if self._redraw or self._full_redraw or self.monotonic() >= self._next_draw_at:
+            self._draw()
         self.notifier.watchdog()
 
     def close(self) -> None:
@@ -185,11 +203,14 @@ class KioskApp:
         import pygame
 
         self._pygame = pygame
-        pygame.display.init()
-        pygame.font.init()
         panel = self.config.screen.size
         flags = pygame.FULLSCREEN if self.fullscreen and not self.headless else 0
-        self._screen = pygame.display.set_mode(panel, flags)
+        try:
+            pygame.display.init()
+            pygame.font.init()
+            self._screen = pygame.display.set_mode(panel, flags)
+        except pygame.error as exc:
+            raise ScreenError(f"cannot open the screen ({exc}); use --headless where there is none") from exc
         pygame.display.set_caption(f"bgtable {self.config.table_id}")
         if self.fullscreen:
             pygame.mouse.set_visible(False)
@@ -212,9 +233,13 @@ class KioskApp:
     def _draw(self) -> None:
         pg = self._pygame
         snap = self.controller.snapshot()
-        if self.local is not None:
-            self.local.hub_online = bool(self.link is not None and self.link.online)
         rects = self.view.draw(self._canvas, snap, self.local, wall_ms())
+        self._redraw = False
+        # Nothing changes on screen by itself faster than this (a running clock: 10 per second).
+        interval_ms = self.view.next_frame_ms(snap)
+        if snap["clock"]["running"] and snap["clock"]["paused"] is None:
+            interval_ms = min(interval_ms, REDRAW_RUNNING_MS)
+        self._next_draw_at = self.monotonic() + interval_ms / 1000
         rotation = self.config.screen.rotation
         if rotation:
             rects = self._rotate_onto_screen(rects, rotation)
@@ -314,6 +339,7 @@ class KioskApp:
                 kind, payload = self.inbox.get_nowait()
             except queue.Empty:
                 return
+            self._redraw = True
             try:
                 self._on_inbox(kind, payload)
             except Exception:  # a bad item must not stop the table
@@ -452,6 +478,7 @@ class KioskApp:
 
     def _on_events(self, events: list[dict[str, Any]], controller: TableController) -> None:
         self._state_dirty = True
+        self._redraw = True
         if self.link is None:
             return
         for event in events:

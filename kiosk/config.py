@@ -22,7 +22,7 @@ from typing import Any
 
 from rulebook.profiles import PROFILES
 
-ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 LANG_RE = re.compile(r"^[a-z]{2,3}([_-][A-Za-z]{2,4})?$")
 SIZE_RE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 BAUDS = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200)
@@ -121,7 +121,7 @@ def _ident(key: str, value: Any) -> str:
     text = _str(key, value)
     if not ID_RE.match(text):
         raise ConfigError(
-            f"{key}: expected 1-32 letters, digits, '.', '_' or '-' (no '/', '+', '#'), got {value!r}"
+            f"{key}: expected 1-64 letters, digits, '.', '_' or '-' (no '/', '+', '#'), got {value!r}"
         )
     return text
 

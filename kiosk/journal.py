@@ -39,7 +39,10 @@ class Journal:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JournalError(f"{self.path.parent}: {exc.strerror or exc}") from exc
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None)
             mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]

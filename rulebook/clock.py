@@ -10,8 +10,9 @@ not accumulate; only then does the reserve run. A pause keeps the delay that was
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from rulebook.fastreplace import replace
 from rulebook.sides import Pair, Side, other
 
 ZERO = Pair(0, 0)

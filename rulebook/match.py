@@ -6,9 +6,10 @@ with the reason (the reducer turns that into a rejected event).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from rulebook.errors import RuleError
+from rulebook.fastreplace import replace
 from rulebook.sides import Pair, Side, other
 
 KIND_MULTIPLIER = {"single": 1, "gammon": 2, "backgammon": 3}

@@ -9,12 +9,13 @@ that fell is still seen) and yields an event carrying ``rejected`` with the reas
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from rulebook import match as m
 from rulebook.clock import Clock, imposed_reserve_ms, new_clock
 from rulebook.errors import ProfileError, RuleError
+from rulebook.fastreplace import replace
 from rulebook.inputs import (
     dice_field,
     die,
@@ -109,6 +110,10 @@ class TableState:
         if refusal:
             return refusal
         if self.turn is not None:
+            if self.turn != side and not self.clock.enabled and self.rolled:
+                # Without a clock nothing marks the end of a turn: once the opponent has rolled,
+                # the next turn is this player's (a premature double stands, 4.4 v).
+                return None
             if self.turn != side:
                 return "only the player on turn may double (4.4 ii)"
             if self.roll_attempted:
@@ -290,7 +295,11 @@ def on_assign(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableSta
         seq=state.seq if same else 0,
         phase="waiting",
         profile=profile,
-        match=m.Match(length=length),
+        # the same assignment delivered again (a reconnect, a restarted hub) keeps what the match
+        # already has, e.g. lateness points awarded while waiting
+        match=replace(state.match, length=length)
+        if same and state.match is not None
+        else m.Match(length=length),
         players=players,
         round=str(inp["round"]) if inp.get("round") is not None else None,
         final=bool(inp.get("final", False)),
@@ -398,6 +407,9 @@ def on_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState
         raise RuleError(f"source: expected tower or manual, got {source!r}")
     turn = state.turn
     premature = None
+    if match.cube.offered_by is None and _roll_passes_turn(state):
+        turn = other(state.turn)  # type: ignore[arg-type]
+        state = replace(state, turn=turn, rolled=False, roll_attempted=False)
     if match.cube.offered_by is not None:
         premature = "a double is waiting for take or pass"
     elif state.rolled and turn is not None:
@@ -416,6 +428,11 @@ def on_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState
         ]
     new = replace(state, rolled=True, roll_attempted=True, dice=dice)
     return new, [{"type": "roll", "dice": list(dice), "source": source, "side": turn}]
+
+
+def _roll_passes_turn(state: TableState) -> bool:
+    """Without a clock no press ends a turn: a roll after the mover's roll is the opponent's."""
+    return not state.clock.enabled and state.rolled and state.turn is not None
 
 
 def on_invalid_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:

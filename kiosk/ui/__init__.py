@@ -14,8 +14,9 @@ API used by the kiosk application
     previous draw (pass them to ``pygame.display.update``). ``now_wall_ms`` (epoch ms) drives the
     countdowns: start time, break, lateness. After a draw, ``view.last_layout`` lists every text
     drawn as ``TextPlacement(text, rect, box, size, requested, region)``.
-    ``view.invalidate()`` forces a full repaint; ``view.next_frame_ms(snap)`` says how soon the
-    screen may change by itself (100 ms while the delay or tenths run, else 1000 ms).
+    ``view.invalidate()`` forces a full repaint; ``view.next_frame_ms(snap, now_wall_ms)`` says
+    in how many ms the screen next changes by itself (a clock digit, the delay bar, a countdown;
+    20…1000), so the main loop can sleep until then or until an input arrives.
 
 ``view.hit(pos, snap, local) -> list[Intent]`` and ``view.key(key, mod, snap, local) -> list[Intent]``
     A touch at ``pos`` (pixels, from FINGERDOWN) or a key press (desktop key map, docs/screens.md).

@@ -4,8 +4,8 @@ The catalogs live in ``kiosk/locale/<lang>/LC_MESSAGES/kiosk.po`` so translators
 usual tools, but the kiosk reads the ``.po`` text itself (no compile step, no ``msgfmt``).
 Messages are English sentences with named ``{placeholders}`` filled with ``str.format``.
 
-Code marks every message it shows by passing a literal string to a translator named ``tr`` (or
-to :func:`N_` for messages kept in tables), which is how :func:`extract_msgids` finds them.
+Code marks every message it shows by passing a literal string to a translator named ``tr`` or
+``side_tr`` (or to :func:`N_` for messages kept in tables), which is how :func:`extract_msgids` finds them.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ LANGUAGES: dict[str, str] = {
 }
 
 Translator = Callable[[str], str]
-MARKERS = frozenset({"tr", "N_"})
+MARKERS = frozenset({"tr", "side_tr", "N_"})
 
 
 def N_(message: str) -> str:
@@ -99,7 +99,9 @@ def parse_po(text: str) -> dict[str, str]:
             fields[current] += _unquote(line, number)
             continue
         keyword, _, rest = line.partition(" ")
-        if keyword not in ("msgctxt", "msgid", "msgid_plural", "msgstr") and not keyword.startswith("msgstr["):
+        if keyword not in ("msgctxt", "msgid", "msgid_plural", "msgstr") and not keyword.startswith(
+            "msgstr["
+        ):
             raise PoError(f"line {number}: unknown keyword {keyword!r}")
         if keyword in ("msgctxt", "msgid") and "msgstr" in fields:
             flush()
@@ -139,7 +141,13 @@ def extract_msgids(paths: Iterable[Path]) -> set[str]:
             if not isinstance(node, ast.Call) or not node.args:
                 continue
             func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            name = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr
+                if isinstance(func, ast.Attribute)
+                else ""
+            )
             arg = node.args[0]
             if name in MARKERS and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 found.add(arg.value)

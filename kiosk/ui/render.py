@@ -83,7 +83,9 @@ class Renderer:
                 surface.fill(region.bg, region.rect)
             for item in region.items:
                 if isinstance(item, Text):
-                    placed.append(self._draw_text(surface, item, region.key))
+                    placement = self._draw_text(surface, item, region.key)
+                    if placement is not None:
+                        placed.append(placement)
                 elif isinstance(item, Fill):
                     pygame.draw.rect(surface, item.color, item.rect, 0, item.radius)
                 elif isinstance(item, Frame):
@@ -98,9 +100,11 @@ class Renderer:
             surface.set_clip(None)
         return placed
 
-    def _draw_text(self, surface: pygame.Surface, item: Text, key: str) -> TextPlacement:
+    def _draw_text(self, surface: pygame.Surface, item: Text, key: str) -> TextPlacement | None:
         bx, by, bw, bh = item.box
         size, lines = self.texts.fit(item.text, item.bold, item.size, bw, bh, item.wrap)
+        if size < item.min_size:
+            return None
         line_h = self.texts.line_height(item.bold, size)
         surfaces = [self.texts.render(line, size, item.bold, item.color) for line in lines]
         total_h = surfaces[0].get_height() + line_h * (len(surfaces) - 1)

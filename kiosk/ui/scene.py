@@ -66,6 +66,8 @@ class Text:
     bold: bool = True
     align: str = "center"
     wrap: bool = False
+    #: an optional text: left out when it would have to shrink below this size
+    min_size: int = 0
 
 
 Item = Fill | Frame | Poly | Circle | Line | Text

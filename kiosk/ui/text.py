@@ -40,7 +40,9 @@ class TextCache:
             self._fonts[key] = font
         return font
 
-    def fit(self, text: str, bold: bool, size: int, w: int, h: int, wrap: bool) -> tuple[int, tuple[str, ...]]:
+    def fit(
+        self, text: str, bold: bool, size: int, w: int, h: int, wrap: bool
+    ) -> tuple[int, tuple[str, ...]]:
         """The largest size ≤ ``size`` (and its lines) at which ``text`` fits ``w``×``h``."""
         key = (text, bold, size, w, h, wrap)
         hit = self._fits.get(key)
@@ -53,11 +55,13 @@ class TextCache:
             self._fits.popitem(last=False)
         return result
 
-    def _fit(self, text: str, bold: bool, size: int, w: int, h: int, wrap: bool) -> tuple[int, tuple[str, ...]]:
+    def _fit(
+        self, text: str, bold: bool, size: int, w: int, h: int, wrap: bool
+    ) -> tuple[int, tuple[str, ...]]:
         s = max(1, size)
         while True:
             font = self.font(bold, s)
-            lines = self._wrap(font, text, w) if wrap else tuple(text.split("\n"))
+            lines = self._wrap(font, text, w) if wrap else tuple(_visible(t) for t in text.split("\n"))
             width = max(font.size(line)[0] for line in lines)
             height = font.get_height() + font.get_linesize() * (len(lines) - 1)
             if (width <= w and height <= h) or s == 1:
@@ -70,18 +74,18 @@ class TextCache:
 
     @staticmethod
     def _wrap(font: pygame.font.Font, text: str, w: int) -> tuple[str, ...]:
+        """Greedy line breaking at spaces, after hyphens, and at soft hyphens (shown as "-")."""
         lines: list[str] = []
         for para in text.split("\n"):
-            words = para.split(" ")
             line = ""
-            for word in words:
-                trial = f"{line} {word}" if line else word
-                if not line or font.size(trial)[0] <= w:
+            for token, spaced in _tokens(para):
+                trial = f"{line} {token}" if line and spaced else line + token
+                if not line or font.size(_visible(trial))[0] <= w:
                     line = trial
                 else:
-                    lines.append(line)
-                    line = word
-            lines.append(line)
+                    lines.append(_line_end(line))
+                    line = token
+            lines.append(_line_end(line))
         return tuple(lines)
 
     def render(self, text: str, size: int, bold: bool, color: tuple[int, int, int]) -> pygame.Surface:
@@ -100,3 +104,33 @@ class TextCache:
 
     def line_height(self, bold: bool, size: int) -> int:
         return self.font(bold, size).get_linesize()
+
+
+SOFT_HYPHEN = "\u00ad"
+
+
+def _tokens(para: str) -> list[tuple[str, bool]]:
+    """Break opportunities: (piece, preceded by a space). Hyphens stay at the end of their piece."""
+    out: list[tuple[str, bool]] = []
+    for i, word in enumerate(para.split(" ")):
+        piece = ""
+        first = True
+        for ch in word:
+            piece += ch
+            if ch in ("-", SOFT_HYPHEN) and len(piece) > 1:
+                out.append((piece, first and i > 0))
+                piece, first = "", False
+        if piece or first:
+            out.append((piece, first and i > 0))
+    return out
+
+
+def _visible(text: str) -> str:
+    return text.replace(SOFT_HYPHEN, "")
+
+
+def _line_end(line: str) -> str:
+    """A line broken at a soft hyphen shows a hyphen; soft hyphens inside a line vanish."""
+    if line.endswith(SOFT_HYPHEN):
+        return _visible(line) + "-"
+    return _visible(line)

@@ -19,6 +19,7 @@ from kiosk.ui.render import Renderer, TextPlacement
 from kiosk.ui.scene import Intent, Scene
 from kiosk.ui.screens import between, common, dialogs, lobby, play
 from kiosk.ui.screens.base import Ctx
+from kiosk.ui.screens.common import DELAY_BAR_STEPS
 from kiosk.ui.text import TextCache
 
 __all__ = ["Intent", "KioskView", "LocalState", "TextPlacement"]
@@ -87,16 +88,31 @@ class KioskView:
         """Repaint everything on the next draw (e.g. after the display was re-created)."""
         self._renderer.reset()
 
-    def next_frame_ms(self, snap: dict[str, Any]) -> int:
-        """How soon the screen can next change by itself: 100 ms while tenths or the delay run, else 1 s."""
+    def next_frame_ms(self, snap: dict[str, Any], now_wall_ms: int | None = None) -> int:
+        """Milliseconds until the screen next changes by itself (a clock digit, the delay bar, a
+        countdown), between 20 and 1000: the application can sleep that long between frames."""
+        waits = [1000]
         clock = snap.get("clock") or {}
         running = clock.get("running")
         if running:
             reserve = int((clock.get("reserve_ms") or {}).get(running, 0))
-            delay = int((clock.get("delay_ms") or {}).get(running, 0))
-            if reserve < TENTHS_BELOW_MS + 1000 or delay > 0:
-                return 100
-        return 1000
+            delays = clock.get("delay_ms") or {}
+            delay = int(delays.get(running, 0))
+            if delay > 0:
+                full = max(int(v or 0) for v in delays.values())
+                # the bar shows floor(delay * steps / full): it moves when delay drops below k * full / steps
+                k = delay * DELAY_BAR_STEPS // full
+                below = -(-k * full // DELAY_BAR_STEPS)
+                waits += [(delay - 1) % 1000 + 1, delay - below + 1]
+            else:
+                unit = 100 if reserve < TENTHS_BELOW_MS else 1000
+                waits.append(reserve % unit + 1)
+        now = now_wall_ms if now_wall_ms is not None else self._last_now
+        if now is not None:
+            anchors = [snap.get("start_wall")] if snap.get("phase") == "waiting" else []
+            anchors += [(b or {}).get("until_wall") for b in (snap.get("breaks") or {}).values()]
+            waits += [1000 - (now - a) % 1000 for a in anchors if isinstance(a, int)]
+        return max(20, min(waits))
 
     # -- input -----------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import queue
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -343,6 +344,37 @@ def test_commands_are_delivered_and_a_failing_handler_does_not_stop_the_next(mos
     assert table.link.online
 
 
+def test_a_command_handler_may_answer_from_the_network_thread(mosquitto, stack):
+    """The kiosk journals a command and publishes its cmd_done event right inside on_cmd."""
+    event = uid()
+    box: list[Table] = []
+
+    def on_cmd(cmd: dict) -> None:
+        table = box[0]
+        table.link.publish_event(
+            {"seq": 1, "match_id": "m1", "type": "cmd_done", "id": cmd["id"], "ok": True}
+        )
+        table.link.publish_state({"table": "12", "n": 500, "last_cmd": cmd["id"]})
+
+    table = Table(mosquitto, event, on_cmd=on_cmd)
+    box.append(table)
+    table.start()
+    stack.append(table)
+    hub = Hub(mosquitto, event)
+    stack.append(hub)
+    hub.link.send_cmd("12", {"id": "c9", "type": "td_ack"})
+    assert hub.events.get(timeout=WAIT)[1] == {
+        "seq": 1,
+        "match_id": "m1",
+        "type": "cmd_done",
+        "id": "c9",
+        "ok": True,
+    }
+    while (state := hub.state.get(timeout=WAIT)[1]).get("n") != 500:
+        pass
+    assert state["last_cmd"] == "c9"
+
+
 # --------------------------------------------------------------------------- events
 def test_events_are_delivered_in_order(mosquitto, stack):
     event = uid()
@@ -454,6 +486,42 @@ def test_resync_resends_state_and_the_events_of_the_match(mosquitto, stack):
     hub.link.request_resync("12", "m1", 3)
     assert [(e["match_id"], e["seq"]) for e in hub.next_events(3)] == [("m1", 3), ("m1", 4), ("m1", 5)]
     assert hub.state.get(timeout=WAIT)[1]["table"] == "12"
+
+
+def test_no_deadlock_with_an_application_lock(mosquitto, stack):
+    """The application holds its own lock while publishing, and its state_provider takes the
+    same lock; announces (here: resync requests) must not deadlock against it."""
+    event = uid()
+    app_lock = threading.Lock()
+    table = Table(mosquitto, event)
+
+    def provide() -> dict:
+        with app_lock:
+            return {"table": "12", "n": 0}
+
+    table.link._state_provider = provide
+    table.start()
+    stack.append(table)
+    hub = Hub(mosquitto, event)
+    stack.append(hub)
+    done = threading.Event()
+
+    def application() -> None:
+        for i in range(1, 201):
+            with app_lock:
+                table.link.publish_event(ev(i))
+        done.set()
+
+    worker = threading.Thread(target=application, daemon=True)
+    worker.start()
+    for _ in range(20):
+        hub.link.request_resync("12", "m1", 1)
+    assert done.wait(WAIT * 3)
+    seen = SeqTracker()
+    new = 0
+    while new < 200:
+        evt = hub.events.get(timeout=WAIT)[1]
+        new += seen.accept("12", "m1", evt["seq"]).kind != "duplicate"
 
 
 # --------------------------------------------------------------------------- bad input

@@ -338,3 +338,71 @@ def test_table_fragment_is_a_valid_kiosk_configuration(tmp_path: Path):
     assert (config.broker.host, config.broker.port) == ("hub.example", 1884)
     assert config.mqtt_username == "A1"
     assert verify_password(config.broker.password, passwd_entries(out)["A1"])
+
+
+TEMPLATE = """
+language = "fr"
+td_pin = "4321"
+data_dir = "/var/lib/bgtable"
+tick_interval_ms = 500
+
+[pins]
+enabled = true
+A = 5
+B = 6
+
+[dice]
+device = "/dev/dice"
+baud = 115200
+
+[screen]
+size = "1280x720"
+rotation = 180
+fullscreen = true
+"""
+
+
+def test_table_template_makes_each_fragment_a_whole_kiosk_configuration(tmp_path: Path):
+    from kiosk.config import load
+
+    template = tmp_path / "room.toml"
+    template.write_text(TEMPLATE)
+    out = tmp_path / "room"
+    assert (
+        main(["--event", "ev", "--tables", "1-2", "--out", str(out), "--table-template", str(template)]) == 0
+    )
+    config = load(out / "tables" / "2.toml")
+    assert (config.table_id, config.event, config.language, config.td_pin) == ("2", "ev", "fr", "4321")
+    assert config.tick_interval_ms == 500
+    assert (config.pins.A, config.pins.B) == (5, 6)
+    assert config.dice.device == "/dev/dice"
+    assert (config.screen.size, config.screen.rotation) == ((1280, 720), 180)
+    assert verify_password(config.broker.password, passwd_entries(out)["2"])
+    # --keep reads the password back from a whole-configuration fragment too
+    assert main(["--event", "ev", "--tables", "1-3", "--out", str(out), "--keep"]) == 0
+    again = load(out / "tables" / "2.toml")
+    assert again == config, "the stored template and the password were reused"
+    assert load(out / "tables" / "3.toml").screen.size == (1280, 720)
+    assert stat.S_IMODE((out / "table-template.toml").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('table_id = "9"\n', "remove 'table_id'"),
+        ('event = "x"\n', "remove 'event'"),
+        ('[broker]\nhost = "x"\n', "remove 'broker'"),
+        ("[screen.inner]\nx = 1\n", "screen.inner: only strings"),
+        ("when = 2026-11-22T10:00:00\n", "when: only strings"),
+        ("language = \n", "--table-template"),
+    ],
+)
+def test_table_template_refuses_what_it_cannot_copy(tmp_path: Path, text: str, message: str):
+    template = tmp_path / "room.toml"
+    template.write_text(text)
+    done = run_module(
+        "--event", "ev", "--tables", "1", "--out", str(tmp_path / "room"), "--table-template", str(template)
+    )
+    assert done.returncode == 2
+    assert message in done.stderr, done.stderr
+    assert not (tmp_path / "room").exists()

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import queue
+import signal
 import ssl
 import subprocess
 import threading
+import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,6 +75,14 @@ class Peer:
 
     def wait_connack(self) -> mqtt.ReasonCode:
         return self.connack.get(timeout=WAIT)
+
+    def refused(self) -> bool:
+        """Whether the broker refused the connection; a refused client is stopped at once (paho
+        would otherwise keep retrying in the background)."""
+        failed = self.wait_connack().is_failure
+        if failed:
+            self.close()
+        return failed
 
     def connected(self) -> Peer:
         rc = self.wait_connack()
@@ -237,17 +247,17 @@ def test_hub_cannot_reach_another_events_topics(room: Room):
 def test_anonymous_and_wrong_credentials_are_refused(room: Room):
     anonymous = Peer(room.broker, None, None, client_id="anon")
     room.peers.append(anonymous)
-    assert anonymous.wait_connack().is_failure
+    assert anonymous.refused()
     username, password = room.credential("3")
     wrong = Peer(room.broker, username, password + "x")
     room.peers.append(wrong)
-    assert wrong.wait_connack().is_failure
+    assert wrong.refused()
     other_table = Peer(room.broker, "4", password)  # table 3's password does not open table 4
     room.peers.append(other_table)
-    assert other_table.wait_connack().is_failure
+    assert other_table.refused()
     unknown = Peer(room.broker, "99", password)
     room.peers.append(unknown)
-    assert unknown.wait_connack().is_failure
+    assert unknown.refused()
     assert room.peer("3").wait_connack() == 0
 
 
@@ -309,8 +319,95 @@ def test_tls_listener_accepts_table_credentials(tmp_path: Path):
         username, _ = room.credential("3")
         wrong = Peer(room.broker, username, "not-the-password", port=tls_port, tls_ca=cert)
         room.peers.append(wrong)
-        assert wrong.wait_connack().is_failure
+        assert wrong.refused()
     finally:
         for peer in room.peers:
             peer.close()
         room.broker.stop()
+
+
+def test_adding_a_table_with_keep_and_a_reload_keeps_connected_tables(room: Room):
+    hub = room.hub_watching_all()
+    t3 = room.peer("3").connected()
+    old_password = room.credential("3")[1]
+    argv = ["--event", EVENT, "--tables", "1-6,A1", "--out", str(room.out), "--port", str(room.broker.port)]
+    assert broker_config_main([*argv, "--bind", "127.0.0.1", "--keep"]) == 0
+    assert room.credential("3")[1] == old_password
+    room.broker.proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + WAIT
+    while True:  # the broker reloads its files between two network events: retry until it has
+        t6 = room.peer("6")
+        if not t6.refused():
+            break
+        assert time.monotonic() < deadline, "table 6 was never admitted after the reload"
+    t6.publish(topic("6", "state"), b"new table")
+    assert hub.receive_until(topic("6", "state")) == [(topic("6", "state"), b"new table")]
+    t3.publish(topic("3", "state"), b"still here")
+    assert hub.receive_until(topic("3", "state")) == [(topic("3", "state"), b"still here")]
+    assert t3.disconnects == []
+
+
+def test_product_links_work_through_the_locked_down_broker(room: Room, tmp_path: Path):
+    """The hub's and a table's own MQTT links, with their generated credentials: presence, state,
+    events, assignment, commands and resync all pass the ACL (and the hub's own client id is
+    replaced by its username without breaking its persistent session)."""
+    from drivers.hub_link import HubLink
+    from drivers.outbox import Outbox
+    from drivers.table_link import TableLink
+
+    got: queue.Queue[tuple[str, str, dict]] = queue.Queue()
+    hub_user, hub_password = room.credential("hub")
+    hub = HubLink(
+        EVENT,
+        room.broker.host,
+        room.broker.port,
+        on_status=lambda t, o: got.put(("status", t, o)),
+        on_state=lambda t, o: got.put(("state", t, o)),
+        on_event=lambda t, o: got.put(("evt", t, o)),
+        username=hub_user,
+        password=hub_password,
+        backoff=(0.05, 0.5),
+    )
+    hub.start()
+    assert hub.wait_online(WAIT)
+    to_table: queue.Queue[tuple[str, dict]] = queue.Queue()
+    table_user, table_password = room.credential("3")
+    box = Outbox(str(tmp_path / "outbox.db"))
+    table = TableLink(
+        EVENT,
+        "3",
+        room.broker.host,
+        room.broker.port,
+        outbox=box,
+        state_provider=lambda: {"table": "3", "match_id": "r1-t3", "seq": 0},
+        on_assign=lambda a: to_table.put(("assign", a)),
+        on_cmd=lambda c: to_table.put(("cmd", c)),
+        username=table_user,
+        password=table_password,
+        backoff=(0.05, 0.5),
+    )
+    table.start()
+    try:
+        assert table.wait_online(WAIT)
+
+        def next_from_table(kind: str) -> dict:
+            while True:
+                item = got.get(timeout=WAIT)
+                if item[0] == kind and item[1] == "3":
+                    return item[2]
+
+        assert next_from_table("status")["online"] is True
+        assert next_from_table("state")["match_id"] == "r1-t3"
+        table.publish_event({"seq": 1, "match_id": "r1-t3", "type": "press", "wall": 1})
+        assert next_from_table("evt")["seq"] == 1
+        hub.send_assign("3", {"match_id": "r1-t3", "length": 7})
+        hub.send_cmd("3", {"id": "c1", "type": "pause", "reason": "td", "expires_wall": 2**41})
+        assert to_table.get(timeout=WAIT) == ("assign", {"match_id": "r1-t3", "length": 7})
+        kind, cmd = to_table.get(timeout=WAIT)
+        assert (kind, cmd["id"]) == ("cmd", "c1")
+        hub.request_resync("3", "r1-t3", 1)
+        assert next_from_table("evt")["seq"] == 1  # re-sent from the outbox
+    finally:
+        table.stop(WAIT)
+        hub.stop(WAIT)
+        box.close()

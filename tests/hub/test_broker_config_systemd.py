@@ -7,6 +7,7 @@ that may not exist, and reach the screen, touch, GPIO and serial devices as an o
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -21,15 +22,20 @@ def parse_unit(path: Path) -> dict[str, list[tuple[str, str]]]:
     """A unit file as {section: [(key, value), ...]}: repeated keys kept, comments dropped."""
     sections: dict[str, list[tuple[str, str]]] = {}
     current: list[tuple[str, str]] | None = None
+    pending = ""
     for number, raw in enumerate(path.read_text().splitlines(), start=1):
-        line = raw.strip()
+        line = pending + raw.strip()
+        if line.endswith("\\") and not line.startswith(("#", ";")):
+            pending = line[:-1].rstrip() + " "
+            continue
+        pending = ""
         if not line or line.startswith(("#", ";")):
             continue
         if line.startswith("[") and line.endswith("]"):
             current = sections.setdefault(line[1:-1], [])
             continue
         assert current is not None, f"{path.name}:{number}: key outside a section"
-        assert "=" in line and not line.endswith("\\"), f"{path.name}:{number}: not KEY=value: {raw!r}"
+        assert "=" in line, f"{path.name}:{number}: not KEY=value: {raw!r}"
         key, value = line.split("=", 1)
         current.append((key.strip(), value.strip()))
     return sections
@@ -110,7 +116,46 @@ def test_hub_waits_for_the_network_and_restarts_on_failure(hub):
     assert one(hub, "Service", "Restart") == "on-failure"
     assert one(hub, "Service", "User") == "bghub"
     assert one(hub, "Service", "StateDirectory") == "bghub"
-    assert one(hub, "Service", "ExecStart").startswith("/opt/bgtable/venv/bin/bghub ")
+    assert one(hub, "Service", "EnvironmentFile") == "/etc/bgtable/bghub.env"
+
+
+def expand(command: str, env: dict[str, str]) -> list[str]:
+    """systemd's expansion: ``${VAR}`` is one word, ``$VAR`` is split on whitespace."""
+    words = []
+    for word in shlex.split(command):
+        whole = re.fullmatch(r"\$\{(\w+)\}", word)
+        split = re.fullmatch(r"\$(\w+)", word)
+        if whole:
+            words.append(env[whole[1]])
+        elif split:
+            words.extend(env.get(split[1], "").split())
+        else:
+            words.append(word)
+    return words
+
+
+def test_hub_command_line_is_accepted_by_bghub(hub):
+    from hub.cli import build_parser
+
+    env_lines = (SYSTEMD / "bghub.env").read_text().splitlines()
+    env = dict(line.split("=", 1) for line in env_lines if line and not line.startswith("#"))
+    argv = expand(one(hub, "Service", "ExecStart"), env)
+    assert argv[0] == "/opt/bgtable/venv/bin/bghub"
+    args = build_parser().parse_args(argv[1:])
+    assert args.command == "run"
+    assert args.event == env["BGHUB_EVENT"]
+    assert args.broker == ("127.0.0.1", 1883)
+    assert args.broker_credentials == "/etc/bgtable/hub.toml"
+    assert args.db.startswith("/var/lib/bghub/")
+    assert args.http == ("0.0.0.0", 8080)
+
+
+def test_kiosk_command_line_is_accepted_by_bgtable(kiosk):
+    from kiosk.cli import build_parser
+
+    argv = shlex.split(one(kiosk, "Service", "ExecStart"))
+    args = build_parser().parse_args(argv[1:])
+    assert (args.command, args.fullscreen, args.config) == ("run", True, "/etc/bgtable/table.toml")
 
 
 def test_mosquitto_drop_in_points_at_the_generated_config():

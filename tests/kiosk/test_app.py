@@ -77,8 +77,8 @@ class RecordingView:
         self.hits: list[tuple[int, int]] = []
         self.keys: list[int] = []
 
-    def draw(self, *args: Any) -> list[Any]:
-        return self.view.draw(*args)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.view, name)
 
     def hit(self, pos: tuple[int, int], snap: dict, local: Any) -> list[dict]:
         self.hits.append(tuple(pos))
@@ -355,3 +355,52 @@ def test_sigterm_stops_cleanly_after_ready(tmp_path):
     assert b"STOPPING=1" in messages
     assert "first frame" in err and "stopped" in err
     sock.close()
+
+
+# -- with the real screen: touches and keys become journaled table inputs ----------------------
+
+
+def touch_intent(app: KioskApp, wanted: dict[str, Any], rotation: int = 0) -> None:
+    """Touch the centre of the button that yields ``wanted`` on the screen last drawn."""
+    scene = app.view.last_scene
+    rects = [h.rect for h in scene.hits if any(wanted.items() <= i.items() for i in h.intents)]
+    assert rects, f"no button for {wanted} on screen"
+    x, y, w, h = rects[-1]
+    width, height = app._canvas.get_size()
+    cx, cy = (x + w / 2) / width, (y + h / 2) / height
+    if rotation == 180:
+        cx, cy = 1 - cx, 1 - cy
+    pygame.event.post(pygame.event.Event(pygame.FINGERDOWN, x=cx, y=cy, finger_id=0, touch_id=1, dx=0, dy=0))
+
+
+@pytest.mark.parametrize("rotation", [0, 180])
+def test_touching_a_button_journals_its_input(make_app, rotation):
+    app = make_app(screen=ScreenConfig(size=(800, 480), rotation=rotation))
+    app.controller.submit({"input": "assign", "match_id": "m1", "length": 7, "players": PLAYERS})
+    app.step()
+    touch_intent(app, {"input": "checkin", "side": "A"}, rotation)
+    run_until(app, lambda: inputs(app)[-1:] == ["checkin"], "check-in by touch")
+    assert journaled(app)[-1]["side"] == "A"
+    assert app.controller.snapshot()["present"] == {"A": True, "B": False}
+
+
+def test_restored_match_is_resumed_and_played_from_the_keyboard(make_app, tmp_path):
+    seed_playing_match(tmp_path / "data")
+    app = make_app()
+    app.step()
+    assert app.controller.snapshot()["clock"]["paused"] == "power_loss"
+
+    def key(k: int) -> None:
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0))
+
+    key(pygame.K_SPACE)  # resume
+    run_until(app, lambda: inputs(app)[-1] == "resume", "resume")
+    key(pygame.K_m)  # right-hand clock key: B starts A's clock
+    run_until(app, lambda: app.controller.state.clock.running == "A", "A's clock")
+    key(pygame.K_z)  # left-hand clock key: A ends the turn
+    run_until(app, lambda: app.controller.state.clock.running == "B", "B's clock")
+    assert [(r["input"], r.get("side")) for r in journaled(app)[-3:]] == [
+        ("resume", None),
+        ("press", "B"),
+        ("press", "A"),
+    ]

@@ -193,3 +193,28 @@ def test_a_late_players_clock_before_the_match_keeps_running(tmp_path):
     again = restart(path, t=clock.t)
     assert again.journal.count() == n  # nothing journaled that the rules would refuse
     assert again.state.clock.running == "A"
+
+
+def test_restore_through_runs_of_ticks_finds_the_flag_as_replay_does(tmp_path):
+    """Hours of ticks restore quickly (runs are collapsed), with exactly replay's state."""
+    for profile in ("wbgf-2023", "hbf"):
+        path = tmp_path / f"{profile}.sqlite3"
+        clock_setting = {"minutes_per_point": 0.1, "delay_s": 1}
+        rows = [
+            {"input": "assign", "match_id": "f", "length": 1, "players": PLAYERS, "clock": clock_setting},
+            {"input": "checkin", "side": "A"},
+            {"input": "checkin", "side": "B"},
+            {"input": "opening_roll", "A": 5, "B": 2},
+            {"input": "press", "side": "B"},  # A: 1 s delay + 6 s reserve from at=0
+        ]
+        rows[0]["profile"] = profile
+        with Journal(path) as journal:
+            for row in rows:
+                journal.append({**row, "at": 0, "wall": WALL0})
+            for t in range(1_000, 20_001, 1_000):  # ticks straight over the flag at 7 s
+                journal.append({"at": t, "wall": WALL0 + t, "input": "tick"})
+        again = restart(path, t=20_000)
+        expected = replay(Journal(path).read_all(), new_table("12"))
+        assert again.state == expected
+        assert again.state.clock.flagged == "A" and again.state.clock.flagged_at == 7_000
+        assert again.state.phase == ("flag" if profile == "wbgf-2023" else "finished")

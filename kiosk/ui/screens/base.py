@@ -131,9 +131,20 @@ class Pen:
         bold: bool = True,
         align: str = "center",
         wrap: bool = False,
+        min_size: int = 0,
     ) -> None:
         if text:
-            self.region.items.append(Text(text, self.geo.r(rect), self.geo.n(size), color, bold, align, wrap))
+            item = Text(
+                text,
+                self.geo.r(rect),
+                self.geo.n(size),
+                color,
+                bold,
+                align,
+                wrap,
+                self.geo.n(min_size) if min_size else 0,
+            )
+            self.region.items.append(item)
 
     def hit(self, rect: Rect, intents: list[Intent], keys: tuple[int, ...] = (), grow: int = 0) -> None:
         """A touch area (``grow`` enlarges it beyond what is drawn, for fingers)."""
@@ -167,7 +178,15 @@ class Pen:
             sub_h = min(h - top_h, self.lay.f_small * 5 // 2)
             y += (h - top_h - sub_h) // 2
             self.text(label, (x, y, w, top_h), fsize, fg, wrap=True)
-            self.text(sublabel, (x, y + top_h, w, sub_h), self.lay.f_small, fg, bold=False, wrap=True)
+            self.text(
+                sublabel,
+                (x, y + top_h, w, sub_h),
+                self.lay.f_small,
+                fg,
+                bold=False,
+                wrap=True,
+                min_size=self.lay.f_small * 3 // 4,
+            )
         else:
             self.text(label, inner, fsize, fg, wrap=True)
         self.hit(rect, intents, keys, grow=self.lay.pad // 2)

@@ -16,8 +16,7 @@ def between_games(c: Ctx) -> None:
         _breaks_info(c, side)
         _break_button(c, side)
     common.match_info(c)
-    _last_game(c)
-    _crawford_next(c)
+    _summary(c)
     lay = c.lay
     tr = c.tr()
     pen, area = common.center_stack(c)
@@ -25,10 +24,17 @@ def between_games(c: Ctx) -> None:
     big = lay.H * 15 // 100
     undo_r, next_r = common.stack_rects(area, [small, big], lay.pad)
     if facts.can_undo(c.snap):
-        pen.button(undo_r, tr("Undo"), [{"ui": "open", "overlay": "undo"}], keys=keys.UNDO, style="secondary",
-                   size=lay.f_label)
-    pen.button(next_r, tr("Next game"), [{"ui": "open", "overlay": "opening"}], keys=keys.NEXT_GAME,
-               size=lay.f_label, sublabel=tr("Opening roll"))
+        pen.button(
+            undo_r,
+            tr("Undo"),
+            [{"ui": "open", "overlay": "undo"}],
+            keys=keys.UNDO,
+            style="secondary",
+            size=lay.f_label,
+        )
+    pen.button(
+        next_r, tr("Next game"), [{"ui": "open", "overlay": "opening"}], keys=keys.NEXT_GAME, size=lay.f_label
+    )
 
 
 def _breaks_info(c: Ctx, side: str) -> None:
@@ -53,8 +59,13 @@ def _break_button(c: Ctx, side: str) -> None:
         return
     tr = c.tr(side)
     where = keys.pos(c.is_left(side))
-    pen.button(common.bottom_button_rect(c, side), tr("Take a break"),
-               [{"ui": "open", "overlay": "break", "side": side}], keys=keys.MAIN[where], style="secondary")
+    pen.button(
+        common.bottom_button_rect(c, side),
+        tr("Take a break"),
+        [{"ui": "open", "overlay": "break", "side": side}],
+        keys=keys.MAIN[where],
+        style="secondary",
+    )
 
 
 def last_game_text(c: Ctx, tr) -> str:
@@ -67,23 +78,42 @@ def last_game_text(c: Ctx, tr) -> str:
     )
 
 
-def _last_game(c: Ctx) -> None:
+def _summary(c: Ctx) -> None:
+    """The last game's result and, when it comes next, the Crawford notice (large)."""
     lay = c.lay
-    rect = common.center_split(c)["badge"]
-    pen = c.region("C.last", rect, theme.BG)
-    pen.note(inset(rect, lay.pad), last_game_text(c, c.tr()), size=lay.f_small)
-
-
-def _crawford_next(c: Ctx) -> None:
-    rect = common.center_split(c)["cube"]
-    pen = c.region("C.crawford", rect, theme.BG)
+    split = common.center_split(c)
+    x, y, w, h = split["badge"]
+    total = h + split["cube"][3]
+    pen = c.region("C.summary", (x, y, w, total), theme.BG)
+    tr = c.tr()
+    text = last_game_text(c, tr)
     if c.snap.get("crawford"):
-        common.crawford_badge(pen, c, rect, c.tr()("Next game is the Crawford game"))
+        badge_h = total * 7 // 10
+        common.crawford_badge(
+            pen, c, (x, y + total - badge_h, w, badge_h), tr("Next game is the Crawford game")
+        )
+        pen.text(
+            text,
+            (x + lay.pad, y, w - 2 * lay.pad, total - badge_h),
+            lay.f_small,
+            bold=False,
+            wrap=True,
+            min_size=lay.f_small * 2 // 3,
+        )
+        return
+    pen.note(inset((x, y, w, total), lay.pad), text, size=lay.f_small)
+
+
+def _crawford_next(c: Ctx, rect) -> None:
+    pen = c.region("C.crawford", rect, theme.BG)
+    tr = c.tr()
+    if c.snap.get("crawford"):
+        common.crawford_badge(pen, c, rect, tr("Next game is the Crawford game"))
     elif c.snap.get("post_crawford"):
-        pen.text(c.tr()("Post-Crawford"), inset(rect, c.lay.pad * 2), c.lay.f_small, theme.TEXT_DIM, bold=False)
+        pen.text(tr("Post-Crawford"), inset(rect, c.lay.pad * 2), c.lay.f_small, theme.TEXT_DIM, bold=False)
 
 
-# -- break -----------------------------------------------------------------------------------------------
+# -- break -----------------------------------------------------------------------------------------
 
 
 def break_screen(c: Ctx) -> None:
@@ -101,21 +131,34 @@ def break_screen(c: Ctx) -> None:
         tr = c.tr(side)
         where = keys.pos(c.is_left(side))
         if away:
-            pen.button(common.bottom_button_rect(c, side), tr("I am back"), [{"input": "return", "side": side}],
-                       keys=keys.MAIN[where], style="good")
+            pen.button(
+                common.bottom_button_rect(c, side),
+                tr("I am back"),
+                [{"input": "return", "side": side}],
+                keys=keys.MAIN[where],
+                style="good",
+            )
         elif facts.can_break(c.snap, side):
-            pen.button(common.bottom_button_rect(c, side), tr("Take a break"),
-                       [{"ui": "open", "overlay": "break", "side": side}], keys=keys.MAIN[where], style="secondary")
+            pen.button(
+                common.bottom_button_rect(c, side),
+                tr("Take a break"),
+                [{"ui": "open", "overlay": "break", "side": side}],
+                keys=keys.MAIN[where],
+                style="secondary",
+            )
     common.match_info(c)
     tr = c.tr()
-    rect = common.center_split(c)["badge"]
-    pen = c.region("C.last", rect, theme.BG)
-    x, y, w, h = rect
-    icon = h // 3
+    split = common.center_split(c)
+    x, y, w, h = split["badge"]
+    pen = c.region("C.break", split["badge"], theme.BG)
+    icon = h * 2 // 5
     pen.pause_icon((x + (w - icon) // 2, y + lay.pad, icon * 3 // 4, icon), theme.TEXT)
-    pen.text(tr("Break"), (x + lay.pad, y + icon + 2 * lay.pad, w - 2 * lay.pad, h - icon - 3 * lay.pad),
-             lay.f_title)
-    _crawford_next(c)
+    pen.text(
+        tr("Break"),
+        (x + lay.pad, y + icon + 2 * lay.pad, w - 2 * lay.pad, h - icon - 3 * lay.pad),
+        lay.f_label,
+    )
+    _crawford_next(c, split["cube"])
     pen2, area = common.center_stack(c)
     pen2.note(area, last_game_text(c, tr), theme.TEXT_DIM, size=lay.f_small)
 
@@ -136,18 +179,33 @@ def _break_countdown(c: Ctx, side: str, bg) -> None:
         return
     if late is None:
         pen.text(tr("On a break"), (x + lay.pad, y + 2, w - 2 * lay.pad, label_h), lay.f_label)
-        pen.text(countdown_text(until - c.now), (x + lay.pad, y + label_h, w - 2 * lay.pad, h - label_h - 2),
-                 lay.f_clock)
-        info.note(inset(r["info"], lay.pad), tr("Be back before the time runs out."), theme.TEXT_DIM,
-                  size=lay.f_small)
+        pen.text(
+            countdown_text(until - c.now),
+            (x + lay.pad, y + label_h, w - 2 * lay.pad, h - label_h - 2),
+            lay.f_clock,
+        )
+        info.note(
+            inset(r["info"], lay.pad),
+            tr("Be back before the time runs out."),
+            theme.TEXT_DIM,
+            size=lay.f_small,
+        )
         return
-    pen.text(tr("Break over: late"), (x + lay.pad, y + 2, w - 2 * lay.pad, label_h), lay.f_label, theme.LOW_TIME)
-    pen.text(elapsed_text(late.late_ms), (x + lay.pad, y + label_h, w - 2 * lay.pad, h - label_h - 2),
-             lay.f_clock, theme.LOW_TIME)
-    info.text(tr("Penalty points: {points}").format(points=late.points), inset(r["info"], lay.pad), lay.f_label)
+    pen.text(
+        tr("Break over: late"), (x + lay.pad, y + 2, w - 2 * lay.pad, label_h), lay.f_label, theme.LOW_TIME
+    )
+    pen.text(
+        elapsed_text(late.late_ms),
+        (x + lay.pad, y + label_h, w - 2 * lay.pad, h - label_h - 2),
+        lay.f_clock,
+        theme.LOW_TIME,
+    )
+    info.text(
+        tr("Penalty points: {points}").format(points=late.points), inset(r["info"], lay.pad), lay.f_label
+    )
 
 
-# -- match over ----------------------------------------------------------------------------------------------
+# -- match over ------------------------------------------------------------------------------------
 
 
 def finished(c: Ctx) -> None:
@@ -165,16 +223,25 @@ def finished(c: Ctx) -> None:
         if won:
             star = h * 2 // 3
             pen.star((x + (w - star) // 2, y + lay.pad, star, star), theme.AMBER)
-            pen.text(tr("Winner"), (x + lay.pad, y + star + lay.pad, w - 2 * lay.pad, h - star - 2 * lay.pad),
-                     lay.f_label, theme.AMBER)
+            pen.text(
+                tr("Winner"),
+                (x + lay.pad, y + star + lay.pad, w - 2 * lay.pad, h - star - 2 * lay.pad),
+                lay.f_label,
+                theme.AMBER,
+            )
         info = c.region(f"{side}.info", r["info"], bg)
         bot = common.bottom(c, side)
         if confirmed.get(side):
             info.text("✓ " + tr("Score confirmed"), inset(r["info"], lay.pad), lay.f_label, theme.TEXT)
         else:
             where = keys.pos(c.is_left(side))
-            bot.button(common.bottom_button_rect(c, side), tr("Confirm the score"),
-                       [{"input": "confirm", "side": side}], keys=keys.MAIN[where], style="good")
+            bot.button(
+                common.bottom_button_rect(c, side),
+                tr("Confirm the score"),
+                [{"input": "confirm", "side": side}],
+                keys=keys.MAIN[where],
+                style="good",
+            )
     common.match_info(c)
     tr = c.tr()
     rect = common.center_split(c)["below_info"]
@@ -186,20 +253,36 @@ def finished(c: Ctx) -> None:
     pen.text(tr("Match over"), (ix, y + lay.pad, iw, row), lay.f_label, wrap=True)
     score = c.snap.get("score") or {}
     left, right = c.left, ("B" if c.left == "A" else "A")
-    pen.text(f"{score.get(left, 0)} – {score.get(right, 0)}", (ix, y + lay.pad + row, iw, row * 3 // 2),
-             lay.f_title)
+    pen.text(
+        f"{score.get(left, 0)} – {score.get(right, 0)}",
+        (ix, y + lay.pad + row, iw, row * 3 // 2),
+        lay.f_title,
+    )
     if winner:
-        pen.note((ix, y + lay.pad + row * 5 // 2, iw, row * 3 // 2),
-                 tr("{name} wins the match").format(name=c.name(winner)), size=lay.f_small)
+        pen.note(
+            (ix, y + lay.pad + row * 5 // 2, iw, row * 3 // 2),
+            tr("{name} wins the match").format(name=c.name(winner)),
+            size=lay.f_small,
+        )
     reason = c.snap.get("end_reason") or ""
     if reason in messages.END_REASONS:
-        pen.note((ix, y + lay.pad + row * 4, iw, row), tr(messages.END_REASONS[reason]), theme.TEXT_DIM,
-                 size=lay.f_small)
+        pen.note(
+            (ix, y + lay.pad + row * 4, iw, row),
+            tr(messages.END_REASONS[reason]),
+            theme.TEXT_DIM,
+            size=lay.f_small,
+        )
     pen2 = c.region("C.buttons", (x, y + top_h, w, h - top_h), theme.BG)
     area = inset((x, y + top_h, w, h - top_h), lay.pad)
     if facts.can_undo(c.snap):
         (undo_r,) = common.stack_rects(area, [lay.H * 105 // 1000], lay.pad)
-        pen2.button(undo_r, tr("Undo"), [{"ui": "open", "overlay": "undo"}], keys=keys.UNDO, style="secondary",
-                    size=lay.f_label)
+        pen2.button(
+            undo_r,
+            tr("Undo"),
+            [{"ui": "open", "overlay": "undo"}],
+            keys=keys.UNDO,
+            style="secondary",
+            size=lay.f_label,
+        )
     elif confirmed.get("A") and confirmed.get("B"):
         pen2.note(area, tr("Both players confirmed. Thank you!"), theme.GOOD, size=lay.f_small)

@@ -13,6 +13,9 @@ from kiosk.ui.layout import Rect, inset
 from kiosk.ui.screens.base import SIDES, Ctx, Pen, other
 from kiosk.ui.theme import Color
 
+#: the delay bar moves in this many steps over the whole delay
+DELAY_BAR_STEPS = 60
+
 
 # -- top bar ---------------------------------------------------------------------------------------
 
@@ -45,25 +48,26 @@ def _top_side(c: Ctx, side: str) -> None:
     where = keys.pos(c.is_left(side))
     chip_h = lay.top - 2 * (lay.pad - 2)
     y = lay.pad - 2
-    lang_w = lay.top * 3 // 2
-    td_w = w - lang_w - 3 * lay.pad - lay.top // 2
+    lang_w = lay.top * 6 // 5
+    td_w = w - lang_w - 4 * lay.pad
     left = c.is_left(side)
     lang_x = x + lay.pad if left else x + w - lay.pad - lang_w
     td_x = lang_x + lang_w + lay.pad if left else lang_x - lay.pad - td_w
     # language chip: globe + code
     lang_rect = (lang_x, y, lang_w, chip_h)
     pen.fill(lang_rect, theme.SECONDARY, lay.radius)
-    g = chip_h * 11 // 20
-    pen.globe((lang_x + lay.pad, y + (chip_h - g) // 2, g, g), theme.TEXT)
+    g = chip_h * 9 // 20
+    pen.globe((lang_x + lay.pad * 3 // 4, y + (chip_h - g) // 2, g, g), theme.TEXT)
     code = c.side_lang(side).upper()
-    pen.text(code, (lang_x + lay.pad * 2 + g, y, lang_w - lay.pad * 3 - g, chip_h), lay.f_chip)
+    code_x = lang_x + lay.pad * 3 // 2 + g
+    pen.text(code, (code_x, y, lang_x + lang_w - code_x - lay.pad // 2, chip_h), lay.f_chip)
     pen.hit(lang_rect, [{"ui": "open", "overlay": "lang", "side": side}], keys.LANG[where], grow=2)
     # call-the-TD chip, or the indicator that the TD was called
     td_rect = (td_x, y, td_w, chip_h)
     called = c.snap.get("td_call")
-    b = chip_h * 3 // 5
+    b = chip_h // 2
     bell = (td_x + lay.pad, y + (chip_h - b) // 2, b, b)
-    label_box = (td_x + lay.pad * 2 + b, y + 2, td_w - lay.pad * 3 - b, chip_h - 4)
+    label_box = (td_x + lay.pad * 2 + b, y + 2, td_w - lay.pad * 5 // 2 - b, chip_h - 4)
     if called == side:
         pen.fill(td_rect, theme.AMBER, lay.radius)
         pen.bell(bell, theme.TEXT_DARK)
@@ -75,7 +79,7 @@ def _top_side(c: Ctx, side: str) -> None:
         pen.hit(td_rect, [{"input": "call_td", "side": side}], keys.CALL_TD[where], grow=2)
 
 
-# -- player panel rows -------------------------------------------------------------------------------
+# -- player panel rows -----------------------------------------------------------------------------
 
 
 def rows(c: Ctx, side: str) -> dict[str, Rect]:
@@ -106,9 +110,11 @@ def head(c: Ctx, side: str, bg: Color, fg: Color = theme.TEXT, *, score_size: in
     rect = rows(c, side)["head"]
     pen = c.region(f"{side}.head", rect, bg)
     name_row(pen, c, side, fg)
-    x, y, w, h = rect
+    x, y, w, _ = rect
     score = (c.snap.get("score") or {}).get(side, 0)
-    pen.text(str(score), (x + lay.pad, y + lay.name_h, w - 2 * lay.pad, lay.score_h), score_size or lay.f_score, fg)
+    pen.text(
+        str(score), (x + lay.pad, y + lay.name_h, w - 2 * lay.pad, lay.score_h), score_size or lay.f_score, fg
+    )
     return pen
 
 
@@ -133,20 +139,22 @@ def clock_row(
         return pen
     reserve = int((clock.get("reserve_ms") or {}).get(side, 0))
     mark = h * 3 // 10
-    text_box = (x + 2 * lay.pad + mark, y + lay.pad, w - 4 * lay.pad - 2 * mark, h - 2 * lay.pad)
+    left = c.is_left(side)
+    zone = 2 * lay.pad + mark * 3 // 4  # the marker's strip on the outer edge
+    text_x = x + zone if left else x + lay.pad
+    text_box = (text_x, y + lay.pad, w - zone - lay.pad, h - 2 * lay.pad)
     color = theme.TEXT if running else theme.TEXT_DIM
     if running and reserve < 20_000:
         color = theme.LOW_TIME
     if flagged:
         color = theme.FLAG
-    left = c.is_left(side)
     mx = x + lay.pad if left else x + w - lay.pad - mark
     my = y + (h - mark) // 2
     if running:
         pen.frame(inset(rect, lay.pad // 2), theme.MARKER, 4, lay.radius)
         pen.arrow((mx, my, mark * 3 // 4, mark), "right" if left else "left", theme.MARKER)
     elif flagged:
-        pen.flag((mx, my - mark // 4, mark, mark * 3 // 2), theme.FLAG)
+        pen.flag((mx, my - mark // 4, mark * 3 // 4, mark * 3 // 2), theme.FLAG)
     elif paused:
         pen.pause_icon((mx, my, mark * 3 // 4, mark), theme.TEXT_DIM)
     pen.text(clock_text(reserve), text_box, lay.f_clock, color)
@@ -173,14 +181,20 @@ def delay_row(c: Ctx, side: str, bg: Color, *, running: bool) -> Pen:
     color = theme.TEXT if running else theme.TEXT_DIM
     label_w = (w - 4 * lay.pad) * 3 // 5
     pen.text(
-        tr("Delay"), (x + 2 * lay.pad, y + 2, label_w, text_h), lay.f_label, color, bold=False, align="left", wrap=True
+        tr("Delay"),
+        (x + 2 * lay.pad, y + 2, label_w, text_h),
+        lay.f_label,
+        color,
+        bold=False,
+        align="left",
+        wrap=True,
     )
     value_box = (x + 3 * lay.pad + label_w, y + 2, w - 5 * lay.pad - label_w, text_h)
     pen.text(str(delay_seconds(left_ms)), value_box, lay.f_delay, color, align="right")
     bar = (x + 2 * lay.pad, y + h - bar_h - lay.pad, w - 4 * lay.pad, bar_h)
     pen.fill(bar, theme.LINE, bar_h // 2)
     if running and left_ms > 0:
-        steps = 60
+        steps = DELAY_BAR_STEPS
         filled = bar[2] * (left_ms * steps // full) // steps
         if filled > 0:
             pen.fill((bar[0], bar[1], filled, bar_h), theme.TEXT, bar_h // 2)
@@ -229,7 +243,11 @@ def match_info(c: Ctx) -> None:
     length = c.snap.get("length") or 0
     game = c.snap.get("game") or 0
     half = h // 2
-    pen.text(tr("Match to {length}").format(length=length), (x + lay.pad, y + 2, w - 2 * lay.pad, half), lay.f_label)
+    pen.text(
+        tr("Match to {length}").format(length=length),
+        (x + lay.pad, y + 2, w - 2 * lay.pad, half),
+        lay.f_label,
+    )
     if game and facts.in_game(c.snap):
         pen.text(
             tr("Game {number}").format(number=game),
@@ -249,15 +267,38 @@ def crawford_badge(pen: Pen, c: Ctx, rect: Rect, text: str) -> None:
     pen.text(text, inset(box, lay.pad + 2), lay.f_badge, theme.TEXT_DARK, wrap=True)
 
 
-def badge(c: Ctx) -> None:
-    """During play: CRAWFORD GAME, or a quiet post-Crawford note."""
-    rect = center_split(c)["badge"]
-    pen = c.region("C.badge", rect, theme.BG)
+def badge_and_cube(c: Ctx) -> None:
+    """During play: the cube, or — in the Crawford game — a large CRAWFORD GAME badge in its place."""
+    lay = c.lay
+    split = center_split(c)
     tr = c.tr()
-    if c.snap.get("crawford"):
-        crawford_badge(pen, c, rect, tr("CRAWFORD GAME"))
-    elif c.snap.get("post_crawford"):
-        pen.text(tr("Post-Crawford"), inset(rect, c.lay.pad * 2), c.lay.f_small, theme.TEXT_DIM, bold=False)
+    if c.snap.get("crawford") and facts.in_game(c.snap):
+        x, y, w, h = split["badge"]
+        total = h + split["cube"][3]
+        pen = c.region("C.crawford", (x, y, w, total), theme.BG)
+        badge_h = total * 13 // 20
+        crawford_badge(pen, c, (x, y, w, badge_h), tr("CRAWFORD GAME"))
+        row = (x + lay.pad, y + badge_h + lay.pad, w - 2 * lay.pad, total - badge_h - 2 * lay.pad)
+        icon = min(row[3], w // 5)
+        box = (row[0] + lay.pad, row[1] + (row[3] - icon) // 2, icon, icon)
+        pen.frame(box, theme.TEXT_DIM, 2, lay.radius // 3)
+        pen.cross(inset(box, icon // 5), theme.TEXT_DIM, 2)
+        text_x = box[0] + icon + lay.pad
+        pen.text(
+            tr("No doubling"),
+            (text_x, row[1], row[0] + row[2] - text_x, row[3]),
+            lay.f_small,
+            theme.TEXT_DIM,
+            bold=False,
+            wrap=True,
+        )
+        return
+    pen = c.region("C.badge", split["badge"], theme.BG)
+    if c.snap.get("post_crawford"):
+        pen.text(
+            tr("Post-Crawford"), inset(split["badge"], lay.pad * 2), lay.f_small, theme.TEXT_DIM, bold=False
+        )
+    cube_view(c)
 
 
 def cube_view(c: Ctx) -> None:
@@ -268,18 +309,12 @@ def cube_view(c: Ctx) -> None:
     tr = c.tr()
     x, y, w, h = rect
     cb = facts.cube(c.snap)
-    size = h * 3 // 5
+    size = h // 2
     label_h = h - size - lay.pad
     cx = x + (w - size) // 2
     owner, offered = cb.get("owner"), cb.get("offered_by")
     value = int(cb.get("value") or 1)
-    crawford = bool(c.snap.get("crawford")) and facts.in_game(c.snap)
     box = (cx, y + lay.pad // 2, size, size)
-    if crawford:
-        pen.frame(box, theme.TEXT_DIM, 3, lay.radius // 2)
-        pen.cross(inset(box, size // 5), theme.TEXT_DIM, 3)
-        pen.note((x + lay.pad, y + size + lay.pad, w - 2 * lay.pad, label_h), tr("No doubling"), theme.TEXT_DIM)
-        return
     shown = facts.offered_value(c.snap) if offered else value
     pen.fill(box, theme.DIE_FACE, lay.radius // 2)
     if offered:
@@ -290,7 +325,11 @@ def cube_view(c: Ctx) -> None:
     if holder is not None and arrow_w > 8:
         towards_left = c.is_left(holder)
         ax = x + lay.pad if towards_left else cx + size + lay.pad
-        pen.arrow((ax, y + size // 2 - size // 5, arrow_w, size * 2 // 5), "left" if towards_left else "right", theme.TEXT)
+        pen.arrow(
+            (ax, y + size // 2 - size // 5, arrow_w, size * 2 // 5),
+            "left" if towards_left else "right",
+            theme.TEXT,
+        )
     label_box = (x + lay.pad // 2, y + size + lay.pad, w - lay.pad, label_h)
     if offered:
         text = tr("{name} doubles").format(name=c.name(offered))

@@ -65,7 +65,7 @@ def build(c: Ctx, overlay: str) -> None:
         td.build(c, overlay)
 
 
-# -- frames -------------------------------------------------------------------------------------------
+# -- frames ----------------------------------------------------------------------------------------
 
 
 def side_dialog(c: Ctx, side: str) -> tuple[Pen, Rect]:
@@ -99,7 +99,7 @@ def back_button(pen: Pen, c: Ctx, rect: Rect, tr, intents: list[dict] | None = N
     pen.button(rect, tr("Back"), intents or [{"ui": "close"}], keys=keys.BACK, style="secondary")
 
 
-# -- a player's language -------------------------------------------------------------------------------
+# -- a player's language ---------------------------------------------------------------------------
 
 
 def _language(c: Ctx, side: str) -> None:
@@ -107,7 +107,7 @@ def _language(c: Ctx, side: str) -> None:
     tr = c.tr(side)
     pen, area = side_dialog(c, side)
     y = title(pen, c, area, tr("Language"))
-    x, _, w, h = area
+    x, _, w, _ = area
     back = bottom_row(c, area)
     grid_h = back[1] - y - lay.pad
     codes = list(LANGUAGES)
@@ -118,14 +118,15 @@ def _language(c: Ctx, side: str) -> None:
     for i, code in enumerate(codes):
         rect = (x + (i % 2) * (cell_w + lay.pad), y + (i // 2) * (cell_h + lay.pad), cell_w, cell_h)
         style = "primary" if code == current else "secondary"
-        pen.button(rect, LANGUAGES[code], [{"ui": "lang", "side": side, "lang": code}], style=style,
-                   size=lay.f_label)
+        pen.button(
+            rect, LANGUAGES[code], [{"ui": "lang", "side": side, "lang": code}], style=style, size=lay.f_label
+        )
         if code == current:
             pen.frame(rect, theme.MARKER, 3, lay.radius)
     back_button(pen, c, back, tr)
 
 
-# -- pass, break ---------------------------------------------------------------------------------------------
+# -- pass, break -----------------------------------------------------------------------------------
 
 
 def _pass(c: Ctx, side: str) -> None:
@@ -136,13 +137,22 @@ def _pass(c: Ctx, side: str) -> None:
     x, _, w, _ = area
     doubler = other(side)
     points = int(facts.cube(c.snap).get("value") or 1)
-    pen.note((x, y, w, lay.H // 5), tr("{name} wins the game.").format(name=c.name(doubler)) + "\n"
-             + tr("Points: {points}").format(points=points))
+    pen.note(
+        (x, y, w, lay.H // 5),
+        tr("{name} wins the game.").format(name=c.name(doubler))
+        + "\n"
+        + tr("Points: {points}").format(points=points),
+    )
     row = bottom_row(c, area)
     ok_rect = (x, row[1] - row[3] - lay.pad, w, row[3])
     where = keys.pos(c.is_left(side))
-    pen.button(ok_rect, tr("Pass"), [{"ui": "close"}, {"input": "pass", "side": side}],
-               keys=keys.SECOND[where] + keys.OK, style="bad")
+    pen.button(
+        ok_rect,
+        tr("Pass"),
+        [{"ui": "close"}, {"input": "pass", "side": side}],
+        keys=keys.SECOND[where] + keys.OK,
+        style="bad",
+    )
     back_button(pen, c, row, tr)
 
 
@@ -151,8 +161,13 @@ def _break(c: Ctx, side: str) -> None:
     tr = c.tr(side)
     pen, area = side_dialog(c, side)
     profile = facts.profile_of(c.snap)
-    y = title(pen, c, area, tr("Take a break of {minutes} minutes?").format(minutes=profile.break_minutes),
-              lay.H * 20 // 100)
+    y = title(
+        pen,
+        c,
+        area,
+        tr("Take a break of {minutes} minutes?").format(minutes=profile.break_minutes),
+        lay.H * 20 // 100,
+    )
     x, _, w, _ = area
     if facts.breaks_on_clock(c.snap):
         text = tr("The break runs on your own clock.")
@@ -162,12 +177,16 @@ def _break(c: Ctx, side: str) -> None:
     row = bottom_row(c, area)
     ok_rect = (x, row[1] - row[3] - lay.pad, w, row[3])
     where = keys.pos(c.is_left(side))
-    pen.button(ok_rect, tr("Start the break"), [{"ui": "close"}, {"input": "break", "side": side}],
-               keys=keys.MAIN[where] + keys.OK)
+    pen.button(
+        ok_rect,
+        tr("Start the break"),
+        [{"ui": "close"}, {"input": "break", "side": side}],
+        keys=keys.MAIN[where] + keys.OK,
+    )
     back_button(pen, c, row, tr)
 
 
-# -- result entry -------------------------------------------------------------------------------------------
+# -- result entry ----------------------------------------------------------------------------------
 
 
 def _result(c: Ctx) -> None:
@@ -190,8 +209,15 @@ def _result_winner(c: Ctx) -> None:
     choices = hsplit((x, y, w, back[1] - y - 2 * lay.pad), 2, lay.pad * 3)
     for side, rect in zip((c.left, other(c.left)), choices, strict=True):
         where = keys.pos(c.is_left(side))
-        pen.button(rect, c.name(side), [{"ui": "result_winner", "side": side}], keys=keys.MAIN[where],
-                   size=lay.f_name, sublabel=c.tr(side)("won the game"))
+        side_tr = c.tr(side)
+        pen.button(
+            rect,
+            c.name(side),
+            [{"ui": "result_winner", "side": side}],
+            keys=keys.MAIN[where],
+            size=lay.f_name,
+            sublabel=side_tr("won the game"),
+        )
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr)
 
 
@@ -206,9 +232,14 @@ def _result_kind(c: Ctx, winner: str) -> None:
     choices = hsplit((x, y, w, back[1] - y - 2 * lay.pad), 3, lay.pad * 2)
     for i, (kind, rect) in enumerate(zip(RESULT_KINDS, choices, strict=True)):
         points = facts.points_for(kind, value)
-        pen.button(rect, tr(messages.KINDS[kind]), [{"ui": "result_kind", "kind": kind}],
-                   keys=keys.KINDS[kind] + keys.digit_keys(i + 1), size=lay.f_button,
-                   sublabel=tr("Points: {points}").format(points=points))
+        pen.button(
+            rect,
+            tr(messages.KINDS[kind]),
+            [{"ui": "result_kind", "kind": kind}],
+            keys=keys.KINDS[kind] + keys.digit_keys(i + 1),
+            size=lay.f_button,
+            sublabel=tr("Points: {points}").format(points=points),
+        )
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, [{"ui": "result_back"}])
 
 
@@ -221,26 +252,43 @@ def _result_confirm(c: Ctx, winner: str, kind: str) -> None:
     value = int(facts.cube(c.snap).get("value") or 1)
     points = facts.points_for(kind, value)
     line = lay.H // 8
-    pen.text(tr("{name} wins: {kind}").format(name=c.name(winner), kind=tr(messages.KINDS[kind])),
-             (x, y, w, line), lay.f_title, wrap=True)
+    pen.text(
+        tr("{name} wins: {kind}").format(name=c.name(winner), kind=tr(messages.KINDS[kind])),
+        (x, y, w, line),
+        lay.f_title,
+        wrap=True,
+    )
     y += line
     pen.text(tr("Points: {points}").format(points=points), (x, y, w, line * 2 // 3), lay.f_label)
     y += line * 2 // 3
     score = dict(c.snap.get("score") or {"A": 0, "B": 0})
     score[winner] = int(score.get(winner, 0)) + points
     right = other(c.left)
-    pen.text(tr("New score: {left} – {right}").format(left=score.get(c.left, 0), right=score.get(right, 0)),
-             (x, y + lay.pad, w, line), lay.f_label)
-    pen.text(f"{c.name(c.left)} – {c.name(right)}", (x, y + line + lay.pad, w, line * 2 // 3), lay.f_small,
-             theme.TEXT_DIM, bold=False)
+    pen.text(
+        tr("New score: {left} – {right}").format(left=score.get(c.left, 0), right=score.get(right, 0)),
+        (x, y + lay.pad, w, line),
+        lay.f_label,
+    )
+    pen.text(
+        f"{c.name(c.left)} – {c.name(right)}",
+        (x, y + line + lay.pad, w, line * 2 // 3),
+        lay.f_small,
+        theme.TEXT_DIM,
+        bold=False,
+    )
     back = bottom_row(c, area)
     back_r, ok_r = hsplit(back, 2, lay.pad * 3)
     back_button(pen, c, back_r, tr, [{"ui": "result_back"}])
-    pen.button(ok_r, tr("Confirm"), [{"ui": "close"}, {"input": "win", "side": winner, "kind": kind}],
-               keys=keys.OK, style="good")
+    pen.button(
+        ok_r,
+        tr("Confirm"),
+        [{"ui": "close"}, {"input": "win", "side": winner, "kind": kind}],
+        keys=keys.OK,
+        style="good",
+    )
 
 
-# -- pause --------------------------------------------------------------------------------------------------------
+# -- pause -----------------------------------------------------------------------------------------
 
 
 def _pause(c: Ctx) -> None:
@@ -252,25 +300,32 @@ def _pause(c: Ctx) -> None:
     back = bottom_row(c, area)
     reasons = facts.player_pause_reasons(c.snap)
     entries: list[tuple[str, list[dict], str]] = [
-        (tr(PAUSE_REASONS[r]), [{"ui": "close"}, {"input": "pause", "reason": r}], "secondary") for r in reasons
+        (tr(PAUSE_REASONS[r]), [{"ui": "close"}, {"input": "pause", "reason": r}], "secondary")
+        for r in reasons
     ]
     turn = c.snap.get("turn")
     if (c.snap.get("clock") or {}).get("enabled") and turn:
-        entries.append((tr("Invalid roll: restart the delay"),
-                        [{"ui": "close"}, {"input": "invalid_roll", "side": turn}], "primary"))
-    cols = 4 if len(entries) > 6 else 3
+        entries.append(
+            (
+                tr("Invalid roll: restart the delay"),
+                [{"ui": "close"}, {"input": "invalid_roll", "side": turn}],
+                "primary",
+            )
+        )
+    cols = 4 if len(entries) > 9 else 3
     rows = max(1, (len(entries) + cols - 1) // cols)
     grid_h = back[1] - y - lay.pad
     cell_h = (grid_h - (rows - 1) * lay.pad) // rows
     cell_w = (w - (cols - 1) * lay.pad) // cols
     for i, (label, intents, style) in enumerate(entries):
         rect = (x + (i % cols) * (cell_w + lay.pad), y + (i // cols) * (cell_h + lay.pad), cell_w, cell_h)
-        pen.button(rect, label, intents, keys=keys.digit_keys(i + 1) if i < 9 else (), style=style,
-                   size=lay.f_label)
+        pen.button(
+            rect, label, intents, keys=keys.digit_keys(i + 1) if i < 9 else (), style=style, size=lay.f_label
+        )
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr)
 
 
-# -- undo -----------------------------------------------------------------------------------------------------------
+# -- undo ------------------------------------------------------------------------------------------
 
 
 def undo_text(c: Ctx, tr) -> str:
@@ -292,10 +347,13 @@ def _undo(c: Ctx) -> None:
     y = title(pen, c, area, tr("Undo the last entry?"))
     x, _, w, _ = area
     pen.text(undo_text(c, tr), (x, y, w, lay.H // 6), lay.f_label, wrap=True)
-    pen.note((x, y + lay.H // 6 + lay.pad, w, lay.H // 8), tr("Clock presses are not undone."), theme.TEXT_DIM,
-             size=lay.f_small)
+    pen.note(
+        (x, y + lay.H // 6 + lay.pad, w, lay.H // 8),
+        tr("Clock presses are not undone."),
+        theme.TEXT_DIM,
+        size=lay.f_small,
+    )
     back = bottom_row(c, area)
     back_r, ok_r = hsplit(back, 2, lay.pad * 3)
     back_button(pen, c, back_r, tr)
     pen.button(ok_r, tr("Undo"), [{"ui": "close"}, {"input": "undo"}], keys=keys.OK + keys.UNDO, style="bad")
-

@@ -17,14 +17,20 @@ def idle(c: Ctx) -> None:
     pen = c.region("idle", rect, theme.BG)
     x, y, w, h = rect
     table = str(c.snap.get("table") or "")
-    pen.text(tr("Table {table}").format(table=table), (x + lay.pad, y + h // 10, w - 2 * lay.pad, h * 3 // 10),
-             lay.f_huge * 2 // 3)
+    pen.text(
+        tr("Table {table}").format(table=table),
+        (x + lay.pad, y + h // 10, w - 2 * lay.pad, h * 3 // 10),
+        lay.f_huge * 2 // 3,
+    )
     pen.text(tr("No match assigned"), (x + lay.pad, y + h * 45 // 100, w - 2 * lay.pad, h // 6), lay.f_title)
-    pen.note((x + w // 8, y + h * 65 // 100, w * 3 // 4, h // 5),
-             tr("The tournament director assigns the next match to this table."), theme.TEXT_DIM)
+    pen.note(
+        (x + w // 8, y + h * 65 // 100, w * 3 // 4, h // 5),
+        tr("The tournament director assigns the next match to this table."),
+        theme.TEXT_DIM,
+    )
 
 
-# -- waiting for the players ---------------------------------------------------------------------------
+# -- waiting for the players -----------------------------------------------------------------------
 
 
 def waiting(c: Ctx) -> None:
@@ -50,15 +56,23 @@ def _waiting_side(c: Ctx, side: str) -> None:
     else:
         late = facts.lateness_of(c.snap, side, c.now)
         if late is None:
-            pen.note(inset(r["body"], lay.pad * 2), tr("Touch “Check in” when you are at the table."),
-                     theme.TEXT_DIM)
+            pen.note(
+                inset(r["body"], lay.pad * 2),
+                tr("Touch “Check in” when you are at the table."),
+                theme.TEXT_DIM,
+            )
         else:
             _lateness(pen, c, side, r["body"], late)
     pen = common.bottom(c, side)
     if not present:
         where = keys.pos(c.is_left(side))
-        pen.button(common.bottom_button_rect(c, side), tr("Check in"), [{"input": "checkin", "side": side}],
-                   keys=keys.MAIN[where], style="good")
+        pen.button(
+            common.bottom_button_rect(c, side),
+            tr("Check in"),
+            [{"input": "checkin", "side": side}],
+            keys=keys.MAIN[where],
+            style="good",
+        )
 
 
 def _lateness(pen, c: Ctx, side: str, rect, late) -> None:
@@ -68,11 +82,18 @@ def _lateness(pen, c: Ctx, side: str, rect, late) -> None:
     x, y, w, h = rect
     row = h // 5
     pen.text(tr("Late"), (x + lay.pad, y + lay.pad, w - 2 * lay.pad, row), lay.f_label, theme.LOW_TIME)
-    pen.text(elapsed_text(late.late_ms), (x + lay.pad, y + lay.pad + row, w - 2 * lay.pad, row * 2),
-             lay.f_score * 3 // 4, theme.LOW_TIME)
+    pen.text(
+        elapsed_text(late.late_ms),
+        (x + lay.pad, y + lay.pad + row, w - 2 * lay.pad, row * 2),
+        lay.f_score * 3 // 4,
+        theme.LOW_TIME,
+    )
     yy = y + lay.pad + row * 3
-    pen.text(tr("Penalty points: {points}").format(points=late.points), (x + lay.pad, yy, w - 2 * lay.pad, row),
-             lay.f_label)
+    pen.text(
+        tr("Penalty points: {points}").format(points=late.points),
+        (x + lay.pad, yy, w - 2 * lay.pad, row),
+        lay.f_label,
+    )
     if late.forfeit:
         text = tr("Match lost by lateness unless the TD decides otherwise")
     elif late.next_due_ms is not None:
@@ -94,10 +115,18 @@ def _waiting_center(c: Ctx) -> None:
     rnd = c.snap.get("round")
     if rnd:
         pen.text(tr("Round {round}").format(round=rnd), (ix, y + lay.pad, iw, line), lay.f_label)
-    pen.text(tr("Match to {length}").format(length=c.snap.get("length") or 0), (ix, y + lay.pad + line, iw, line),
-             lay.f_label)
-    pen.text(str(c.snap.get("match_id") or ""), (ix, y + lay.pad + 2 * line, iw, line), lay.f_small,
-             theme.TEXT_DIM, bold=False)
+    pen.text(
+        tr("Match to {length}").format(length=c.snap.get("length") or 0),
+        (ix, y + lay.pad + line, iw, line),
+        lay.f_label,
+    )
+    pen.text(
+        str(c.snap.get("match_id") or ""),
+        (ix, y + lay.pad + 2 * line, iw, line),
+        lay.f_small,
+        theme.TEXT_DIM,
+        bold=False,
+    )
     start = c.snap.get("start_wall")
     pen = c.region("C.start", (x, y + info_h, w, h - info_h), theme.BG)
     if start is None:
@@ -111,11 +140,15 @@ def _waiting_center(c: Ctx) -> None:
         pen.text(countdown_text(start - c.now), (ix, sy + 2 * row, iw, row * 3 // 2), lay.f_title * 3 // 2)
     else:
         pen.text(tr("Started"), (ix, sy + row, iw, row), lay.f_small, theme.TEXT_DIM, bold=False)
-        pen.text(elapsed_text(c.now - start), (ix, sy + 2 * row, iw, row * 3 // 2), lay.f_title * 3 // 2,
-                 theme.LOW_TIME)
+        pen.text(
+            elapsed_text(c.now - start),
+            (ix, sy + 2 * row, iw, row * 3 // 2),
+            lay.f_title * 3 // 2,
+            theme.LOW_TIME,
+        )
 
 
-# -- opening roll --------------------------------------------------------------------------------------
+# -- opening roll ----------------------------------------------------------------------------------
 
 
 def opening(c: Ctx, *, overlay: bool = False) -> None:
@@ -136,8 +169,12 @@ def _dice_side(c: Ctx, side: str, overlay: bool) -> None:
     pen = c.region(f"{side}.dice", rect, theme.PANEL, overlay)
     x, y, w, h = rect
     title_h = lay.f_label * 2
-    pen.text(tr("Touch the die you rolled") if picked is None else tr("Your die: {value}").format(value=picked),
-             (x + lay.pad, y, w - 2 * lay.pad, title_h), lay.f_label, wrap=True)
+    pen.text(
+        tr("Touch the die you rolled") if picked is None else tr("Your die: {value}").format(value=picked),
+        (x + lay.pad, y, w - 2 * lay.pad, title_h),
+        lay.f_label,
+        wrap=True,
+    )
     gap = lay.pad + 2
     face = min((w - 2 * lay.pad - 2 * gap) // 3, (h - title_h - 2 * lay.pad - gap) // 2)
     gx = x + (w - 3 * face - 2 * gap) // 2
@@ -173,18 +210,38 @@ def _opening_center(c: Ctx, overlay: bool) -> None:
     row = h // 8
     pen.text(tr("Opening roll"), (ix, y + lay.pad, iw, row * 3 // 2), lay.f_label, wrap=True)
     game = int(c.snap.get("game") or 0) + 1
-    pen.text(tr("Game {number}").format(number=game), (ix, y + lay.pad + row * 3 // 2, iw, row // 2 + 8),
-             lay.f_small, theme.TEXT_DIM, bold=False)
+    pen.text(
+        tr("Game {number}").format(number=game),
+        (ix, y + lay.pad + row * 3 // 2, iw, row // 2 + 8),
+        lay.f_small,
+        theme.TEXT_DIM,
+        bold=False,
+    )
     yy = y + lay.pad + row * 2 + 8
     if c.snap.get("crawford"):
-        common.crawford_badge(pen, c, (x, yy, w, row * 3 // 2), tr("CRAWFORD GAME"))
-        yy += row * 3 // 2
+        common.crawford_badge(pen, c, (x, yy, w, row * 2), tr("CRAWFORD GAME"))
+        yy += row * 2
     if c.local.message == MSG_TIE:
-        pen.text(tr("Same number: roll again"), (ix, yy, iw, row * 3 // 2), lay.f_label, theme.AMBER, wrap=True)
+        pen.text(
+            tr("Same number: roll again"), (ix, yy, iw, row * 3 // 2), lay.f_label, theme.AMBER, wrap=True
+        )
         yy += row * 3 // 2
     back_h = row * 3 // 2 if overlay else 0
-    pen.note((ix, yy, iw, y + h - yy - back_h - 2 * lay.pad),
-             tr("Each player rolls one die, or roll both in the dice tower."), theme.TEXT_DIM, size=lay.f_small)
+    pen.text(
+        tr("Each player rolls one die, or roll both in the dice tower."),
+        (ix, yy, iw, y + h - yy - back_h - 2 * lay.pad),
+        lay.f_small,
+        theme.TEXT_DIM,
+        bold=False,
+        wrap=True,
+        min_size=lay.f_small * 2 // 3,
+    )
     if overlay:
-        pen.button((ix, y + h - back_h - lay.pad, iw, back_h), tr("Back"), [{"ui": "close"}], keys=keys.BACK,
-                   style="secondary", size=lay.f_label)
+        pen.button(
+            (ix, y + h - back_h - lay.pad, iw, back_h),
+            tr("Back"),
+            [{"ui": "close"}],
+            keys=keys.BACK,
+            style="secondary",
+            size=lay.f_label,
+        )

@@ -7,6 +7,7 @@ from kiosk.ui.layout import hsplit, inset
 from kiosk.ui.screens import common, messages
 from kiosk.ui.screens.base import SIDES, Ctx, other
 
+
 def play(c: Ctx) -> None:
     clock = c.snap.get("clock") or {}
     running = clock.get("running")
@@ -19,8 +20,7 @@ def play(c: Ctx) -> None:
         common.delay_row(c, side, bg, running=active)
         _play_actions(c, side)
     common.match_info(c)
-    common.badge(c)
-    common.cube_view(c)
+    common.badge_and_cube(c)
     _center_buttons(c)
 
 
@@ -37,18 +37,39 @@ def _play_actions(c: Ctx, side: str) -> None:
     if offered == other(side):
         take, pas = hsplit(rect, 2, lay.pad)
         value = facts.offered_value(c.snap)
-        pen.button(take, tr("Take"), [{"input": "take", "side": side}], keys=keys.MAIN[where], style="good",
-                   sublabel=tr("Cube to {value}").format(value=value))
-        pen.button(pas, tr("Pass"), [{"ui": "open", "overlay": "pass", "side": side}], keys=keys.SECOND[where],
-                   style="bad")
+        pen.button(
+            take,
+            tr("Take"),
+            [{"input": "take", "side": side}],
+            keys=keys.MAIN[where],
+            style="good",
+            sublabel=tr("Cube to {value}").format(value=value),
+        )
+        pen.button(
+            pas,
+            tr("Pass"),
+            [{"ui": "open", "overlay": "pass", "side": side}],
+            keys=keys.SECOND[where],
+            style="bad",
+        )
     elif offered == side:
-        pen.note(rect, tr("Doubled to {value}: waiting for the answer").format(value=facts.offered_value(c.snap)))
+        pen.note(
+            rect, tr("Doubled to {value}: waiting for the answer").format(value=facts.offered_value(c.snap))
+        )
     elif facts.can_double(c.snap, side):
-        pen.button(rect, tr("Double"), [{"input": "double", "side": side}], keys=keys.MAIN[where],
-                   sublabel=tr("Cube to {value}").format(value=facts.offered_value(c.snap)))
+        pen.button(
+            rect,
+            tr("Double"),
+            [{"input": "double", "side": side}],
+            keys=keys.MAIN[where],
+            sublabel=tr("Cube to {value}").format(value=facts.offered_value(c.snap)),
+        )
     elif clock.get("enabled") and clock.get("on") is None and c.snap.get("turn") == other(side):
-        pen.note(rect, tr("Press your clock button to start {name}'s clock").format(name=c.name(other(side))),
-                 theme.AMBER)
+        pen.note(
+            rect,
+            tr("Press your clock button to start {name}'s clock").format(name=c.name(other(side))),
+            theme.AMBER,
+        )
 
 
 def _center_buttons(c: Ctx) -> None:
@@ -59,17 +80,34 @@ def _center_buttons(c: Ctx) -> None:
     big = lay.H * 15 // 100
     offered = facts.cube(c.snap).get("offered_by") is not None
     pause_r, undo_r, result_r = common.stack_rects(area, [small, small, big], lay.pad)
-    pen.button(pause_r, tr("Pause"), [{"ui": "open", "overlay": "pause"}], keys=keys.PAUSE, style="secondary",
-               size=lay.f_label)
+    pen.button(
+        pause_r,
+        tr("Pause"),
+        [{"ui": "open", "overlay": "pause"}],
+        keys=keys.PAUSE,
+        style="secondary",
+        size=lay.f_label,
+    )
     if facts.can_undo(c.snap):
-        pen.button(undo_r, tr("Undo"), [{"ui": "open", "overlay": "undo"}], keys=keys.UNDO, style="secondary",
-                   size=lay.f_label)
+        pen.button(
+            undo_r,
+            tr("Undo"),
+            [{"ui": "open", "overlay": "undo"}],
+            keys=keys.UNDO,
+            style="secondary",
+            size=lay.f_label,
+        )
     if not offered:
-        pen.button(result_r, tr("Game over"), [{"ui": "open", "overlay": "result"}], keys=keys.RESULT,
-                   size=lay.f_label, sublabel=tr("Enter the result"))
+        pen.button(
+            result_r,
+            tr("Game over"),
+            [{"ui": "open", "overlay": "result"}],
+            keys=keys.RESULT,
+            size=lay.f_label,
+        )
 
 
-# -- clock paused ------------------------------------------------------------------------------------
+# -- clock paused ----------------------------------------------------------------------------------
 
 
 def paused(c: Ctx) -> None:
@@ -90,16 +128,25 @@ def _paused_center(c: Ctx, reason: str) -> None:
     tr = c.tr()
     split = common.center_split(c)
     x, y, w, h = split["badge"]
-    cube_x, cube_y, cube_w, cube_h = split["cube"]
-    pen = c.region("C.badge", (x, y, w, h + cube_h), theme.BG)
+    total = h + split["cube"][3]
+    pen = c.region("C.badge", (x, y, w, total), theme.BG)
     icon = h * 2 // 5
     pen.pause_icon((x + (w - icon) // 2, y + lay.pad, icon * 3 // 4, icon), theme.AMBER)
-    pen.text(tr("Clock paused"), (x + lay.pad, y + icon + 2 * lay.pad, w - 2 * lay.pad, h - icon - 2 * lay.pad),
-             lay.f_label, theme.AMBER, wrap=True)
-    text = tr("Restored after a power cut. Resume when both players are ready.") if reason == "power_loss" \
-        else tr(reason_message(reason))
-    pen.note((x + lay.pad, cube_y + lay.pad, w - 2 * lay.pad, cube_h - 2 * lay.pad), text, theme.TEXT,
-             size=lay.f_small)
+    title_y = y + icon + 2 * lay.pad
+    title_h = total * 3 // 10
+    pen.text(
+        tr("Clock paused"),
+        (x + lay.pad, title_y, w - 2 * lay.pad, title_h),
+        lay.f_label,
+        theme.AMBER,
+        wrap=True,
+    )
+    if reason == "power_loss":
+        text = tr("Restored after a power cut. Resume when both players are ready.")
+    else:
+        text = tr(reason_message(reason))
+    note_y = title_y + title_h
+    pen.note((x + lay.pad, note_y, w - 2 * lay.pad, y + total - note_y), text, theme.TEXT, size=lay.f_small)
     pen2, area = common.center_stack(c)
     small = lay.H * 105 // 1000
     big = lay.H * 15 // 100
@@ -107,13 +154,27 @@ def _paused_center(c: Ctx, reason: str) -> None:
     if reason == "td":
         pen2.note(resume_r, tr("Waiting for the TD"), theme.TEXT_DIM, size=lay.f_small)
     else:
-        pen2.button(resume_r, tr("Resume"), [{"input": "resume"}], keys=keys.RESUME, style="good", size=lay.f_label)
+        pen2.button(
+            resume_r, tr("Resume"), [{"input": "resume"}], keys=keys.RESUME, style="good", size=lay.f_label
+        )
     if facts.in_game(c.snap) and facts.cube(c.snap).get("offered_by") is None:
-        pen2.button(result_r, tr("Game over"), [{"ui": "open", "overlay": "result"}], keys=keys.RESULT,
-                    style="secondary", size=lay.f_small)
+        pen2.button(
+            result_r,
+            tr("Game over"),
+            [{"ui": "open", "overlay": "result"}],
+            keys=keys.RESULT,
+            style="secondary",
+            size=lay.f_small,
+        )
     if facts.can_undo(c.snap):
-        pen2.button(undo_r, tr("Undo"), [{"ui": "open", "overlay": "undo"}], keys=keys.UNDO, style="secondary",
-                    size=lay.f_small)
+        pen2.button(
+            undo_r,
+            tr("Undo"),
+            [{"ui": "open", "overlay": "undo"}],
+            keys=keys.UNDO,
+            style="secondary",
+            size=lay.f_small,
+        )
 
 
 def reason_message(reason: str) -> str:
@@ -121,7 +182,7 @@ def reason_message(reason: str) -> str:
     return messages.PAUSE_REASONS.get(reason, reason)
 
 
-# -- time expired --------------------------------------------------------------------------------------
+# -- time expired ----------------------------------------------------------------------------------
 
 
 def flag(c: Ctx) -> None:
@@ -135,8 +196,14 @@ def flag(c: Ctx) -> None:
         common.clock_row(c, side, bg, flagged=mine)
         pen = common.info_row(c, side, bg)
         if mine:
-            pen.text(c.tr(side)("Time expired"), inset(common.rows(c, side)["info"], lay.pad), lay.f_delay,
-                     theme.FLAG, wrap=True)
+            tr = c.tr(side)
+            pen.text(
+                tr("Time expired"),
+                inset(common.rows(c, side)["info"], lay.pad),
+                lay.f_delay,
+                theme.FLAG,
+                wrap=True,
+            )
         common.bottom(c, side)
     common.match_info(c)
     tr = c.tr()
@@ -146,12 +213,24 @@ def flag(c: Ctx) -> None:
     icon = lay.H // 8
     pen.flag((x + (w - icon) // 2, y + lay.pad, icon, icon * 5 // 4), theme.FLAG)
     ty = y + lay.pad * 2 + icon * 5 // 4
-    pen.text(tr("Time expired"), (x + lay.pad, ty, w - 2 * lay.pad, lay.f_title * 2), lay.f_label, theme.FLAG,
-             wrap=True)
+    pen.text(
+        tr("Time expired"),
+        (x + lay.pad, ty, w - 2 * lay.pad, lay.f_title * 2),
+        lay.f_label,
+        theme.FLAG,
+        wrap=True,
+    )
     ty += lay.f_title * 2
     name = c.name(flagged) if flagged else ""
-    pen.note((x + lay.pad, ty, w - 2 * lay.pad, lay.H // 7),
-             tr("{name}'s time has expired").format(name=name), size=lay.f_small)
+    pen.note(
+        (x + lay.pad, ty, w - 2 * lay.pad, lay.H // 7),
+        tr("{name}'s time has expired").format(name=name),
+        size=lay.f_small,
+    )
     ty += lay.H // 7
-    pen.note((x + lay.pad, ty, w - 2 * lay.pad, y + h - ty - lay.pad),
-             tr("The TD has been called and decides the match."), theme.AMBER, size=lay.f_small)
+    pen.note(
+        (x + lay.pad, ty, w - 2 * lay.pad, y + h - ty - lay.pad),
+        tr("The TD has been called and decides the match."),
+        theme.AMBER,
+        size=lay.f_small,
+    )

@@ -39,14 +39,26 @@ def keypad(pen: Pen, c: Ctx, rect: Rect, digit_intent: str, clear_intent: str, o
     for i, label in enumerate(labels):
         cell = hsplit(rows[i // 3], 3, lay.pad)[i % 3]
         if label == "clear":
-            pen.button(cell, tr("Clear"), [{"ui": clear_intent}], keys=keys.CLEAR, style="secondary",
-                       size=lay.f_label)
+            pen.button(
+                cell,
+                tr("Clear"),
+                [{"ui": clear_intent}],
+                keys=keys.CLEAR,
+                style="secondary",
+                size=lay.f_label,
+            )
         elif label == "ok":
             if ok is not None:
                 pen.button(cell, tr("OK"), ok, keys=keys.OK, style="good", size=lay.f_label)
         else:
-            pen.button(cell, label, [{"ui": digit_intent, "digit": label}], keys=keys.digit_keys(label),
-                       style="secondary", size=lay.f_title)
+            pen.button(
+                cell,
+                label,
+                [{"ui": digit_intent, "digit": label}],
+                keys=keys.digit_keys(label),
+                style="secondary",
+                size=lay.f_title,
+            )
 
 
 def _pin(c: Ctx) -> None:
@@ -60,7 +72,9 @@ def _pin(c: Ctx) -> None:
     dots = "●" * len(c.local.pin_entry) if c.local.pin_entry else "–"
     pen.text(dots, (x, yy, left_w - lay.pad, lay.H // 8), lay.f_title)
     if c.local.message == MSG_WRONG_PIN:
-        pen.text(tr("Wrong PIN"), (x, yy + lay.H // 8, left_w - lay.pad, lay.H // 10), lay.f_label, theme.FLAG)
+        pen.text(
+            tr("Wrong PIN"), (x, yy + lay.H // 8, left_w - lay.pad, lay.H // 10), lay.f_label, theme.FLAG
+        )
     back = bottom_row(c, left)
     back_button(pen, c, back, tr)
     keypad(pen, c, (x + left_w, y, w - left_w, h), "pin", "pin_clear", [{"ui": "pin_ok"}])
@@ -87,15 +101,25 @@ def _menu(c: Ctx) -> None:
             style = "secondary" if side == flagged else "primary"
             entries.append((label, [{"ui": "close"}, _cmd("resolve_flag", winner=side)], style))
     if facts.has_match(snap) and clock.get("enabled") and phase != "finished":
-        entries.append((tr("Set the time"), [{"ui": "td", "page": "td_time", "reserve_ms": clock.get("reserve_ms")}],
-                        "secondary"))
+        entries.append(
+            (
+                tr("Set the time"),
+                [{"ui": "td", "page": "td_time", "reserve_ms": clock.get("reserve_ms")}],
+                "secondary",
+            )
+        )
     if facts.has_match(snap) and phase != "finished":
         entries.append((tr("Impose a clock"), [{"ui": "td", "page": "td_clock"}], "secondary"))
     if snap.get("td_call"):
         entries.append((tr("Answer the call"), [{"ui": "close"}, _cmd("td_ack")], "amber"))
     entries.append((tr("Table language"), [{"ui": "td", "page": "td_lang"}], "secondary"))
-    entries.append((tr("Table number"), [{"ui": "td", "page": "td_table", "table": snap.get("table") or ""}],
-                    "secondary"))
+    entries.append(
+        (
+            tr("Table number"),
+            [{"ui": "td", "page": "td_table", "table": snap.get("table") or ""}],
+            "secondary",
+        )
+    )
     entries.append((tr("Swap the sides"), [{"ui": "close"}, {"app": "flip"}], "secondary"))
     back = bottom_row(c, area)
     cols = 3
@@ -105,10 +129,16 @@ def _menu(c: Ctx) -> None:
     cell_w = (w - (cols - 1) * lay.pad) // cols
     for i, (label, intents, style) in enumerate(entries):
         rect = (x + (i % cols) * (cell_w + lay.pad), y + (i // cols) * (cell_h + lay.pad), cell_w, cell_h)
-        pen.button(rect, label, intents, keys=keys.digit_keys(i + 1) if i < 9 else (), style=style,
-                   size=lay.f_label)
-    pen.button((x + w // 3, back[1], w // 3, back[3]), tr("Close"), [{"ui": "close"}], keys=keys.BACK,
-               style="secondary")
+        pen.button(
+            rect, label, intents, keys=keys.digit_keys(i + 1) if i < 9 else (), style=style, size=lay.f_label
+        )
+    pen.button(
+        (x + w // 3, back[1], w // 3, back[3]),
+        tr("Close"),
+        [{"ui": "close"}],
+        keys=keys.BACK,
+        style="secondary",
+    )
 
 
 def _cmd(kind: str, **fields: object) -> dict:
@@ -127,17 +157,31 @@ def _set_time(c: Ctx) -> None:
     for side, col in zip((c.left, other(c.left)), cols, strict=True):
         cx, cy, cw, ch = col
         pen.text(c.name(side), (cx, cy, cw, ch // 6), lay.f_label)
-        pen.text(clock_text(c.local.td_reserve.get(side, 0)), (cx, cy + ch // 6, cw, ch * 2 // 6), lay.f_title * 3 // 2)
+        pen.text(
+            clock_text(c.local.td_reserve.get(side, 0)),
+            (cx, cy + ch // 6, cw, ch * 2 // 6),
+            lay.f_title * 3 // 2,
+        )
         grid = (cx, cy + ch // 2 + lay.pad, cw, ch // 2 - lay.pad)
         for i, (delta, label) in enumerate(steps):
             cell = hsplit(vsplit(grid, 2, lay.pad)[i // 2], 2, lay.pad)[i % 2]
-            pen.button(cell, label, [{"ui": "td_adjust", "side": side, "delta_ms": delta}], style="secondary",
-                       size=lay.f_label)
+            pen.button(
+                cell,
+                label,
+                [{"ui": "td_adjust", "side": side, "delta_ms": delta}],
+                style="secondary",
+                size=lay.f_label,
+            )
     back_r, ok_r = hsplit(back, 2, lay.pad * 3)
     back_button(pen, c, back_r, tr, [{"ui": "td", "page": "td"}])
     reserves = {s: int(v) for s, v in c.local.td_reserve.items()}
-    pen.button(ok_r, tr("Apply"), [{"ui": "close"}, _cmd("set_time", reserve_ms=reserves)], keys=keys.OK,
-               style="good")
+    pen.button(
+        ok_r,
+        tr("Apply"),
+        [{"ui": "close"}, _cmd("set_time", reserve_ms=reserves)],
+        keys=keys.OK,
+        style="good",
+    )
 
 
 def _impose_clock(c: Ctx) -> None:
@@ -166,12 +210,19 @@ def _impose_clock(c: Ctx) -> None:
     score = c.snap.get("score") or {}
     away = [max(0, length - int(score.get(s, 0))) for s in ("A", "B")]
     reserve = imposed_reserve_ms(mpp, away[0], away[1])
-    pen.note((x, y + body_h * 2 // 3, w, body_h // 3),
-             tr("Each player gets {time} for the rest of the match.").format(time=clock_text(reserve)))
+    pen.note(
+        (x, y + body_h * 2 // 3, w, body_h // 3),
+        tr("Each player gets {time} for the rest of the match.").format(time=clock_text(reserve)),
+    )
     back_r, ok_r = hsplit(back, 2, lay.pad * 3)
     back_button(pen, c, back_r, tr, [{"ui": "td", "page": "td"}])
-    pen.button(ok_r, tr("Apply"), [{"ui": "close"}, _cmd("impose_clock", minutes_per_point=mpp, delay_s=delay)],
-               keys=keys.OK, style="good")
+    pen.button(
+        ok_r,
+        tr("Apply"),
+        [{"ui": "close"}, _cmd("impose_clock", minutes_per_point=mpp, delay_s=delay)],
+        keys=keys.OK,
+        style="good",
+    )
 
 
 def _language(c: Ctx) -> None:
@@ -188,8 +239,13 @@ def _language(c: Ctx) -> None:
     for i, code in enumerate(codes):
         cell = hsplit(rows[i // cols], cols, lay.pad)[i % cols]
         style = "primary" if code == c.lang else "secondary"
-        pen.button(cell, LANGUAGES[code], [{"ui": "close"}, {"app": "set_language", "lang": code}], style=style,
-                   size=lay.f_label)
+        pen.button(
+            cell,
+            LANGUAGES[code],
+            [{"ui": "close"}, {"app": "set_language", "lang": code}],
+            style=style,
+            size=lay.f_label,
+        )
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, [{"ui": "td", "page": "td"}])
 
 
@@ -206,4 +262,3 @@ def _table(c: Ctx) -> None:
     back_button(pen, c, back, tr, [{"ui": "td", "page": "td"}])
     ok = [{"ui": "close"}, {"app": "set_table_id", "table": c.local.td_table}] if c.local.td_table else None
     keypad(pen, c, (x + left_w, y, w - left_w, h), "td_table_digit", "td_table_clear", ok)
-

@@ -1,0 +1,196 @@
+"""The TD dashboard in a real headless Chromium against a live hub, broker and simulated tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+from rulebook.snapshot import snapshot
+from tests.hub import scene as scene_mod
+from tests.hub.support import PASSWORD, event_id
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+WAIT = 10_000  # ms
+
+
+@pytest.fixture(scope="module")
+def room(mosquitto, tmp_path_factory):
+    scene = scene_mod.build(tmp_path_factory.mktemp("dash"), mosquitto.host, mosquitto.port, event_id("dash"))
+    yield scene
+    scene.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, room):
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+def login(page: Page, url: str) -> None:
+    page.goto(url + "/")
+    expect(page.locator("#login-view")).to_be_visible(timeout=WAIT)
+    page.fill("#password", PASSWORD)
+    page.click("#login-form button[type=submit]")
+    expect(page.locator(".tile").first).to_be_visible(timeout=WAIT)
+
+
+def test_screenshots(browser, room):
+    """The dashboard's look, saved for the documentation."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    login(page, room.hub.url)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SCREENSHOTS / "dashboard-room.png"))
+    page.goto(room.hub.url + "/#/table/3")
+    expect(page.locator(".scoreboard")).to_be_visible(timeout=WAIT)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SCREENSHOTS / "dashboard-table.png"), full_page=True)
+    page.set_viewport_size({"width": 820, "height": 1180})
+    page.goto(room.hub.url + "/#/")
+    expect(page.locator(".tile").first).to_be_visible(timeout=WAIT)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SCREENSHOTS / "dashboard-tablet.png"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SCREENSHOTS / "dashboard-phone.png"))
+    board = context.new_page()
+    board.set_viewport_size({"width": 1920, "height": 1080})
+    board.goto(room.hub.url + "/board")
+    expect(board.locator(".btile").first).to_be_visible(timeout=WAIT)
+    board.wait_for_timeout(300)
+    board.screenshot(path=str(SCREENSHOTS / "dashboard-board.png"))
+    context.close()
+    for name in ("room", "table", "tablet", "phone", "board"):
+        assert (SCREENSHOTS / f"dashboard-{name}.png").stat().st_size > 10_000
+
+
+def test_login_is_required_and_a_wrong_password_is_refused(page, room):
+    page.goto(room.hub.url + "/")
+    expect(page.locator("#login-view")).to_be_visible(timeout=WAIT)
+    expect(page.locator("#room-view")).to_be_hidden()
+    page.fill("#password", "not the password")
+    page.click("#login-form button[type=submit]")
+    expect(page.locator("#login-error")).to_have_text("wrong password", timeout=WAIT)
+    page.fill("#password", PASSWORD)
+    page.click("#login-form button[type=submit]")
+    expect(page.locator("#grid .tile")).to_have_count(9, timeout=WAIT)
+    tile3 = page.locator('.tile[data-table="3"]')
+    expect(tile3).to_contain_text("Time flag")
+    assert "st-flag" in (tile3.get_attribute("class") or "")
+    expect(page.locator('.tile[data-table="8"]')).to_contain_text("CRAWFORD")
+    expect(page.locator('.tile[data-table="2"]')).to_contain_text("Player late")
+    expect(page.locator('.tile[data-table="7"]')).to_contain_text("Offline")
+
+
+def test_a_tile_updates_live_when_the_table_changes(page, room):
+    login(page, room.hub.url)
+    tile = page.locator('.tile[data-table="1"]')
+    expect(tile.locator(".pts").first).to_have_text("3", timeout=WAIT)
+    room.sims["1"].win("A")  # A wins the game in progress: 4-2
+    expect(tile.locator(".pts").first).to_have_text("4", timeout=WAIT)
+    expect(tile).to_contain_text("Between games", timeout=WAIT)
+
+
+def test_acknowledging_an_alert(page, room):
+    login(page, room.hub.url)
+    item = page.locator("#feed .alert", has_text="Camille Durand (A) calls the TD")
+    expect(item).to_be_visible(timeout=WAIT)
+    expect(item).not_to_have_class("acked")
+    item.get_by_role("button", name="Acknowledge").click()
+    expect(item).to_contain_text("acknowledged by td", timeout=WAIT)
+    acked = room.hub.call(lambda: [a for a in room.hub.hub.alert_list() if a["kind"] == "td_call"])
+    assert acked[0]["acked_wall"] is not None and acked[0]["acked_by"] == "td"
+    audit = room.hub.call(room.hub.hub.store.audit_log, "5")
+    assert any(a["action"] == "ack_alert" for a in audit)
+
+
+def test_importing_a_schedule_shows_line_errors_then_imports(page, room, tmp_path):
+    login(page, room.hub.url)
+    page.click('.tabs a[data-view="schedule"]')
+    expect(page.locator("#schedule-table")).to_contain_text("Mochizuki Masayoshi", timeout=WAIT)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        "round,table,player_a,player_b,length,start\n3,10,Ann,Bob,7,2030-03-17T18:00\n3,11,Cy,Cy,x,soon\n",
+        encoding="utf-8",
+    )
+    page.set_input_files("#import-file", str(bad))
+    page.click("#import-form button[type=submit]")
+    errors = page.locator("#import-result .import-errors li")
+    expect(errors.first).to_contain_text("line 3:", timeout=WAIT)
+    assert errors.count() >= 2
+    expect(page.locator("#schedule-table")).not_to_contain_text("Ann")
+    good = tmp_path / "good.csv"
+    good.write_text(
+        "round,table,player_a,player_b,length,start\n3,10,Ann Lee,Bob Ray,7,2030-03-17T18:00\n",
+        encoding="utf-8",
+    )
+    page.set_input_files("#import-file", str(good))
+    page.click("#import-form button[type=submit]")
+    expect(page.locator("#import-result")).to_contain_text("Imported 1 match", timeout=WAIT)
+    expect(page.locator("#schedule-table")).to_contain_text("Ann Lee", timeout=WAIT)
+    assert any(m.match_id == "r3-t10" for m in room.hub.call(room.hub.hub.store.schedule))
+
+
+def test_verifying_and_exporting_results(page, room):
+    login(page, room.hub.url)
+    page.click('.tabs a[data-view="results"]')
+    row = page.locator('#results-table tr[data-match="r1-t6"]')
+    expect(row).to_contain_text("0 – 3", timeout=WAIT)
+    expect(row).to_contain_text("not yet")
+    row.get_by_role("button", name="Verify").click()
+    expect(row).to_contain_text("✓ td", timeout=WAIT)
+    with page.expect_download() as info:
+        page.click("#export-csv")
+    text = Path(info.value.path()).read_text(encoding="utf-8")
+    header, *lines = text.strip().splitlines()
+    assert header.startswith("round,table,match_id,player_a,player_b,length,score_a,score_b,winner")
+    line = next(x for x in lines if ",r1-t6," in x)
+    assert "Ingrid Berg" in line and ",0,3,Ingrid Berg,points," in line and ",yes,td," in line
+    with page.expect_download() as info:
+        page.click("#export-json")
+    data = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+    result = next(r for r in data["results"] if r["match_id"] == "r1-t6")
+    assert result["score"] == {"A": 0, "B": 3} and result["verified"] is True
+
+
+def test_td_waives_a_lateness_point_from_the_table_page(page, room):
+    login(page, room.hub.url)
+    page.goto(room.hub.url + "/#/table/2")
+    expect(page.locator(".scoreboard")).to_contain_text("Marc Olsen", timeout=WAIT)
+    form = page.locator(".action", has_text="Waive a penalty")
+    expect(form.locator("select option").first).to_have_text("late:r1-t2:B:1 (B, 1)", timeout=WAIT)
+    form.get_by_role("button", name="Waive").click()
+    room.sims["2"].wait_for(lambda s: snapshot(s)["penalties"]["B"] == 0)
+    expect(page.locator(".scoreboard .big").first).to_have_text("0", timeout=WAIT)
+
+
+def test_board_is_public_and_the_dashboard_is_not(page, room):
+    page.goto(room.hub.url + "/board")
+    expect(page.locator(".btile")).to_have_count(9, timeout=WAIT)
+    expect(page.locator('.btile[data-table="8"]')).to_contain_text("CRAWFORD")
+    response = page.request.get(room.hub.url + "/api/room")
+    assert response.status == 401
+    response = page.request.post(room.hub.url + "/api/tables/1/commands", data={"type": "pause"})
+    assert response.status == 403

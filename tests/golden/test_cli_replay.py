@@ -1,0 +1,88 @@
+"""``bgtable replay`` as a program (PROTOCOL §1): file, stdin, --each, and its exit statuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rulebook.replay import replay_lines
+from rulebook.snapshot import snapshot
+
+HERE = Path(__file__).resolve().parent
+BGTABLE = str(Path(sys.executable).with_name("bgtable"))
+JOURNAL = HERE / "g13-wbgf7-clock-pauses-pickup-undo.jsonl"  # has rejected lines in it
+EXPECTED = json.loads((HERE / "g13-wbgf7-clock-pauses-pickup-undo.expected.json").read_text(encoding="utf-8"))
+
+
+def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [BGTABLE, "replay", *args], input=stdin, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_replay_file_prints_the_final_snapshot_and_exits_0_despite_rejections() -> None:
+    done = _run(str(JOURNAL))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == EXPECTED
+    assert done.stderr == ""
+
+
+def test_replay_stdin() -> None:
+    done = _run("-", stdin=JOURNAL.read_text(encoding="utf-8"))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == EXPECTED
+
+
+def test_replay_table_id() -> None:
+    done = _run(str(JOURNAL), "--table", "12")
+    assert done.returncode == 0 and json.loads(done.stdout)["table"] == "12"
+
+
+def test_replay_each_prints_one_snapshot_per_input_line() -> None:
+    lines = JOURNAL.read_text(encoding="utf-8").splitlines()
+    done = _run("--each", str(JOURNAL))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert len(out) == len(lines)
+    snaps = [json.loads(line) for line in out]
+    assert snaps[-1] == EXPECTED
+    # each line is the state after that many inputs
+    for k in (1, 4, 17, len(lines) // 2):
+        assert snaps[k - 1] == snapshot(replay_lines(lines[:k]))
+    assert [s["seq"] for s in snaps] == sorted(s["seq"] for s in snaps)
+
+
+def test_replay_unreadable_file_exits_2(tmp_path: Path) -> None:
+    done = _run(str(tmp_path / "missing.jsonl"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "cannot read" in done.stderr
+
+
+def test_replay_non_json_file_exits_2_naming_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"at": 0, "input": "tick"}\nthis is not json\n', encoding="utf-8")
+    done = _run(str(bad))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "line 2" in done.stderr
+
+
+def test_replay_non_utf8_file_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.jsonl"
+    bad.write_bytes(b'{"at": 0, "input": "tick", "note": "\xe9"}\n')
+    done = _run(str(bad))
+    assert done.returncode == 2
+
+
+def test_replay_empty_journal_prints_the_empty_table() -> None:
+    done = _run("-", stdin="\n\n")
+    assert done.returncode == 0
+    snap = json.loads(done.stdout)
+    assert snap["phase"] == "waiting" and snap["match_id"] is None and snap["seq"] == 0
+
+
+def test_replay_of_garbage_json_lines_exits_0() -> None:
+    done = _run("-", stdin='[1]\n"press"\n{"input": "press"}\n{"at": 5, "input": "nope"}\n')
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["seq"] == 4  # four rejections, each an event

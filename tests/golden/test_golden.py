@@ -1,0 +1,319 @@
+"""Golden journals: complete matches replayed to their expected snapshots.
+
+``KEY_FACTS`` was worked out by hand from the scripts in ``make_journals.py`` (the arithmetic is in
+the comments), independently of the reducer; the expected snapshot files must agree with it, so a
+golden file can never silently record a wrong result.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rulebook.replay import parse_lines, replay_lines
+from rulebook.snapshot import snapshot
+from rulebook.table import apply, new_table
+from tests.golden.make_journals import SCRIPTS, journal_text
+
+HERE = Path(__file__).resolve().parent
+MIN = 60_000
+S = 1000
+
+# Reserves: start - sum over each turn of max(0, turn time - delay). "A: 8 + 18" = A's charged seconds.
+KEY_FACTS: dict[str, dict[str, Any]] = {
+    "g01-wbgf7-clock-crawford-by-gammon": {
+        "score": (7, 3),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": True,
+        "crawford_game": 3,
+        "games": 5,
+        # A: g1 8 + 18, g2 13 + 1, g3 8, g4 8, g5 2 = 58 s; B: g2 3, g3 11 (3 s + 20 s turn), g4 18 = 32 s
+        "reserve": (14 * MIN - 58 * S, 14 * MIN - 32 * S),
+        "rejected": ["Crawford game: no doubling"],
+    },
+    "g02-wbgf7-noclock-dead-cube": {
+        "score": (3, 7),
+        "winner": "B",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 5,
+        "last_game": {"winner": "B", "kind": "single", "cube": 4, "points": 4},
+        "reserve": (0, 0),
+        "clock": False,
+        "rejected": ["dead cube"],
+    },
+    "g03-wbgf11-clock-passed-redouble": {
+        "score": (11, 4),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 11,
+        "crawford": False,
+        "post_crawford": True,
+        "crawford_game": 5,
+        "games": 7,
+        "first_game": {"winner": "B", "kind": "pass", "cube": 2, "points": 2},
+        # A: 28 + 8 (pass after 20 s) + 8 + 3 + 12 + 18 = 77 s; B: 38 + 3 = 41 s
+        "reserve": (22 * MIN - 77 * S, 22 * MIN - 41 * S),
+        "rejected": [],
+    },
+    "g04-hbf7-clock-flag-loses": {
+        "score": (2, 0),
+        "winner": "A",
+        "end_reason": "time",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 1,
+        # B: 88 s charged in a 100 s turn; B's clock restarts at 126 s: flag at 126 + 12 + 122 = 260 s
+        "reserve": (210 * S, 0),
+        "flagged": "B",
+        "flagged_at": 260 * S,
+        "rejected": [],
+    },
+    "g05-ffbg9-clock-break-gin-flag": {
+        "score": (2, 0),
+        "winner": "B",
+        "end_reason": "time",
+        "phase": "finished",
+        "length": 9,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 1,
+        # 32 min each. B: 30 s + break 6 min - 15 s = 345 s + 5 s = 380 s; B's clock from 463 s:
+        # flag at 463 + 15 + (1920 - 380) = 2018 s. A: 1 s.
+        "reserve": (32 * MIN - 1 * S, 0),
+        "flagged": "B",
+        "flagged_at": 2018 * S,
+        "breaks_used": (0, 1),
+        "rejected": [],
+    },
+    "g06-hu7-noclock-penalty-wins": {
+        "score": (7, 5),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": True,
+        "crawford_game": 6,
+        "games": 6,
+        "penalties": (0, 2),
+        "breaks_used": (0, 1),
+        "reserve": (0, 0),
+        "clock": False,
+        "rejected": [],
+    },
+    "g07-wbgf7-lateness-forfeit": {
+        "score": (4, 0),
+        "winner": "A",
+        "end_reason": "lateness",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 0,
+        "penalties": (0, 4),
+        "reserve": (14 * MIN, 14 * MIN),
+        "present": (True, False),
+        "rejected": [],
+    },
+    "g08-ffbg7-noclock-lateness-dmp-break": {
+        "score": (6, 7),
+        "winner": "B",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": True,
+        "crawford_game": 6,
+        "games": 7,
+        # 1 + 2 (A gammon) = 3-0, 3-4 (B gammon at 2), 5-4, 5-5, 6-5, Crawford 6-6, 6-7
+        "penalties": (0, 1),
+        "breaks_used": (2, 0),
+        "reserve": (0, 0),
+        "clock": False,
+        "rejected": [],
+    },
+    "g09-wbgf25-noclock-imposed-clock": {
+        "score": (18, 26),
+        "winner": "B",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 25,
+        "crawford": False,
+        "post_crawford": True,
+        "crawford_game": 5,
+        "games": 7,
+        # imposed at 6-8: 2 min x (19 + 17) / 2 = 36 min. A: 18 + 8 + 8 + 3 = 37 s; B: 28 s
+        "reserve": (36 * MIN - 37 * S, 36 * MIN - 28 * S),
+        "rejected": [],
+    },
+    "g10-wbgf11-length-corrected": {
+        "score": (9, 2),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 9,
+        "crawford": False,
+        "post_crawford": True,
+        "crawford_game": 6,
+        "games": 7,
+        "corrections": [{"kind": "length", "before": "11", "after": "9", "note": "schedule:9"}],
+        "reserve": (0, 0),
+        "clock": False,
+        "rejected": [],
+    },
+    "g11-hbf9-length-impossible": {
+        "score": (10, 2),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 9,
+        "crawford": False,
+        "post_crawford": True,
+        "crawford_game": 5,
+        "games": 6,
+        "reserve": (18 * MIN - 8 * S, 18 * MIN),
+        "rejected": ["impossible (4.8)"],
+    },
+    "g12-hbf11-two-banks-set-time": {
+        "score": (11, 2),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 11,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 5,
+        # before the TD: A 11 min - 648 s - 12 s = 0 of bank 1, then 6 s of bank 2 (294 s left).
+        # set_time 400 s / 500 s; then B's 20 s turn: 8 s.
+        "reserve": (400 * S, 500 * S - 8 * S),
+        "bank2": (0, 5 * MIN),
+        "rejected": [],
+    },
+    "g13-wbgf7-clock-pauses-pickup-undo": {
+        "score": (7, 2),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 4,
+        # A: 5 s + (3 min paused) + 17 s = 22 s -> 10 s; then 12 s with no delay (pick-up) = 22 s.
+        # B: 20 s -> 8 s; invalid roll after 3 s restarts the delay, then 20 s -> 8 s = 16 s.
+        "reserve": (14 * MIN - 22 * S, 14 * MIN - 16 * S),
+        "corrections": [{"kind": "score", "before": "1-3", "after": "1-2", "note": "was-a-gammon"}],
+        "rejected": ["before any roll attempt", "unknown input 'fly'", "at: expected ms", "JSON object"],
+    },
+    "g14-hu11-clock-final-breaks-claim": {
+        "score": (2, 12),
+        "winner": "B",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 11,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 2,
+        "last_game": {"winner": "B", "kind": "backgammon", "cube": 4, "points": 12},
+        # 22 min each. A: 18 + 8 = 26 s; B: 18 s
+        "reserve": (22 * MIN - 26 * S, 22 * MIN - 18 * S),
+        "breaks_used": (2, 1),
+        "breaks_allowed": 2,
+        "rejected": [],
+    },
+}
+
+
+def _journal(name: str) -> list[str]:
+    return (HERE / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+def _expected(name: str) -> dict[str, Any]:
+    return json.loads((HERE / f"{name}.expected.json").read_text(encoding="utf-8"))
+
+
+def test_every_script_has_a_journal_a_snapshot_and_hand_facts() -> None:
+    assert set(SCRIPTS) == set(KEY_FACTS)
+    assert len(SCRIPTS) >= 12
+    on_disk = {p.name.removesuffix(".jsonl") for p in HERE.glob("*.jsonl")}
+    assert on_disk == set(SCRIPTS)
+    profiles = {json.loads(_journal(n)[0])["profile"] for n in SCRIPTS}
+    lengths = {json.loads(_journal(n)[0])["length"] for n in SCRIPTS}
+    assert profiles == {"wbgf-2023", "hbf", "hu", "ffbg-cdf"} and {7, 11, 25} <= lengths
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_journal_is_built_from_its_script(name: str) -> None:
+    """The committed journal is exactly what the readable script describes."""
+    assert (HERE / f"{name}.jsonl").read_text(encoding="utf-8") == journal_text(name)
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_replay_matches_expected_snapshot(name: str) -> None:
+    state = replay_lines(_journal(name))
+    assert snapshot(state) == _expected(name)
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_key_facts_worked_out_by_hand(name: str) -> None:
+    facts = KEY_FACTS[name]
+    state = new_table()
+    rejected: list[str] = []
+    for inp in parse_lines(_journal(name)):
+        state, events = apply(state, inp)
+        for event in events:
+            reason = event.get("rejected") or (event.get("error") if event.get("ok") is False else None)
+            if reason:
+                rejected.append(str(reason))
+    snap = _expected(name)
+    assert snapshot(state) == snap
+    assert (snap["score"]["A"], snap["score"]["B"]) == facts["score"]
+    assert snap["winner"] == facts["winner"] and snap["end_reason"] == facts["end_reason"]
+    assert snap["phase"] == facts["phase"] and snap["length"] == facts["length"]
+    assert snap["crawford"] == facts["crawford"] and snap["post_crawford"] == facts["post_crawford"]
+    assert state.match is not None and state.match.crawford_game == facts["crawford_game"]
+    assert len(snap["games"]) == facts["games"]
+    assert snap["cube"]["value"] == 1 or not snap["games"]  # a finished match leaves the cube centred
+    assert (snap["clock"]["reserve_ms"]["A"], snap["clock"]["reserve_ms"]["B"]) == facts["reserve"]
+    assert snap["clock"]["enabled"] == facts.get("clock", True)
+    assert snap["clock"]["running"] is None
+    assert snap["clock"]["flagged"] == facts.get("flagged")
+    assert snap["clock"]["flagged_at"] == facts.get("flagged_at")
+    if "bank2" in facts:
+        assert (snap["clock"]["bank2_ms"]["A"], snap["clock"]["bank2_ms"]["B"]) == facts["bank2"]
+    assert (snap["penalties"]["A"], snap["penalties"]["B"]) == facts.get("penalties", (0, 0))
+    if "breaks_used" in facts:
+        assert (snap["breaks"]["A"]["used"], snap["breaks"]["B"]["used"]) == facts["breaks_used"]
+    if "breaks_allowed" in facts:
+        assert snap["breaks"]["A"]["allowed"] == facts["breaks_allowed"]
+    if "present" in facts:
+        assert (snap["present"]["A"], snap["present"]["B"]) == facts["present"]
+    if "corrections" in facts:
+        assert snap["corrections"] == facts["corrections"]
+    for key in ("first_game", "last_game"):
+        if key in facts:
+            game = snap["games"][0 if key == "first_game" else -1]
+            assert {k: game[k] for k in facts[key]} == facts[key]
+    assert len(rejected) == len(facts["rejected"]), rejected
+    for reason, fragment in zip(rejected, facts["rejected"], strict=True):
+        assert fragment in reason

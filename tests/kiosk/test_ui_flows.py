@@ -1,0 +1,464 @@
+"""Touch flows of the kiosk screen, driven like a player would: tap the label you see.
+
+A small harness plays the application's part: ``ui`` intents go to ``LocalState.apply``, table
+inputs get ``at``/``wall`` and go through the real reducer, and the next frame is drawn from the
+new snapshot.
+"""
+
+from __future__ import annotations
+
+import pygame
+import pytest
+
+from kiosk.ui import samples
+from kiosk.ui.local import MSG_TIE, MSG_WRONG_PIN
+from kiosk.ui.view import KioskView, LocalState
+from rulebook.replay import replay
+from rulebook.snapshot import snapshot
+from rulebook.table import apply, new_table
+
+SMALL = (800, 480)
+
+
+class Kiosk:
+    """The screen over a real table state, as the application runs it."""
+
+    def __init__(self, journal: samples.Journal, size=SMALL, lang="en", flip=False, pin="4321"):
+        self.state = replay(journal.lines, new_table(samples.TABLE))
+        self.at = journal.at
+        self.view = KioskView(size, lang=lang, flip=flip)
+        self.surface = pygame.Surface(size)
+        self.local = LocalState(hub_online=True, td_pin=pin)
+        self.sent: list[dict] = []
+        self.app: list[dict] = []
+        self.rejected: list[dict] = []
+        self.draw()
+
+    @property
+    def snap(self) -> dict:
+        return snapshot(self.state)
+
+    def draw(self) -> list[pygame.Rect]:
+        snap = self.snap
+        return self.view.draw(self.surface, snap, self.local, snap["wall"])
+
+    def texts(self) -> list[str]:
+        return [p.text for p in self.view.last_layout]
+
+    def placement(self, text: str):
+        found = [p for p in self.view.last_layout if p.text == text]
+        assert found, f"{text!r} is not on the screen: {self.texts()}"
+        return found[0]
+
+    def handle(self, intents: list[dict], dt: int = 500) -> None:
+        for intent in intents:
+            if self.local.apply(intent):
+                continue
+            if "app" in intent:
+                self.app.append(intent)
+                continue
+            self.at += dt
+            inp = dict(intent, at=self.at, wall=samples.WALL0 + self.at)
+            if inp.get("input") == "cmd":
+                inp["id"] = f"kiosk-{self.at}"
+            self.sent.append(intent)
+            self.state, events = apply(self.state, inp)
+            self.rejected += [e for e in events if e.get("rejected") or e.get("ok") is False]
+        self.draw()
+
+    def tap(self, text: str, nth: int = 0) -> list[dict]:
+        """Touch the centre of the ``nth`` drawn ``text`` (left to right); returns the intents."""
+        found = sorted((p for p in self.view.last_layout if p.text == text), key=lambda p: p.rect[0])
+        assert len(found) > nth, f"{text!r} is not on the screen: {self.texts()}"
+        x, y, w, h = found[nth].rect
+        intents = self.view.hit((x + w // 2, y + h // 2), self.snap, self.local)
+        assert intents, f"touching {text!r} does nothing"
+        self.handle(intents)
+        return intents
+
+    def tap_at(self, pos: tuple[int, int]) -> list[dict]:
+        intents = self.view.hit(pos, self.snap, self.local)
+        self.handle(intents)
+        return intents
+
+    def key(self, key: int) -> list[dict]:
+        intents = self.view.key(key, 0, self.snap, self.local)
+        self.handle(intents)
+        return intents
+
+    def tick(self, dt: int) -> None:
+        self.handle([{"input": "tick"}], dt)
+
+
+def test_check_in_both_players_opens_the_opening_roll():
+    k = Kiosk(samples.assigned())
+    assert k.snap["phase"] == "waiting"
+    assert k.texts().count("Check in") == 2
+    assert k.tap("Check in", 0) == [{"input": "checkin", "side": "A"}]
+    assert k.snap["present"] == {"A": True, "B": False}
+    assert k.texts().count("Check in") == 1 and "Checked in" in k.texts()
+    k.tap("Check in")
+    assert k.snap["phase"] == "opening"
+    assert "Touch the die you rolled" in k.texts()
+
+
+def _die_center(k: Kiosk, side_is_left: bool, value: int) -> tuple[int, int]:
+    """The centre of a die face: the touch areas of the dice are those of the drawn faces."""
+    scene = k.view.last_scene
+    assert scene is not None
+    for hit in scene.hits:
+        intent = hit.intents[0]
+        if intent.get("ui") == "die" and intent["value"] == value:
+            x, y, w, h = hit.rect
+            if (x < k.view.size[0] // 2) == side_is_left:
+                return x + w // 2, y + h // 2
+    raise AssertionError(f"no die {value}")
+
+
+def test_opening_roll_by_touching_die_faces():
+    k = Kiosk(samples.checked_in())
+    k.tap_at(_die_center(k, True, 5))
+    assert k.local.opening == {"A": 5, "B": None}
+    assert "Your die: 5" in k.texts()
+    assert k.sent == []
+    intents = k.tap_at(_die_center(k, False, 3))
+    assert {"input": "opening_roll", "A": 5, "B": 3} in intents
+    snap = k.snap
+    assert snap["phase"] == "playing" and snap["turn"] == "A"
+    assert k.local.opening == {"A": None, "B": None}
+    # with a clock, the lower roller (B) is told to start A's clock
+    assert any("Press your clock button" in t for t in k.texts())
+
+
+def test_opening_roll_tie_asks_to_roll_again():
+    k = Kiosk(samples.checked_in())
+    k.tap_at(_die_center(k, True, 4))
+    k.tap_at(_die_center(k, False, 4))
+    assert k.snap["phase"] == "opening"
+    assert k.local.message == MSG_TIE
+    assert "Same number: roll again" in k.texts()
+
+
+def test_double_take_and_pass_flow():
+    k = Kiosk(samples.playing())  # B is on turn, before rolling
+    snap = k.snap
+    assert snap["cube"]["usable"]["B"] and not snap["cube"]["usable"]["A"]
+    assert k.texts().count("Double") == 1
+    assert k.placement("Double").rect[0] > SMALL[0] // 2  # B's button, on the right
+    assert k.tap("Double") == [{"input": "double", "side": "B"}]
+    assert k.snap["cube"]["offered_by"] == "B"
+    # A answers on the left half
+    assert k.placement("Take").rect[0] < SMALL[0] // 2
+    assert "Doubled to 2: waiting for the answer" in k.texts()
+    k.tap("Take")
+    cube = k.snap["cube"]
+    assert cube["value"] == 2 and cube["owner"] == "A" and cube["offered_by"] is None
+    assert "Owner: Alice Lambert" in k.texts()
+
+
+def test_pass_asks_for_confirmation_then_ends_the_game():
+    k = Kiosk(samples.cube_offer())
+    k.tap("Pass")
+    assert k.local.overlay == "pass" and k.sent == []
+    assert "Pass?" in k.texts()
+    k.tap("Back")
+    assert k.local.overlay is None and k.snap["phase"] == "playing"
+    k.tap("Pass")
+    k.tap("Pass")  # the confirm button in the dialog
+    snap = k.snap
+    assert snap["phase"] == "between_games"
+    assert snap["score"] == {"A": 0, "B": 1}
+    assert snap["games"][-1]["kind"] == "pass"
+
+
+def test_result_entry_wizard_and_undo():
+    k = Kiosk(samples.cube_owned())  # cube 2 owned by A
+    k.tap("Game over")
+    assert "Who won the game?" in k.texts()
+    k.tap("Boris Ivanov")
+    assert k.local.result_winner == "B"
+    assert "Points: 4" in k.texts()  # gammon with the cube on 2
+    k.tap("Gammon")
+    assert "New score: 0 – 4" in k.texts()
+    k.tap("Back")  # back to the kind
+    assert k.local.result_kind is None and k.local.result_winner == "B"
+    k.tap("Backgammon")
+    intents = k.tap("Confirm")
+    assert {"input": "win", "side": "B", "kind": "backgammon"} in intents
+    snap = k.snap
+    assert snap["phase"] == "between_games" and snap["score"] == {"A": 0, "B": 6}
+    assert k.local.overlay is None
+    # undo, with its confirmation
+    k.tap("Undo")
+    assert "Undo the last entry?" in k.texts()
+    assert any("Boris Ivanov" in t and "Points: 6" in t for t in k.texts())
+    k.tap("Undo", 0)  # the dialog's button
+    snap = k.snap
+    assert snap["phase"] == "playing" and snap["score"] == {"A": 0, "B": 0}
+    assert not k.rejected
+
+
+def test_break_flow_with_countdown_and_return():
+    k = Kiosk(samples.between_games())
+    assert k.texts().count("Breaks left: 1") == 2
+    k.tap("Take a break", 1)  # B's, on the right
+    assert k.local.overlay == "break" and k.local.overlay_side == "B"
+    assert "Take a break of 5 minutes?" in k.texts()
+    assert "Breaks left after this one: 0" in k.texts()
+    k.tap("Start the break")
+    snap = k.snap
+    assert snap["phase"] == "break" and snap["breaks"]["B"]["away"]
+    assert "On a break" in k.texts() and "5:00" in k.texts()
+    k.tick(61_000)
+    assert "3:59" in k.texts()
+    k.tap("I am back")
+    assert k.snap["phase"] == "between_games"
+    assert "Breaks left: 0" in k.texts()
+    assert k.texts().count("Take a break") == 1  # only A has one left
+
+
+def test_next_game_opens_the_opening_roll_with_crawford_notice():
+    k = Kiosk(samples.crawford_next())
+    assert "Next game is the Crawford game" in k.texts()
+    k.tap("Next game")
+    assert k.local.overlay == "opening"
+    assert "CRAWFORD GAME" in k.texts()
+    k.tap_at(_die_center(k, True, 2))
+    k.tap_at(_die_center(k, False, 6))
+    snap = k.snap
+    assert snap["phase"] == "playing" and snap["crawford"]
+    assert k.local.overlay is None
+    assert "CRAWFORD GAME" in k.texts() and "No doubling" in k.texts()
+    assert "Double" not in k.texts()
+
+
+def test_pause_with_reason_then_resume():
+    k = Kiosk(samples.playing())
+    k.tap("Pause")
+    assert "Pause the clock: why?" in k.texts()
+    k.tap("Illegal move to correct")
+    snap = k.snap
+    assert snap["phase"] == "paused" and snap["clock"]["paused"] == "illegal_move"
+    assert "Clock paused" in k.texts()
+    k.tap("Resume")
+    assert k.snap["phase"] == "playing"
+
+
+def test_power_loss_restore_shows_its_notice():
+    k = Kiosk(samples.paused("power_loss"))
+    assert "Restored after a power cut. Resume when both players are ready." in k.texts()
+    assert "Resume" in k.texts()
+
+
+def test_call_td_and_indicator():
+    k = Kiosk(samples.playing())
+    assert k.texts().count("Call the TD") == 2
+    assert k.tap("Call the TD", 1) == [{"input": "call_td", "side": "B"}]
+    assert k.snap["td_call"] == "B"
+    tc = k.placement("TD called")
+    assert tc.rect[0] > SMALL[0] // 2
+    assert k.texts().count("Call the TD") == 1
+
+
+def _open_td_menu(k: Kiosk, pin: str) -> None:
+    k.tap("Table 12")
+    assert k.local.overlay == "pin"
+    for digit in pin:
+        k.tap(digit)
+    k.tap("OK")
+
+
+def test_td_menu_behind_a_pin():
+    k = Kiosk(samples.playing(), pin="4321")
+    _open_td_menu(k, "1111")
+    assert k.local.overlay == "pin" and k.local.message == MSG_WRONG_PIN
+    assert "Wrong PIN" in k.texts()
+    # the TD pages cannot be opened around the PIN
+    k.handle([{"ui": "open", "overlay": "td"}])
+    assert k.local.overlay == "pin"
+    for digit in "4321":
+        k.tap(digit)
+    k.tap("OK")
+    assert k.local.overlay == "td" and "TD menu" in k.texts()
+    intents = k.tap("Pause the clock")
+    assert {"input": "cmd", "type": "pause", "reason": "td"} in intents
+    snap = k.snap
+    assert snap["phase"] == "paused" and snap["clock"]["paused"] == "td"
+    assert "Waiting for the TD" in k.texts() and "Resume" not in k.texts()
+    assert k.local.overlay is None  # closing the menu locks it again
+    _open_td_menu(k, "4321")
+    k.tap("Resume the clock")
+    assert k.snap["phase"] == "playing"
+
+
+def test_td_sets_time_and_table_settings():
+    k = Kiosk(samples.playing())
+    _open_td_menu(k, "4321")
+    k.tap("Set the time")
+    assert k.local.overlay == "td_time"
+    before = dict(k.snap["clock"]["reserve_ms"])
+    k.tap("+1:00", 0)  # the left player's
+    k.tap("−0:10", 1)  # the right player's
+    k.tap("Apply")
+    reserves = k.snap["clock"]["reserve_ms"]
+    assert reserves["A"] == before["A"] + 60_000
+    assert abs(reserves["B"] - (before["B"] - 10_000)) <= 1_000  # B's clock runs meanwhile
+    _open_td_menu(k, "4321")
+    k.tap("Table language")
+    k.tap("Magyar")
+    assert k.app[-1] == {"app": "set_language", "lang": "hu"}
+    _open_td_menu(k, "4321")
+    k.tap("Table number")
+    k.tap("Clear")
+    k.tap("7")
+    k.tap("OK")
+    assert k.app[-1] == {"app": "set_table_id", "table": "7"}
+    _open_td_menu(k, "4321")
+    k.tap("Swap the sides")
+    assert k.app[-1] == {"app": "flip"}
+
+
+def test_td_resolves_a_time_flag():
+    k = Kiosk(samples.flag())
+    assert k.snap["phase"] == "flag"
+    assert "Time expired" in k.texts()
+    _open_td_menu(k, "4321")
+    k.tap("Boris Ivanov wins the match")
+    snap = k.snap
+    assert snap["phase"] == "finished" and snap["winner"] == "B" and snap["end_reason"] == "time"
+
+
+def test_match_over_both_players_confirm():
+    k = Kiosk(samples.finished())  # A confirmed already
+    assert "✓ Score confirmed" in k.texts()
+    assert k.texts().count("Confirm the score") == 1
+    k.tap("Confirm the score")
+    assert k.snap["confirmed"] == {"A": True, "B": True}
+    assert "Both players confirmed. Thank you!" in k.texts()
+    assert "Undo" not in k.texts()
+
+
+def test_each_player_picks_their_own_language():
+    k = Kiosk(samples.playing())
+    lang_chips = [h for h in k.view.last_scene.hits if h.intents[0].get("overlay") == "lang"]
+    left = min(lang_chips, key=lambda h: h.rect[0])
+    x, y, w, h = left.rect
+    k.tap_at((x + w // 2, y + h // 2))
+    assert k.local.overlay == "lang" and k.local.overlay_side == "A"
+    k.tap("Ελληνικά")
+    assert k.local.langs == {"A": "el", "B": None}
+    texts = k.texts()
+    assert "Χρόνος καθυστέρησης" in texts and "Delay" in texts  # A's half Greek, B's English
+    greek = k.placement("Χρόνος καθυστέρησης")
+    assert greek.rect[0] < SMALL[0] // 2
+    assert "Match to 7" in texts  # the shared centre keeps the table's language
+
+
+def test_flip_puts_side_a_on_the_right():
+    k = Kiosk(samples.assigned(), flip=True)
+    a_name = k.placement("Alice Lambert")
+    assert a_name.rect[0] > SMALL[0] // 2
+    # the left check-in button is now B's
+    assert k.tap("Check in", 0) == [{"input": "checkin", "side": "B"}]
+    # keys go by position too: the right-hand key checks in A, who sits on the right
+    assert k.key(pygame.K_q) == []  # the left player is already checked in
+    assert k.key(pygame.K_p) == [{"input": "checkin", "side": "A"}]
+
+
+def test_key_map_mirrors_the_buttons():
+    k = Kiosk(samples.checked_in())
+    k.key(pygame.K_6)
+    k.key(pygame.K_1)
+    assert k.snap["phase"] == "playing" and k.snap["turn"] == "A"
+    assert k.key(pygame.K_m) == [{"input": "press", "side": "B"}]  # the lower roller starts A's clock
+    assert k.snap["clock"]["running"] == "A"
+    k.key(pygame.K_z)  # A ends the turn
+    assert k.key(pygame.K_p) == [{"input": "double", "side": "B"}]
+    assert k.key(pygame.K_q) == [{"input": "take", "side": "A"}]
+    assert k.snap["cube"]["owner"] == "A"
+    k.key(pygame.K_r)
+    assert k.local.overlay == "result"
+    k.key(pygame.K_q)
+    k.key(pygame.K_g)
+    k.key(pygame.K_RETURN)
+    assert k.snap["score"] == {"A": 4, "B": 0}
+    k.key(pygame.K_u)
+    k.key(pygame.K_ESCAPE)
+    assert k.local.overlay is None and k.snap["score"] == {"A": 4, "B": 0}
+
+
+def test_hit_outside_buttons_and_under_a_dialog_does_nothing():
+    k = Kiosk(samples.playing())
+    assert k.view.hit((400, 120), k.snap, k.local) == []  # the score, not a button
+    k.tap("Game over")
+    double_area = (650, 430)  # where B's Double button is, now under the dialog
+    assert all(i.get("input") != "double" for i in k.view.hit(double_area, k.snap, k.local))
+
+
+def test_hit_does_not_change_local_state():
+    k = Kiosk(samples.playing())
+    before = repr(k.local)
+    k.view.hit((400, 440), k.snap, k.local)
+    k.view.key(pygame.K_r, 0, k.snap, k.local)
+    assert repr(k.local) == before
+
+
+def test_hub_indicator_shape_changes_with_connection():
+    from kiosk.ui.scene import Circle, Line
+
+    k = Kiosk(samples.idle())
+    top = next(r for r in k.view.last_scene.regions if r.key == "top.C")
+    assert any(isinstance(i, Circle) and i.width == 0 for i in top.items)
+    k.local.hub_online = False
+    k.draw()
+    top = next(r for r in k.view.last_scene.regions if r.key == "top.C")
+    assert any(isinstance(i, Circle) and i.width > 0 for i in top.items)
+    assert any(isinstance(i, Line) for i in top.items)  # the cross
+
+
+@pytest.mark.parametrize("size", [SMALL, (1280, 720)])
+def test_dirty_rects_cover_only_what_changed(size):
+    journal = samples.playing()
+    state = replay(journal.lines, new_table(samples.TABLE))
+    view = KioskView(size)
+    surface = pygame.Surface(size)
+    local = LocalState(hub_online=True)
+    at = journal.at
+    full = view.draw(surface, snapshot(state, at), local, samples.WALL0 + at)
+    assert [tuple(r) for r in full] == [(0, 0, *size)]
+    assert view.draw(surface, snapshot(state, at), local, samples.WALL0 + at) == []
+    # 300 ms later only B's delay has moved (it shows whole seconds and a bar)
+    dirty = view.draw(surface, snapshot(state, at + 300), local, samples.WALL0 + at + 300)
+    area = sum(r.w * r.h for r in dirty)
+    assert 0 < area < size[0] * size[1] // 10
+    # seconds later the reserve moves too: still only the running side's rows
+    state, _ = apply(state, {"at": at + 15_000, "input": "tick"})
+    dirty = view.draw(surface, snapshot(state), local, samples.WALL0 + at + 15_000)
+    assert dirty and all(r.x >= size[0] // 2 for r in dirty)
+    # a new phase repaints the whole screen
+    state, _ = apply(state, {"at": at + 16_000, "input": "pause", "reason": "dispute"})
+    assert [tuple(r) for r in view.draw(surface, snapshot(state), local, samples.WALL0 + at + 16_000)] == [
+        (0, 0, *size)
+    ]
+
+
+@pytest.mark.parametrize("sample", ["playing", "low_time", "break", "waiting"])
+def test_next_frame_ms_names_when_the_screen_changes(sample):
+    journal = samples.SAMPLES[sample]()
+    state = replay(journal.lines, new_table(samples.TABLE))
+    view = KioskView(SMALL)
+    surface = pygame.Surface(SMALL)
+    local = LocalState(hub_online=True)
+    at = journal.at
+    changes = 0
+    for _ in range(12):
+        snap = snapshot(state, at)
+        view.draw(surface, snap, local, samples.WALL0 + at)
+        wait = view.next_frame_ms(snap, samples.WALL0 + at)
+        assert 20 <= wait <= 1000
+        if wait > 20:  # nothing changes just before the moment it names...
+            before = at + wait - 1
+            assert view.draw(surface, snapshot(state, before), local, samples.WALL0 + before) == []
+        at += wait
+        changes += bool(view.draw(surface, snapshot(state, at), local, samples.WALL0 + at))
+    assert changes >= 10  # ...and something does at that moment

@@ -1,0 +1,143 @@
+"""Every screen and dialog, in every language, at both display sizes: all text fits its box.
+
+Snapshots come from real journals replayed through the rulebook (``kiosk.ui.samples``). Text may
+shrink to fit but must never overflow, and must stay readable across a table.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pygame
+import pytest
+
+from kiosk.ui import samples
+from kiosk.ui.i18n import LANGUAGES, translator
+from kiosk.ui.view import KioskView, LocalState
+
+SIZES = [(800, 480), (1280, 720)]
+#: smallest text allowed (px) at each size: about 2.3 mm on the 7" display, 2.5 mm on the 10"
+MIN_PX = {(800, 480): 12, (1280, 720): 17}
+
+DIALOGS: dict[str, tuple[str, dict]] = {
+    "result_winner": ("playing", {"overlay": "result"}),
+    "result_kind": ("cube_owned", {"overlay": "result", "result_winner": "B"}),
+    "result_confirm": (
+        "cube_owned",
+        {"overlay": "result", "result_winner": "B", "result_kind": "backgammon"},
+    ),
+    "pass": ("cube_offer", {"overlay": "pass", "overlay_side": "A"}),
+    "break": ("between_games", {"overlay": "break", "overlay_side": "B"}),
+    "language": ("playing", {"overlay": "lang", "overlay_side": "A"}),
+    "pause": ("playing", {"overlay": "pause"}),
+    "undo_result": ("between_games", {"overlay": "undo"}),
+    "undo_take": ("cube_owned", {"overlay": "undo"}),
+    "opening": ("crawford_next", {"overlay": "opening", "opening": {"A": 4, "B": None}, "message": "tie"}),
+    "pin": ("playing", {"overlay": "pin", "pin_entry": "12", "message": "wrong_pin"}),
+    "td_flag": ("flag", {"overlay": "td"}),
+    "td_paused": ("paused", {"overlay": "td"}),
+    "td_time": ("playing", {"overlay": "td_time", "td_reserve": {"A": 600_000, "B": 3_725_000}}),
+    "td_clock": ("playing", {"overlay": "td_clock"}),
+    "td_lang": ("playing", {"overlay": "td_lang"}),
+    "td_table": ("playing", {"overlay": "td_table", "td_table": "14"}),
+}
+
+SNAPS = {name: samples.sample_snapshot(name) for name in samples.SAMPLES}
+CASES = [(name, name, {}) for name in samples.SAMPLES] + [(d, s, kw) for d, (s, kw) in DIALOGS.items()]
+
+
+def render(size, lang, sample, local_fields, flip=False):
+    snap = SNAPS[sample]
+    view = KioskView(size, lang=lang, flip=flip)
+    local = LocalState(hub_online=True, synced=True, match_id=snap.get("match_id"))
+    for key, value in local_fields.items():
+        setattr(local, key, value)
+    view.draw(pygame.Surface(size), snap, local, snap["wall"])
+    return view, local
+
+
+def inside(rect, box) -> bool:
+    x, y, w, h = rect
+    bx, by, bw, bh = box
+    return x >= bx and y >= by and x + w <= bx + bw and y + h <= by + bh
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_every_text_fits_its_box(size, lang):
+    problems = []
+    for case, sample, fields in CASES:
+        view, local = render(size, lang, sample, fields)
+        assert local.overlay == fields.get("overlay"), f"{case}: the dialog did not stay open"
+        assert view.last_layout, case
+        for p in view.last_layout:
+            if not inside(p.rect, p.box):
+                problems.append(f"{case}: {p.text!r} {p.rect} overflows {p.box}")
+            if p.size < MIN_PX[size]:
+                problems.append(f"{case}: {p.text!r} shrunk to {p.size}px")
+            if not inside(p.rect, (0, 0, *size)):
+                problems.append(f"{case}: {p.text!r} off screen")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_screens_speak_the_language(lang):
+    tr = translator(lang)
+    view, _ = render((800, 480), lang, "crawford", {})
+    texts = {p.text for p in view.last_layout}
+    assert tr("CRAWFORD GAME") in texts
+    assert tr("Delay") in texts
+    assert tr("Game over") in texts
+    view, _ = render((800, 480), lang, "waiting_late", {})
+    texts = {p.text for p in view.last_layout}
+    assert tr("Penalty points: {points}").format(points=1) in texts  # 7:30 late under wbgf-2023
+    assert tr("Next penalty point in {time}").format(time="2:30") in texts
+
+
+def test_crawford_game_is_unmistakable():
+    view, _ = render((800, 480), "en", "crawford", {})
+    badge = next(p for p in view.last_layout if p.text == "CRAWFORD GAME")
+    assert badge.size >= 20
+    assert "Double" not in {p.text for p in view.last_layout}
+    view, _ = render((800, 480), "en", "crawford_next", {})
+    assert "Next game is the Crawford game" in {p.text for p in view.last_layout}
+
+
+def test_reserve_in_tenths_under_twenty_seconds_and_delay_apart():
+    view, _ = render((800, 480), "en", "low_time", {})
+    texts = [p.text for p in view.last_layout]
+    tenths = [t for t in texts if re.fullmatch(r"1?\d\.\d", t)]
+    assert tenths, texts
+    snap = SNAPS["low_time"]
+    ms = snap["clock"]["reserve_ms"]["A"]
+    assert f"{ms // 1000}.{ms % 1000 // 100}" in tenths
+    assert "Delay" in texts
+
+
+def test_running_side_is_marked_by_shape_not_only_colour():
+    from kiosk.ui.scene import Frame, Poly
+
+    view, _ = render((800, 480), "en", "playing", {})
+    scene = view.last_scene
+    clocks = {r.key: r for r in scene.regions if r.key.endswith(".clock")}
+    running = clocks["B.clock"]
+    idle = clocks["A.clock"]
+    assert any(isinstance(i, Frame) for i in running.items) and any(
+        isinstance(i, Poly) for i in running.items
+    )
+    assert not any(isinstance(i, Frame | Poly) for i in idle.items)
+
+
+def test_odd_sizes_scale_the_nearest_layout():
+    for size in [(1024, 600), (480, 320), (1920, 1080)]:
+        view, _ = render(size, "el", "crawford", {})
+        for p in view.last_layout:
+            assert inside(p.rect, p.box) and inside(p.rect, (0, 0, *size)), (size, p)
+
+
+def test_flip_mirrors_the_halves():
+    plain, _ = render((1280, 720), "en", "playing", {})
+    flipped, _ = render((1280, 720), "en", "playing", {}, flip=True)
+    a = next(p for p in plain.last_layout if p.text == "Alice Lambert")
+    b = next(p for p in flipped.last_layout if p.text == "Alice Lambert")
+    assert a.rect[0] < 640 < b.rect[0]
