@@ -177,8 +177,8 @@ class MqttClient:
     # ----------------------------------------------------------------- any thread
     def start(self) -> None:
         """Start the network thread; it connects (and keeps reconnecting) in the background."""
-        if self._thread is not None:
-            raise RuntimeError("MqttClient.start() may be called once")
+        if self._thread is not None or self._stop_requested.is_set():
+            raise RuntimeError("an MqttClient starts once; make a new one to connect again")
         self._thread = threading.Thread(target=self._run, name=f"mqtt-{self.client_id}", daemon=True)
         self._thread.start()
 

@@ -16,10 +16,10 @@ forgotten as "to send" only when the broker has acknowledged it. A power cut or 
 between the two re-sends it at the next start; the hub drops the duplicate by
 ``(table, match_id, seq)``. Acknowledged events are kept a while to answer a hub's resync request.
 
-Storage: SQLite in WAL mode with ``synchronous=FULL`` (each ``put`` is its own transaction, synced
-to disk before it returns; ``mark_sent`` alone is not synced), ``AUTOINCREMENT`` so that the send order never reuses a number. One
-connection shared by the threads that use it, behind a lock (the network thread marks events sent
-while the application thread adds new ones).
+Storage: SQLite in WAL mode with ``synchronous=FULL``: each ``put`` is its own transaction,
+synced to disk before it returns (``mark_sent`` alone is not synced: see there). ``AUTOINCREMENT``
+so that the send order never reuses a number. One connection, shared by the threads that use it
+behind a lock (the network thread marks events sent while the application thread adds new ones).
 """
 
 from __future__ import annotations

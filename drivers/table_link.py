@@ -346,8 +346,8 @@ class TableLink:
             from_seq,
             len(events),
         )
+        self._announce()
         with self._lock:
-            self._announce()
             for evt in events:
                 self.client.publish(self._t_evt, evt, qos=1)
 

@@ -272,4 +272,7 @@ def board_tile(t: dict[str, Any]) -> dict[str, Any]:
         "winner",
         "start_wall",
     )
-    return {k: t.get(k) for k in keys}
+    out = {k: t.get(k) for k in keys}
+    if out["status"] == "verify":  # the room sees a finished match; verification is the TD's business
+        out["status"], out["status_label"], out["status_icon"] = "finished", *STATUS_LOOK["finished"]
+    return out

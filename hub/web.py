@@ -32,6 +32,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 HUB_KEY = web.AppKey("hub", Hub)
 AUTH_KEY = web.AppKey("auth", Auth)
 PUBLIC_KEY = web.AppKey("public", bool)
+SESSION_KEY = web.RequestKey("session", Session | None)
 
 
 def _error(status: int, message: str, **extra: Any) -> web.Response:
@@ -82,7 +83,7 @@ async def security(request: web.Request, handler: Handler) -> web.StreamResponse
     """Session lookup, CSRF check on every state-changing request, protective headers."""
     auth = request.app[AUTH_KEY]
     session = auth.get(request.cookies.get(COOKIE))
-    request["session"] = session
+    request[SESSION_KEY] = session
     origin = request.headers.get("Origin")
     if origin is not None and origin.split("://", 1)[-1] != request.host:
         return _error(403, "cross-origin request refused")
@@ -103,7 +104,7 @@ async def security(request: web.Request, handler: Handler) -> web.StreamResponse
 
 
 def _session(request: web.Request) -> Session | None:
-    return request["session"]
+    return request[SESSION_KEY]
 
 
 def _can_read(request: web.Request) -> bool:

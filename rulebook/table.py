@@ -136,30 +136,33 @@ Handler = Callable[[TableState, dict[str, Any], int], tuple[TableState, list[dic
 def apply(state: TableState, inp: Any) -> tuple[TableState, list[dict[str, Any]]]:
     """Apply one journal input. Never raises: bad input becomes a rejected event."""
     if not isinstance(inp, dict):
-        return _emit(state, [{"type": "invalid", "rejected": "an input is a JSON object"}])
+        return _emit(state, [{"type": "invalid", "rejected": "an input is a JSON object"}], state.now)
     kind = inp.get("input")
     at = inp.get("at")
     label = kind if isinstance(kind, str) else "invalid"
     if not isinstance(at, int) or isinstance(at, bool) or at < 0:
-        return _emit(state, [{"type": label, "rejected": f"at: expected ms >= 0, got {at!r}"}])
+        return _emit(state, [{"type": label, "rejected": f"at: expected ms >= 0, got {at!r}"}], state.now)
     if at < state.now:
-        return _emit(state, [{"type": label, "rejected": f"at: time went backwards ({at} < {state.now})"}])
+        reason = f"at: time went backwards ({at} < {state.now})"
+        return _emit(state, [{"type": label, "rejected": reason}], state.now)
     wall = inp.get("wall")
     if isinstance(wall, int) and not isinstance(wall, bool) and wall > 0:
         state = replace(state, wall_anchor=(at, wall))
-    state, events = _advance(replace(state, now=at), at)
+    # Handlers get the time as ``at``; ``state.now`` becomes ``at`` when the events are stamped
+    # (one copy of the state per input instead of two: the reducer's hot path).
+    state, events = _advance(state, at)
     handler = HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         events.append({"type": label, "rejected": f"unknown input {kind!r}"})
-        return _emit(state, events)
+        return _emit(state, events, at)
     try:
         state_after, more = handler(state, inp, at)
     except RuleError as exc:
-        return _emit(state, [*events, _rejection(label, inp, str(exc))])
+        return _emit(state, [*events, _rejection(label, inp, str(exc))], at)
     except Exception as exc:  # a table must never stop on a bad input (PROTOCOL §1)
         reason = f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}"
-        return _emit(state, [*events, _rejection(label, inp, reason)])
-    return _emit(state_after, events + more)
+        return _emit(state, [*events, _rejection(label, inp, reason)], at)
+    return _emit(state_after, events + more, at)
 
 
 #: prefix of the reason given when an input hit a fault in the reducer itself (tests look for it)
@@ -172,19 +175,19 @@ def _rejection(label: str, inp: dict[str, Any], reason: str) -> dict[str, Any]:
     return {"type": label, "rejected": reason}
 
 
-def _emit(state: TableState, events: list[dict[str, Any]]) -> tuple[TableState, list[dict]]:
-    """Number the events (per-match ``seq``) and stamp them with the match and time."""
+def _emit(state: TableState, events: list[dict[str, Any]], at: int) -> tuple[TableState, list[dict]]:
+    """Number the events (per-match ``seq``), stamp them with the match and time; ``now`` = ``at``."""
     if not events:
-        return state, events
+        return (state if state.now == at else replace(state, now=at)), events
     seq = state.seq
-    wall = state.wall_at(state.now)
+    wall = state.wall_at(at)
     for event in events:
         seq += 1
         event["seq"] = seq
         event["match_id"] = state.match_id
-        event["at"] = event.get("at", state.now)
+        event["at"] = event.get("at", at)
         event["wall"] = wall
-    return replace(state, seq=seq), events
+    return replace(state, seq=seq, now=at), events
 
 
 def _advance(state: TableState, at: int) -> tuple[TableState, list[dict[str, Any]]]:
@@ -393,9 +396,18 @@ def on_press(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableStat
         clock = clock.press(side, at)
     elif state.turn is not None and side != state.turn and match.cube.offered_by is None:
         raise RuleError(f"it is {state.turn}'s turn")
-    new = replace(state, clock=clock, opening_lower=None)
     if side == state.turn and match.cube.offered_by is None:
-        new = replace(new, turn=other(side), rolled=False, roll_attempted=False, dice=None)
+        new = replace(
+            state,
+            clock=clock,
+            opening_lower=None,
+            turn=other(side),
+            rolled=False,
+            roll_attempted=False,
+            dice=None,
+        )
+    else:
+        new = replace(state, clock=clock, opening_lower=None)
     return new, [{"type": "press", "side": side}]
 
 
@@ -758,8 +770,8 @@ def on_cmd(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState,
 SCORE_COMMANDS = frozenset({"penalty", "forfeit", "waive", "set_length", "correct_score", "resolve_flag"})
 
 
-def _end_match(state: TableState, match: m.Match, cmd_id: str) -> TableState:
-    clock = state.clock.stop(state.now) if state.clock.enabled else state.clock
+def _end_match(state: TableState, match: m.Match, cmd_id: str, at: int) -> TableState:
+    clock = state.clock.stop(at) if state.clock.enabled else state.clock
     # the phase play would go back to if the decision is taken back (a pause is not kept)
     before = state.phase_before_pause if state.phase == "paused" else state.phase
     return replace(
@@ -814,7 +826,7 @@ def cmd_penalty(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableS
         match2 = replace(match2, winner=other(against), end_reason="lateness", in_game=False)
     if match2.is_over():
         events.append(_match_over(match2))
-        return _end_match(state, match2, penalty.id), events
+        return _end_match(state, match2, penalty.id, at), events
     return replace(state, match=match2), events
 
 
@@ -823,7 +835,7 @@ def cmd_forfeit(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableS
     against = side_field(inp, "against")
     reason = "lateness" if inp.get("reason") in ("late", "lateness") else "forfeit"
     match2 = replace(match, winner=other(against), end_reason=reason, in_game=False)
-    return _end_match(state, match2, inp["id"]), [_match_over(match2)]
+    return _end_match(state, match2, inp["id"], at), [_match_over(match2)]
 
 
 def cmd_waive(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
@@ -955,7 +967,7 @@ def cmd_correct_score(state: TableState, inp: dict[str, Any], at: int) -> tuple[
     if reached:
         match = replace(match, winner=leader, end_reason="td", in_game=False)
         events.append(_match_over(match))
-        return _end_match(state, match, inp["id"]), events
+        return _end_match(state, match, inp["id"], at), events
     return replace(state, match=match), events
 
 

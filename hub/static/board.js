@@ -52,6 +52,7 @@ function connect() {
       document.title = `${msg.event} — room board`;
       B.tables = new Map(msg.tables.map((t) => [t.table, t]));
       render();
+      showClock();
     } else if (msg.type === "tiles") {
       for (const t of msg.tiles) {
         B.tables.set(t.table, t);

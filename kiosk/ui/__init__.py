@@ -45,3 +45,8 @@ API used by the kiosk application
 
 ``kiosk.ui.i18n.translator(lang)`` gives ``tr(msgid) -> str`` from ``kiosk/locale/*/kiosk.po``.
 """
+
+import os as _os
+
+# pygame prints a banner on import; the kiosk's output (logs, ``bgtable screenshot``) stays clean.
+_os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")

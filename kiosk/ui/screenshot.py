@@ -24,12 +24,26 @@ SIZE_RE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 def _pygame():
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
 
     if not pygame.display.get_init():
         pygame.display.init()
     pygame.font.init()
     return pygame
+
+
+def headless_display(size: tuple[int, int]):
+    """A display surface on SDL's dummy driver (for benchmarks: text surfaces get converted as on a
+    real screen). ``close_display()`` ends it."""
+    pygame = _pygame()
+    return pygame.display.set_mode(size)
+
+
+def close_display() -> None:
+    import pygame
+
+    pygame.display.quit()
 
 
 def render_png(
@@ -79,3 +93,44 @@ def main_screenshot(args: argparse.Namespace) -> int:
     path = render_png(snap, size, args.lang, args.out, flip=bool(getattr(args, "flip", False)))
     print(path)
     return 0
+
+
+#: the screens shown in docs/screens.md: file name -> (sample, size, language, local state fields)
+GALLERY: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
+    "play-800x480-en": ("playing", (800, 480), "en", {}),
+    "play-1280x720-en": ("playing", (1280, 720), "en", {}),
+    "crawford-800x480-en": ("crawford", (800, 480), "en", {}),
+    "cube-offer-800x480-en": ("cube_offer", (800, 480), "en", {}),
+    "result-entry-800x480-en": ("cube_owned", (800, 480), "en", {"overlay": "result", "result_winner": "B"}),
+    "waiting-800x480-en": ("waiting_late", (800, 480), "en", {}),
+    "opening-800x480-en": ("opening", (800, 480), "en", {"opening": {"A": 5, "B": None}}),
+    "between-games-1280x720-en": ("crawford_next", (1280, 720), "en", {}),
+    "break-800x480-en": ("break", (800, 480), "en", {}),
+    "paused-power-loss-800x480-en": ("power_loss", (800, 480), "en", {}),
+    "flag-800x480-en": ("flag", (800, 480), "en", {}),
+    "match-over-800x480-en": ("finished", (800, 480), "en", {}),
+    "td-menu-800x480-en": ("td_called", (800, 480), "en", {"overlay": "td"}),
+    "play-800x480-el": ("low_time", (800, 480), "el", {}),
+    "crawford-1280x720-bg": ("crawford", (1280, 720), "bg", {}),
+    "players-languages-800x480": ("playing", (800, 480), "fr", {"langs": {"A": "hu", "B": "nb"}}),
+    "idle-800x480-en": ("idle", (800, 480), "en", {}),
+}
+
+
+def render_gallery(out_dir: str | Path) -> list[Path]:
+    """Render the documentation screenshots (``GALLERY``) into ``out_dir``."""
+    from kiosk.ui.samples import sample_snapshot
+
+    paths = []
+    for name, (sample, size, lang, fields) in GALLERY.items():
+        snap = sample_snapshot(sample)
+        local = LocalState(hub_online=True, synced=True, match_id=snap.get("match_id"))
+        for key, value in fields.items():
+            setattr(local, key, value)
+        paths.append(render_png(snap, size, lang, Path(out_dir) / f"{name}.png", local=local))
+    return paths
+
+
+if __name__ == "__main__":
+    for written in render_gallery(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"):
+        print(written)

@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import queue
+import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +23,21 @@ from drivers.table_link import TableLink
 WAIT = 10.0
 FAST = (0.05, 0.5)
 _ids = itertools.count()
+_DIRS: list[str] = []
+
+
+def _tmpdir(prefix: str) -> str:
+    """A temp dir removed after the test (brokers and outboxes of these tests live there)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _DIRS.append(path)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _remove_temp_dirs() -> Iterator[None]:
+    yield
+    while _DIRS:
+        shutil.rmtree(_DIRS.pop(), ignore_errors=True)
 
 
 def uid(prefix: str = "hv") -> str:
@@ -77,7 +93,7 @@ def stack() -> Iterator[list[Any]]:
 
 
 def make_table(broker, event: str, table: str = "3") -> tuple[TableLink, Outbox]:
-    box = Outbox(os.path.join(tempfile.mkdtemp(prefix="outbox-"), "o.db"))
+    box = Outbox(os.path.join(_tmpdir(prefix="outbox-"), "o.db"))
     link = TableLink(
         event,
         table,

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import queue
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -19,6 +20,21 @@ from tests.support.broker import Mosquitto
 WAIT = 10.0
 FAST = (0.05, 0.5)
 _ids = itertools.count()
+_DIRS: list[str] = []
+
+
+def _tmpdir(prefix: str) -> str:
+    """A temp dir removed after the test (brokers and outboxes of these tests live there)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _DIRS.append(path)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _remove_temp_dirs() -> Iterator[None]:
+    yield
+    while _DIRS:
+        shutil.rmtree(_DIRS.pop(), ignore_errors=True)
 
 
 def uid(prefix: str) -> str:
@@ -162,7 +178,7 @@ def test_reconnects_and_resubscribes_after_a_broker_restart(own_mosquitto, clien
 
 def persistent_broker() -> Mosquitto:
     """A broker that keeps sessions across a restart (as a room's broker should)."""
-    pdir = tempfile.mkdtemp(prefix="mosq-persist-")
+    pdir = _tmpdir(prefix="mosq-persist-")
     os.chmod(pdir, 0o777)  # the broker drops root privileges before writing its database
     conf = f"allow_anonymous true\npersistence true\npersistence_location {pdir}/\n"
     return Mosquitto(extra_conf=conf)

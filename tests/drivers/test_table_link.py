@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,21 @@ WAIT = 10.0
 FAST = (0.05, 0.5)
 REPO = Path(__file__).resolve().parents[2]
 _ids = itertools.count()
+_DIRS: list[str] = []
+
+
+def _tmpdir(prefix: str) -> str:
+    """A temp dir removed after the test (brokers and outboxes of these tests live there)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _DIRS.append(path)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _remove_temp_dirs() -> Iterator[None]:
+    yield
+    while _DIRS:
+        shutil.rmtree(_DIRS.pop(), ignore_errors=True)
 
 
 def uid(prefix: str = "ev") -> str:
@@ -97,17 +113,17 @@ class Table:
         self.online_changes: queue.Queue[bool] = queue.Queue()
         self.state: dict[str, Any] = {"table": table, "match_id": None, "seq": 0, "n": 0}
         self.provided = itertools.count(1)
-        path = outbox_path or os.path.join(tempfile.mkdtemp(prefix="outbox-"), "outbox.db")
+        path = outbox_path or os.path.join(_tmpdir(prefix="outbox-"), "outbox.db")
         self.outbox = Outbox(path)
         kw.setdefault("on_assign", self.assigns.put)
         kw.setdefault("on_cmd", self.cmds.put)
+        kw.setdefault("state_provider", self.provide)
         self.link = TableLink(
             event,
             table,
             broker.host,
             broker.port,
             outbox=self.outbox,
-            state_provider=self.provide,
             on_online=self.online_changes.put,
             backoff=FAST,
             **kw,
@@ -141,7 +157,7 @@ def stack() -> Iterator[list[Any]]:
 
 def persistent_broker() -> Mosquitto:
     """A broker that keeps the hub's session across a restart, as a room's broker should."""
-    pdir = tempfile.mkdtemp(prefix="mosq-persist-")
+    pdir = _tmpdir(prefix="mosq-persist-")
     os.chmod(pdir, 0o777)  # the broker drops root privileges before writing its database
     return Mosquitto(extra_conf=f"allow_anonymous true\npersistence true\npersistence_location {pdir}/\n")
 
@@ -493,14 +509,12 @@ def test_no_deadlock_with_an_application_lock(mosquitto, stack):
     same lock; announces (here: resync requests) must not deadlock against it."""
     event = uid()
     app_lock = threading.Lock()
-    table = Table(mosquitto, event)
 
     def provide() -> dict:
         with app_lock:
             return {"table": "12", "n": 0}
 
-    table.link._state_provider = provide
-    table.start()
+    table = Table(mosquitto, event, state_provider=provide).start()
     stack.append(table)
     hub = Hub(mosquitto, event)
     stack.append(hub)

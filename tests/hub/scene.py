@@ -52,6 +52,20 @@ def _game(sim: SimTable, winner: str, kind: str = "single") -> None:
     sim.win(winner, kind)
 
 
+def _in_sync(hub: HubThread, sims: dict[str, SimTable]) -> None:
+    """Wait until the hub holds every table's latest state (before time moves on)."""
+
+    def synced(h: object) -> bool:
+        return all(
+            hub_state(h, t).get("seq") == sim.state.seq
+            and hub_state(h, t).get("match_id") == sim.state.match_id
+            for t, sim in sims.items()
+            if sim.link.online
+        )
+
+    hub.wait_for(synced)
+
+
 def build(tmp_path: Path, host: str, port: int, event: str, *, public: bool = False) -> Scene:
     clock = FakeClock(T0 - 2 * MIN)
     rows = [
@@ -117,10 +131,12 @@ def build(tmp_path: Path, host: str, port: int, event: str, *, public: bool = Fa
         s["4"].take_break("B")
         s["7"].stop(graceful=False)
         hub.wait_for(lambda h: "7" in h.views and not h.views["7"].online)
+        _in_sync(hub, s)
         clock.set(T0 + 7 * MIN)
         s["3"].tick()  # the one-point match's two minutes ran out
         for t in ("1", "5", "8"):
             s[t].tick()
+        _in_sync(hub, s)
         tick(hub)
         s["2"].wait_for(lambda st: snapshot(st)["penalties"]["B"] == 1)
         hub.wait_for(lambda h: hub_state(h, "2").get("penalties", {}).get("B") == 1)

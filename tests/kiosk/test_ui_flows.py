@@ -462,3 +462,12 @@ def test_next_frame_ms_names_when_the_screen_changes(sample):
         at += wait
         changes += bool(view.draw(surface, snapshot(state, at), local, samples.WALL0 + at))
     assert changes >= 10  # ...and something does at that moment
+
+
+def test_language_by_keys():
+    k = Kiosk(samples.playing())
+    k.key(pygame.K_l)  # the right player's language
+    assert k.local.overlay == "lang" and k.local.overlay_side == "B"
+    k.key(pygame.K_4)  # the fourth language: Български
+    assert k.local.langs == {"A": None, "B": "bg"}
+    assert "Забавяне" in k.texts() and "Delay" in k.texts()

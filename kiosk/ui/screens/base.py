@@ -37,6 +37,7 @@ class Ctx:
     scene: Scene = field(default_factory=Scene)
     #: a dialog is open: only touch areas of overlay regions are live
     modal: bool = False
+    _keys: set[str] = field(default_factory=set)
 
     # -- sides and languages ---------------------------------------------------------------------
 
@@ -85,6 +86,10 @@ class Ctx:
     # -- regions ------------------------------------------------------------------------------------
 
     def region(self, key: str, rect: Rect, bg: Color | None = theme.BG, overlay: bool = False) -> Pen:
+        """A new region; keys are unique on a screen (the renderer tells frames apart by them)."""
+        if key in self._keys:
+            raise ValueError(f"region {key!r} drawn twice on one screen")
+        self._keys.add(key)
         region = Region(key, self.geo.r(rect), bg, [], overlay)
         self.scene.regions.append(region)
         return Pen(self, region)

@@ -73,9 +73,10 @@ def last_game_text(c: Ctx, tr) -> str:
     if game is None:
         return ""
     kind = tr(messages.KINDS.get(game.get("kind") or "", game.get("kind") or ""))
-    return tr("Game {number}: {name} won ({kind}). Points: {points}").format(
-        number=game.get("game"), name=c.name(game.get("winner") or "A"), points=game.get("points"), kind=kind
+    won = tr("Game {number}: {name} won ({kind})").format(
+        number=game.get("game"), name=c.name(game.get("winner") or "A"), kind=kind
     )
+    return won + "\n" + tr("Points: {points}").format(points=game.get("points"))
 
 
 def _summary(c: Ctx) -> None:
@@ -102,15 +103,6 @@ def _summary(c: Ctx) -> None:
         )
         return
     pen.note(inset((x, y, w, total), lay.pad), text, size=lay.f_small)
-
-
-def _crawford_next(c: Ctx, rect) -> None:
-    pen = c.region("C.crawford", rect, theme.BG)
-    tr = c.tr()
-    if c.snap.get("crawford"):
-        common.crawford_badge(pen, c, rect, tr("Next game is the Crawford game"))
-    elif c.snap.get("post_crawford"):
-        pen.text(tr("Post-Crawford"), inset(rect, c.lay.pad * 2), c.lay.f_small, theme.TEXT_DIM, bold=False)
 
 
 # -- break -----------------------------------------------------------------------------------------
@@ -150,16 +142,26 @@ def break_screen(c: Ctx) -> None:
     tr = c.tr()
     split = common.center_split(c)
     x, y, w, h = split["badge"]
-    pen = c.region("C.break", split["badge"], theme.BG)
-    icon = h * 2 // 5
-    pen.pause_icon((x + (w - icon) // 2, y + lay.pad, icon * 3 // 4, icon), theme.TEXT)
+    total = h + split["cube"][3]
+    pen = c.region("C.break", (x, y, w, total), theme.BG)
+    icon = total // 4
+    pen.pause_icon((x + (w - icon) // 2, y + lay.pad * 2, icon * 3 // 4, icon), theme.TEXT)
+    title_y = y + icon + 3 * lay.pad
     pen.text(
         tr("Break"),
-        (x + lay.pad, y + icon + 2 * lay.pad, w - 2 * lay.pad, h - icon - 3 * lay.pad),
-        lay.f_label,
+        (x + lay.pad, title_y, w - 2 * lay.pad, y + total - title_y - lay.pad),
+        lay.f_title,
+        wrap=True,
     )
-    _crawford_next(c, split["cube"])
-    pen2, area = common.center_stack(c)
+    if c.snap.get("crawford"):
+        bx, by, bw, bh = split["buttons"]
+        badge_h = bh * 11 // 20
+        badge_pen = c.region("C.crawford", (bx, by, bw, badge_h), theme.BG)
+        common.crawford_badge(badge_pen, c, (bx, by, bw, badge_h), tr("Next game is the Crawford game"))
+        pen2 = c.region("C.buttons", (bx, by + badge_h, bw, bh - badge_h), theme.BG)
+        area = inset((bx, by + badge_h, bw, bh - badge_h), lay.pad)
+    else:
+        pen2, area = common.center_stack(c)
     pen2.note(area, last_game_text(c, tr), theme.TEXT_DIM, size=lay.f_small)
 
 

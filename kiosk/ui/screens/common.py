@@ -140,7 +140,7 @@ def clock_row(
     reserve = int((clock.get("reserve_ms") or {}).get(side, 0))
     mark = h * 3 // 10
     left = c.is_left(side)
-    zone = 2 * lay.pad + mark * 3 // 4  # the marker's strip on the outer edge
+    zone = 3 * lay.pad + mark * 3 // 4  # the marker's strip on the outer edge
     text_x = x + zone if left else x + lay.pad
     text_box = (text_x, y + lay.pad, w - zone - lay.pad, h - 2 * lay.pad)
     color = theme.TEXT if running else theme.TEXT_DIM

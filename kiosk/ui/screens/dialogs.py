@@ -119,7 +119,12 @@ def _language(c: Ctx, side: str) -> None:
         rect = (x + (i % 2) * (cell_w + lay.pad), y + (i // 2) * (cell_h + lay.pad), cell_w, cell_h)
         style = "primary" if code == current else "secondary"
         pen.button(
-            rect, LANGUAGES[code], [{"ui": "lang", "side": side, "lang": code}], style=style, size=lay.f_label
+            rect,
+            LANGUAGES[code],
+            [{"ui": "lang", "side": side, "lang": code}],
+            keys=keys.digit_keys(i + 1),
+            style=style,
+            size=lay.f_label,
         )
         if code == current:
             pen.frame(rect, theme.MARKER, 3, lay.radius)

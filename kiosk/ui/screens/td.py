@@ -243,6 +243,7 @@ def _language(c: Ctx) -> None:
             cell,
             LANGUAGES[code],
             [{"ui": "close"}, {"app": "set_language", "lang": code}],
+            keys=keys.digit_keys(i + 1),
             style=style,
             size=lay.f_label,
         )
