@@ -92,6 +92,7 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "start_wall": state.start_wall,
         "td_call": state.td_call,
         "confirmed": state.confirmed.as_dict(),
+        "can_undo": state.undo is not None and not (state.confirmed.a and state.confirmed.b),
         "pending_length": match.pending_length if match else None,
         "penalty_log": [
             {"id": p.id, "against": p.against, "points": p.points, "reason": p.reason, "waived": p.waived}

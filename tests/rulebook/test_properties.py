@@ -466,6 +466,36 @@ FUZZ_INPUTS = st.one_of(
         },
     ),
     st.dictionaries(st.sampled_from(["at", "input", *FIELDS]), FIELD_VALUES, max_size=6),
+    # valid cores with arbitrary extras, so the fuzz reaches deep into assign and the commands
+    st.fixed_dictionaries(
+        {
+            "at": st.integers(0, 10**8),
+            "input": st.just("assign"),
+            "match_id": st.sampled_from(["m", "m2"]),
+            "length": st.integers(1, 9),
+            "players": st.just(PLAYERS),
+        },
+        optional={
+            "profile": FIELD_VALUES,
+            "clock": st.one_of(
+                FIELD_VALUES,
+                st.fixed_dictionaries(
+                    {"minutes_per_point": st.one_of(FIELD_VALUES, st.floats()), "delay_s": FIELD_VALUES},
+                    optional={"second_bank_minutes": st.one_of(FIELD_VALUES, st.floats())},
+                ),
+            ),
+            **{k: FIELD_VALUES for k in ("start_wall", "round", "final", "force", "wall")},
+        },
+    ),
+    st.fixed_dictionaries(
+        {
+            "at": st.integers(0, 10**8),
+            "input": st.just("cmd"),
+            "id": st.text(min_size=1, max_size=3),
+            "type": st.sampled_from(sorted(COMMANDS)),
+        },
+        optional={k: FIELD_VALUES for k in FIELDS if k not in ("id", "type")},
+    ),
 )
 
 

@@ -1,0 +1,1 @@
+"""Screen builders: one module per family of screens, plus the dialogs and the TD menu."""

@@ -33,7 +33,7 @@ def top_bar(c: Ctx) -> None:
     pen.hub_mark((x + w - lay.pad - icon, gy, icon, icon), c.local.hub_online)
     label_x = x + 2 * lay.pad + icon
     label_w = w - 4 * lay.pad - 2 * icon
-    table = str(c.snap.get("table") or "")
+    table = str(c.snap.get("table") or "–")
     pen.text(tr("Table {table}").format(table=table), (label_x, 4, label_w, lay.top - 8), lay.f_chip)
     pen.hit((x, 0, w, lay.top), [{"ui": "open", "overlay": "pin"}], keys.TD_MENU)
 

@@ -16,7 +16,7 @@ def idle(c: Ctx) -> None:
     rect = (0, lay.top, lay.W, lay.H - lay.top)
     pen = c.region("idle", rect, theme.BG)
     x, y, w, h = rect
-    table = str(c.snap.get("table") or "")
+    table = str(c.snap.get("table") or "–")
     pen.text(
         tr("Table {table}").format(table=table),
         (x + lay.pad, y + h // 10, w - 2 * lay.pad, h * 3 // 10),
