@@ -127,12 +127,11 @@ def write_match_journal(path: Path, seed: int = 25) -> int:
     ctl.submit({"input": "checkin", "side": "A"})
     ctl.submit({"input": "checkin", "side": "B"})
     while ctl.state.phase != "finished":
-        if ctl.state.phase == "between_games":
-            if rng.random() < 0.15:
-                side = rng.choice("AB")
-                if ctl.submit({"input": "break", "side": side})[-1].get("rejected") is None:
-                    wait(rng.randint(60_000, 240_000))
-                    ctl.submit({"input": "return", "side": side})
+        if ctl.state.phase == "between_games" and rng.random() < 0.15:
+            side = rng.choice("AB")
+            if ctl.submit({"input": "break", "side": side})[-1].get("rejected") is None:
+                wait(rng.randint(60_000, 240_000))
+                ctl.submit({"input": "return", "side": side})
         a, b = rng.randint(1, 6), rng.randint(1, 6)
         ctl.submit({"input": "opening_roll", "A": a, "B": b})
         if ctl.state.phase != "playing":

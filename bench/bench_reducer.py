@@ -144,14 +144,12 @@ def scripted_mix(matches: int, seed: int = 20261122) -> list[dict[str, Any]]:
 
 def journal_of(size: int, seed: int = 1) -> list[dict[str, Any]]:
     """A journal of exactly ``size`` inputs (whole matches, cut at ``size``)."""
-    journal: list[dict[str, Any]] = []
     player = _Player(random.Random(seed))
     number = 0
     while len(player.journal) < size:
         player.match(number)
         number += 1
-    journal = player.journal[:size]
-    return journal
+    return player.journal[:size]
 
 
 def _apply_all(journal: list[dict[str, Any]]) -> TableState:

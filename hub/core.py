@@ -127,6 +127,7 @@ class Hub:
         self._inbox: collections.deque[tuple[str, str, dict[str, Any]]] = collections.deque()
         self._inbox_lock = threading.Lock()
         self._drain_scheduled = False
+        self._unsaved_states: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tick_task: asyncio.Task[None] | None = None
         self.link: HubLink | None = None
@@ -184,6 +185,7 @@ class Hub:
             link, self.link = self.link, None
             await asyncio.get_running_loop().run_in_executor(None, link.stop)
         self._drain()
+        self._save_states()
         self.store.commit()
 
     async def _ticker(self, interval: float) -> None:
@@ -305,7 +307,7 @@ class Hub:
         ):
             return False  # an older snapshot than the one we have
         view.state, view.state_wall = state, now
-        self.store.put_state(table, state, now)
+        self._unsaved_states.add(table)  # saved at the next tick: a busy table sends several a second
         self._note_result(table, state, now)
         return True
 
@@ -400,11 +402,21 @@ class Hub:
         """Assign, apply lateness, re-evaluate every alert, push changes. Safe to call any time."""
         self._drain()
         now = self.clock.now_wall()
+        self._save_states()
         self._assign(now)
         self._lateness(now)
         self.store.commit()
         self._refresh(now, None)
         self._changed()
+
+    def _save_states(self) -> None:
+        """Persist the latest snapshot of every table that changed (a cache for restarts: the
+        tables announce their state again whenever the hub comes online)."""
+        for table in self._unsaved_states:
+            view = self.views[table]
+            if view.state is not None:
+                self.store.put_state(table, view.state, view.state_wall)
+        self._unsaved_states.clear()
 
     def _profile(self, match: ScheduledMatch) -> Profile:
         try:

@@ -39,6 +39,13 @@ PAUSE_REASONS: frozenset[str] = frozenset(
 #: restore after a power cut are not player pauses.
 ALWAYS_ALLOWED_PAUSES: frozenset[str] = frozenset({"td", "power_loss"})
 
+#: WBGF 4.3 ii: pausing is allowed "only in the following seven situations": (a) game over,
+#: (b) breaks, (c) a dispute or the TD asks, (d) and (e) dice picked up too early, (f) an illegal
+#: move, (g) a player believes the game is over (a claim); and 4.3 v: an invalid roll.
+WBGF_PAUSE_REASONS: frozenset[str] = frozenset(
+    {"game_over", "break", "td", "dispute", "premature_pickup", "illegal_move", "claim", "invalid_roll"}
+)
+
 PREMATURE_ROLL_RULES = frozenset({"opponent_chooses", "reroll"})
 
 
@@ -78,7 +85,7 @@ class Profile:
     pause_reasons: frozenset[str] = PAUSE_REASONS
     #: 4.3 iii: the flagged player may still win if certain to win (TD decides)
     gin_exception: bool = True
-    #: 4.1 iv a: what happens to a roll made before the opponent finished
+    #: 4.1 v a: what happens to a roll made before the opponent finished
     premature_roll: str = "opponent_chooses"
     #: 4.4 vii: a cube that already wins the match for its owner cannot be redoubled
     dead_cube: bool = True
@@ -107,7 +114,7 @@ _WBGF = Profile(
     break_minutes=5,
     break_allowance=((5, 0), (11, 1), (17, 2), (23, 3), (10_000, 4)),
     lateness_clock_alternative=True,
-    pause_reasons=PAUSE_REASONS,
+    pause_reasons=WBGF_PAUSE_REASONS,
     gin_exception=True,
 )
 

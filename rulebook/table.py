@@ -425,7 +425,7 @@ def on_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState
     if match.cube.offered_by is not None:
         premature = "a double is waiting for take or pass"
     elif state.rolled and turn is not None:
-        premature = f"premature roll: {turn} has not finished the turn (4.1 iv a)"
+        premature = f"premature roll: {turn} has not finished the turn (4.1 v a)"
     elif state.clock.enabled and turn is not None and state.clock.running != turn:
         premature = f"premature roll: {turn}'s clock is not running yet"
     if premature:

@@ -404,3 +404,17 @@ def test_restored_match_is_resumed_and_played_from_the_keyboard(make_app, tmp_pa
         ("press", "B"),
         ("press", "A"),
     ]
+
+
+def test_unusable_data_dir_refuses_to_start(tmp_path):
+    (tmp_path / "file").write_text("not a directory")
+    config = tmp_path / "t.toml"
+    config.write_text(f'data_dir = "{tmp_path / "file" / "data"}"\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "kiosk.cli", "run", "--headless", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "bgtable run: journal:" in proc.stderr and "file" in proc.stderr

@@ -69,6 +69,7 @@ def test_ffbg_1_11_breaks_without_a_clock(length: int, allowed: int) -> None:
 
 
 def test_dmp_extra_break_only_in_ffbg() -> None:
+    """ffbg-cdf 1.11: the extra break at double match point is FFBG's alone (WBGF 2.2 ii has none)."""
     assert breaks_allowed(get_profile("wbgf-2023"), 7, double_match_point=True) == 1
 
 
@@ -111,6 +112,7 @@ def test_2_2_ii_breaks_may_be_combined_and_overrun_is_reported() -> None:
 
 
 def test_break_end_shown_on_the_wall_clock() -> None:
+    """2.2 ii: a break lasts 5 minutes; its end is shown on the wall clock."""
     t = Table()
     t.send(
         "assign",
@@ -127,6 +129,7 @@ def test_break_end_shown_on_the_wall_clock() -> None:
 
 
 def test_a_td_pause_during_a_break_resumes_between_games_when_everyone_is_back() -> None:
+    """4.3 ii c / 2.2 ii: a TD pause during a break, then play resumes between games."""
     t = Table().start(length=7).game("A")
     t.send("break", side="A").ok()
     t.cmd("pause", reason="td").ok()
@@ -151,6 +154,7 @@ def test_ffbg_10_2_break_runs_on_the_breakers_own_clock() -> None:
 
 
 def test_ffbg_breaks_never_pause_the_clock() -> None:
+    """ffbg-cdf 11.14, 10.3: the clock is never stopped for a break."""
     t = Table().start(length=9, profile="ffbg-cdf", clock=True).game("A")
     t.send("pause", reason="break")
     t.refused("does not allow a pause")
@@ -169,6 +173,7 @@ def test_ffbg_1_11_extra_break_at_double_match_point_without_clock() -> None:
 
 
 def test_hu_final_allows_two_breaks_at_the_table() -> None:
+    """hu 1.6: two 10-minute breaks in a final."""
     t = Table().start(length=7, profile="hu", final=True).game("A")
     assert t.snap()["breaks"]["A"]["allowed"] == 2 and t.snap()["final"] is True
     t.send("break", side="A").ok()
@@ -232,10 +237,12 @@ def test_ffbg_9_3_with_a_clock_no_lateness_points() -> None:
 
 
 def test_lateness_negative_is_not_late() -> None:
+    """2.2 iv: arriving before the start time is not lateness."""
     assert lateness_points(get_profile(), -5 * MINUTE, clock=False) == 0
 
 
 def test_checkin_reports_how_late_the_player_was() -> None:
+    """2.2 iv: the table reports arrival against the start time (the hub awards the points)."""
     t = Table()
     t.send(
         "assign",

@@ -28,6 +28,7 @@ def test_3_5_v_delay_does_not_accumulate() -> None:
 
 
 def test_clock_reading_never_changes_it() -> None:
+    """3.5 v: reading the clock (reserve, delay, flag instant) never changes it."""
     c = new_clock(60 * SECOND, 12 * SECOND).start("A", 0)
     before = c
     c.reserve_at("A", 50 * SECOND)
@@ -41,6 +42,7 @@ def test_3_5_vi_imposed_reserve_formula() -> None:
 
 
 def test_disabled_clock_is_inert() -> None:
+    """3.5: a match without a clock has nothing running and never flags."""
     c = Clock()
     assert not c.is_running() and c.flag_time() is None and c.settle(10**9) is c
 
@@ -70,6 +72,7 @@ def test_3_5_v_reserve_is_minutes_per_point_times_length(
 
 
 def test_clock_setting_from_the_schedule() -> None:
+    """3.5 v: the TD may specify other times; the profile's default otherwise (PROTOCOL §1 assign)."""
     t = Table().assign(length=7, clock={"minutes_per_point": 1.5, "delay_s": 8})
     assert t.snap()["clock"]["reserve_ms"]["A"] == round(1.5 * 7 * MINUTE)
     assert t.snap()["clock"]["delay_ms"]["A"] == 8 * SECOND
@@ -84,6 +87,7 @@ def test_clock_setting_from_the_schedule() -> None:
 
 
 def test_bad_clock_settings_are_refused() -> None:
+    """3.5 v: clock settings out of range (or a second bank that is not a duration) are refused."""
     t = Table()
     for bad in (
         "yes",
@@ -118,6 +122,7 @@ def test_hu_8_4_both_clocks_stopped_until_the_lower_opening_roller_presses() -> 
 
 
 def test_clock_stops_at_game_end_and_restarts_stopped() -> None:
+    """4.3 ii a: at the end of a game the clock stops; the next game starts with both clocks stopped."""
     t = Table().start(length=7, clock=True).opening(6, 1)
     t.wait(30 * SECOND).send("win", side="A").ok()
     assert t.snap()["clock"]["running"] is None
@@ -199,6 +204,7 @@ def test_4_1_v_b_premature_pickup_forfeits_the_next_delay() -> None:
 
 
 def test_premature_pickup_needs_a_clock() -> None:
+    """4.1 v b: the delay penalty exists only in matches with a clock."""
     t = Table().start(length=7).opening()
     t.send("premature_pickup", side="B")
     t.refused("no clock")
@@ -216,6 +222,7 @@ def test_2_3_impose_clock_mid_match() -> None:
 
 
 def test_impose_clock_during_a_game_then_first_press_starts_it() -> None:
+    """2.3 / 3.5 vi: a clock imposed mid-game runs from the next press."""
     t = Table().start(length=5).opening(6, 1)
     t.cmd("impose_clock", minutes_per_point=1, delay_s=10).ok()
     assert t.snap()["clock"]["reserve_ms"]["A"] == 5 * MINUTE and t.snap()["clock"]["running"] is None
@@ -317,3 +324,39 @@ def test_4_3_iv_td_restores_time_after_a_flag() -> None:
     t.cmd("resume").ok()
     t.wait(10 * SECOND).send("tick")
     assert t.snap()["clock"]["running"] == "A" and t.snap()["clock"]["reserve_ms"]["A"] == 20 * SECOND
+
+
+# -- rolls and turns ------------------------------------------------------------------------------
+
+
+def test_4_1_v_a_premature_roll_is_recorded_not_applied_with_a_clock() -> None:
+    t = Table().start(length=7, clock=True).opening(6, 1)  # A moves the opening roll on A's clock
+    t.send("roll", dice=[5, 5], source="tower")
+    t.refused("premature roll", "4.1 v a")
+    event = t.event("roll")
+    assert event["premature"] is True and event["dice"] == [5, 5]
+    assert t.state.dice == (6, 1) and t.state.turn == "A"
+    t.send("press", side="A").ok()
+    t.send("roll", dice=[5, 5], source="tower").ok()  # now B's roll: the player on turn rolled
+    assert t.event("roll")["side"] == "B" and t.state.dice == (5, 5)
+
+
+def test_4_1_v_a_roll_before_the_rollers_clock_runs_is_premature() -> None:
+    t = Table().start(length=7, clock=True).opening(6, 1)  # A moving on A's clock
+    t.send("double", side="B").ok()  # premature double (4.4 v): B's turn next
+    t.send("roll", dice=[2, 3])
+    t.refused("a double is waiting")
+    t.send("take", side="A").ok()  # A takes but has not pressed: A's clock still runs
+    t.send("roll", dice=[2, 3])
+    t.refused("premature roll: B's clock is not running yet")
+    t.send("press", side="A").ok()
+    t.send("roll", dice=[2, 3]).ok()
+    assert t.event("roll")["side"] == "B"
+
+
+def test_4_1_vi_a_without_a_clock_the_next_roll_is_the_opponents() -> None:
+    t = Table().start(length=7).opening(6, 1)  # A moves the opening roll; no clock, no press
+    t.send("roll", dice=[2, 2], source="tower").ok()
+    assert t.event("roll")["side"] == "B" and t.state.turn == "B" and t.state.dice == (2, 2)
+    t.send("roll", dice=[4, 1], source="manual").ok()
+    assert t.event("roll")["side"] == "A"

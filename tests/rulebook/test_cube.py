@@ -175,6 +175,7 @@ def test_4_4_v_premature_double_is_still_checked_for_validity() -> None:
 
 
 def test_double_outside_a_game_is_refused() -> None:
+    """4.4 ii: the cube is used only during one's turn, so never between games."""
     t = Table().start(length=7)
     t.send("double", side="A")
     t.refused("not possible in phase opening")

@@ -71,6 +71,7 @@ def test_3_3_expiry_uses_the_anchored_wall_clock() -> None:
 
 
 def test_unknown_command_type_and_missing_id() -> None:
+    """PROTOCOL §3.3: a command needs an id and a known type."""
     t = Table().start()
     t.cmd("teleport")
     t.refused("unknown command type 'teleport'")
@@ -80,6 +81,7 @@ def test_unknown_command_type_and_missing_id() -> None:
 
 
 def test_call_td_and_acknowledge() -> None:
+    """5.1: a player calls the TD; the TD acknowledges from the hub."""
     t = Table().start()
     t.send("call_td", side="B").ok()
     assert t.snap()["td_call"] == "B"
@@ -97,6 +99,7 @@ def test_4_6_both_players_confirm_the_final_score() -> None:
 
 
 def test_assign_rules() -> None:
+    """PROTOCOL §1 assign: a match in progress is replaced only with force; a repeat is a duplicate."""
     t = Table().start(length=7).game("A")
     t.send("assign", match_id="m2", length=5, players=PLAYERS)
     t.refused("m1 is still in progress")
@@ -114,12 +117,14 @@ def test_assign_rules() -> None:
 
 
 def test_assign_replaces_a_finished_match() -> None:
+    """PROTOCOL §1 assign: a finished match makes way for the next one."""
     t = Table().start(length=1).game("B")
     t.send("assign", match_id="m2", length=3, players=PLAYERS, round="R2").ok()
     assert t.snap()["round"] == "R2" and t.snap()["present"] == {"A": False, "B": False}
 
 
 def test_reassigning_the_same_waiting_match_keeps_presence() -> None:
+    """PROTOCOL §1 assign: the same match assigned again keeps who has checked in."""
     t = Table().assign(length=7)
     t.send("checkin", side="A").ok()
     t.send("assign", match_id="m1", length=9, players=PLAYERS).ok()
@@ -141,6 +146,7 @@ def test_reassigning_the_same_waiting_match_keeps_presence() -> None:
     ],
 )
 def test_bad_assign_is_rejected(fields: dict[str, Any], fragment: str) -> None:
+    """PROTOCOL §1: a malformed assign is rejected with the field named."""
     t = Table().send("assign", **fields)
     t.refused(fragment)
     assert t.state.match is None
@@ -173,6 +179,7 @@ def test_bad_assign_is_rejected(fields: dict[str, Any], fragment: str) -> None:
     ],
 )
 def test_garbage_is_rejected_never_raised(inp: Any, fragment: str) -> None:
+    """PROTOCOL §1: garbage is rejected with a reason, never an exception; state unchanged."""
     t = Table().start(length=7).opening()
     t.now = 400
     before = t.state
@@ -184,6 +191,7 @@ def test_garbage_is_rejected_never_raised(inp: Any, fragment: str) -> None:
 
 
 def test_time_going_backwards_is_rejected() -> None:
+    """PROTOCOL §1: ``at`` never goes backwards on the table's monotonic clock."""
     t = Table().start(length=7)
     t.now = 10_000
     t.send("tick").ok()
@@ -193,6 +201,7 @@ def test_time_going_backwards_is_rejected() -> None:
 
 
 def test_rejected_inputs_still_let_time_run() -> None:
+    """4.3 iii: a flag falls at its instant even if the next input is refused."""
     t = Table().start(length=1, clock={"minutes_per_point": 1, "delay_s": 0}).opening(6, 1)
     t.now = 2 * 60 * SECOND
     t.send("take", side="B")  # refused, but the flag that fell before it is seen
@@ -201,6 +210,7 @@ def test_rejected_inputs_still_let_time_run() -> None:
 
 
 def test_events_are_stamped_with_seq_match_and_time() -> None:
+    """PROTOCOL §3: events carry seq, match_id, at and wall."""
     state = new_table("12")
     state, events = apply(
         state,
@@ -221,6 +231,7 @@ def test_events_are_stamped_with_seq_match_and_time() -> None:
 
 
 def test_opening_roll_inputs() -> None:
+    """4.1 / hu 8.4: both players present; a tie is rolled again; the higher die moves first."""
     t = Table().assign(length=7)
     t.send("checkin", side="A").ok()
     t.send("opening_roll", A=5, B=2)

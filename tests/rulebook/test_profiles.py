@@ -7,18 +7,20 @@ from pathlib import Path
 import pytest
 
 from rulebook import ProfileError, get_profile, load_profile
-from rulebook.profiles import PAUSE_REASONS, PROFILES, profile_from_mapping
+from rulebook.profiles import PAUSE_REASONS, PROFILES, WBGF_PAUSE_REASONS, profile_from_mapping
 
 MIN = 60_000
 
 
 def test_profiles_known_and_default_is_wbgf() -> None:
+    """Profiles: the four rule sets, WBGF 2023 by default."""
     assert set(PROFILES) == {"wbgf-2023", "hbf", "hu", "ffbg-cdf"}
     assert get_profile().name == "wbgf-2023"
     assert get_profile(None) is PROFILES["wbgf-2023"]
 
 
 def test_unknown_profile_names_the_key() -> None:
+    """Profiles: an unknown profile name is refused naming the key."""
     with pytest.raises(ProfileError, match=r"^profile: unknown profile 'nbgf'"):
         get_profile("nbgf")
 
@@ -36,11 +38,13 @@ def test_3_5_v_wbgf_2023_numbers() -> None:
     assert p.gin_exception is True  # 4.3 iii
     assert p.dead_cube is True and p.max_cube == 64
     assert p.bank_break_allowance == ()
-    assert p.pause_reasons == PAUSE_REASONS
+    assert p.pause_reasons == WBGF_PAUSE_REASONS and WBGF_PAUSE_REASONS < PAUSE_REASONS  # 4.3 ii, v
+    assert not p.allowed_pause("equipment") and not p.allowed_pause("agreement")
     assert p.reserve_ms(7) == 14 * MIN
 
 
 def test_hbf_numbers() -> None:
+    """hbf 2.2 (breaks, lateness 'must'), 3.5 v (2 min + 12 s), 4.3 (flag loses)."""
     p = get_profile("hbf")
     assert (p.clock_default, p.minutes_per_point, p.delay_s, p.break_minutes) == (True, 2, 12, 5)
     assert p.break_allowance == ((15, 1), (10_000, 2))
@@ -48,10 +52,12 @@ def test_hbf_numbers() -> None:
     assert p.lateness_points_mandatory is True  # "πρέπει" (must)
     assert p.lateness_clock_alternative is False
     assert p.gin_exception is False  # the flagged player loses
+    assert p.pause_reasons == WBGF_PAUSE_REASONS  # hbf 4.3: the same seven situations
     assert p.reserve_ms(11) == 22 * MIN
 
 
 def test_hu_numbers() -> None:
+    """hu 1.5 (lateness), 1.6 (10-minute break, two in a final), 8.9-8.10 (pauses), 8.12 (gin)."""
     p = get_profile("hu")
     assert p.clock_default is False  # 8.1: a clock only when asked for or imposed
     assert (p.minutes_per_point, p.delay_s) == (2, 12)  # no settings stated: WBGF's as defaults
@@ -64,6 +70,7 @@ def test_hu_numbers() -> None:
 
 
 def test_ffbg_cdf_numbers() -> None:
+    """ffbg-cdf 1.10-1.11, 9.3, 10.1, 11.14, 12.2."""
     p = get_profile("ffbg-cdf")
     assert (p.clock_default, p.minutes_per_point, p.delay_s) == (True, 3, 15)  # 10.1
     assert p.bank_break_allowance == ((9, 5), (10_000, 8))  # 10.1: 5 min ≤ 9 pts, 8 min for 11
@@ -81,6 +88,7 @@ def test_ffbg_cdf_numbers() -> None:
 
 
 def test_always_allowed_pauses_in_every_profile() -> None:
+    """4.3 ii c: the TD may always pause; a power cut restore is not a player pause."""
     for profile in PROFILES.values():
         assert profile.allowed_pause("td") and profile.allowed_pause("power_loss")
     assert not get_profile("ffbg-cdf").allowed_pause("break")  # 11.14: never for a break
@@ -88,6 +96,7 @@ def test_always_allowed_pauses_in_every_profile() -> None:
 
 
 def test_custom_toml_profile_overrides_a_base(tmp_path: Path) -> None:
+    """3.5 v / 2.2 iii: the TD may set other times and breaks: a custom profile over a base."""
     path = tmp_path / "club.toml"
     path.write_text(
         'base = "hbf"\n'
@@ -110,6 +119,7 @@ def test_custom_toml_profile_overrides_a_base(tmp_path: Path) -> None:
 
 
 def test_custom_profile_may_name_itself_and_defaults_to_wbgf_base() -> None:
+    """A custom profile without base starts from wbgf-2023."""
     p = profile_from_mapping({"name": "club-night", "delay_s": 8})
     assert p.name == "club-night" and p.delay_s == 8 and p.break_allowance == get_profile().break_allowance
 
@@ -135,12 +145,14 @@ def test_custom_profile_may_name_itself_and_defaults_to_wbgf_base() -> None:
     ],
 )
 def test_custom_profile_refuses_bad_values_naming_the_key(data: dict, key: str) -> None:
+    """Custom profiles: unknown keys and out-of-range values are refused naming the key."""
     with pytest.raises(ProfileError) as info:
         profile_from_mapping(data)
     assert str(info.value).startswith(f"{key}:"), str(info.value)
 
 
 def test_custom_profile_file_errors_name_the_file(tmp_path: Path) -> None:
+    """Custom profiles: unreadable or invalid TOML is refused with a clear message."""
     bad = tmp_path / "bad.toml"
     bad.write_text("delay_s = = 3\n", encoding="utf-8")
     with pytest.raises(ProfileError, match="not valid TOML"):

@@ -8,6 +8,7 @@ from tests.rulebook.helpers import MINUTE, SECOND, Table
 
 
 def test_undo_a_result_restores_the_game_in_progress() -> None:
+    """4.7: a wrong result entry is taken back at the table before the next game."""
     t = Table().start(length=7).opening(6, 1)
     t.send("win", side="A", kind="gammon").ok()
     assert t.score() == (2, 0)
@@ -22,6 +23,7 @@ def test_undo_a_result_restores_the_game_in_progress() -> None:
 
 
 def test_undo_a_double_and_a_take() -> None:
+    """4.4 ix: a wrongly entered cube action is taken back at the table."""
     t = Table().start(length=7).opening(1, 6)
     t.pass_turn()
     t.send("double", side="A").ok()
@@ -39,6 +41,7 @@ def test_undo_a_double_and_a_take() -> None:
 
 
 def test_undo_a_match_winning_result_reopens_the_match() -> None:
+    """4.7: an entry that wrongly ended the match is taken back."""
     t = Table().start(length=1).opening()
     t.send("win", side="B").ok()
     assert t.snap()["winner"] == "B"
@@ -48,6 +51,7 @@ def test_undo_a_match_winning_result_reopens_the_match() -> None:
 
 
 def test_undo_refused_once_the_next_game_started_or_both_confirmed() -> None:
+    """4.6: once the next game starts, or both confirmed, only the TD corrects."""
     t = Table().start(length=7).game("A")
     t.opening()
     t.send("undo")
@@ -60,6 +64,7 @@ def test_undo_refused_once_the_next_game_started_or_both_confirmed() -> None:
 
 
 def test_undo_does_not_take_back_clock_presses() -> None:
+    """4.3: undo is for score and cube entries; clock presses stand."""
     t = Table().start(length=7, clock=True).opening(1, 6)  # B's clock runs
     t.wait(20 * SECOND).move("B")  # B used 8 s of reserve
     t.wait(3 * SECOND).send("double", side="A").ok()
@@ -72,6 +77,7 @@ def test_undo_does_not_take_back_clock_presses() -> None:
 
 
 def test_undo_never_takes_back_a_td_decision() -> None:
+    """4.6-4.7: the table's undo cannot take back a TD penalty made after the entry."""
     t = Table().start(length=7).opening()
     t.send("win", side="A").ok()
     t.cmd("penalty", "pen-1", against="A", points=1, reason="conduct").ok()
@@ -81,6 +87,7 @@ def test_undo_never_takes_back_a_td_decision() -> None:
 
 
 def test_undo_keeps_an_active_pause() -> None:
+    """4.3 ii: undo during a pause leaves the clock paused."""
     t = Table().start(length=7).opening(1, 6)
     t.pass_turn()
     t.send("double", side="A").ok()
@@ -97,11 +104,13 @@ def test_undo_keeps_an_active_pause() -> None:
 
 
 def test_end_reason_points() -> None:
+    """PROTOCOL §2 end_reason points: a player reached the match length."""
     t = Table().start(length=1).game("A")
     assert (t.snap()["winner"], t.snap()["end_reason"]) == ("A", "points")
 
 
 def test_end_reason_forfeit() -> None:
+    """1.7 v / PROTOCOL §3.3: the TD forfeits a match (end_reason forfeit)."""
     t = Table().start(length=7).game("A")
     t.cmd("forfeit", "f-1", against="A", reason="conduct").ok()
     snap = t.snap()
@@ -110,6 +119,7 @@ def test_end_reason_forfeit() -> None:
 
 
 def test_end_reason_lateness_by_forfeit_command() -> None:
+    """2.2 iv: a forfeit for lateness (end_reason lateness)."""
     t = Table().start(length=7)
     t.cmd("forfeit", against="B", reason="late").ok()
     assert (t.snap()["winner"], t.snap()["end_reason"]) == ("A", "lateness")
@@ -128,6 +138,7 @@ def test_2_2_iv_end_reason_lateness_when_late_points_exceed_half_the_length() ->
 
 
 def test_end_reason_td_when_a_correction_reaches_the_length() -> None:
+    """4.7: a TD score correction that reaches the length ends the match (end_reason td)."""
     t = Table().start(length=7).game("A")
     t.cmd("correct_score", score={"A": 7, "B": 3}, note="sheet").ok()
     assert (t.snap()["winner"], t.snap()["end_reason"]) == ("A", "td")
@@ -238,6 +249,7 @@ def test_4_6_correcting_a_wrong_final_score_reopens_the_match() -> None:
 
 
 def test_correcting_the_score_of_a_forfeited_match_keeps_the_forfeit() -> None:
+    """4.7: a score correction does not undo a forfeit."""
     t = Table().start(length=7).game("B")
     t.cmd("forfeit", against="A", reason="conduct").ok()
     t.cmd("correct_score", score={"A": 0, "B": 2}).ok()
@@ -283,6 +295,7 @@ def test_2_2_iii_waiving_one_late_point_undoes_a_lateness_forfeit() -> None:
 
 
 def test_waiving_an_unrelated_penalty_does_not_undo_a_forfeit() -> None:
+    """2.2 iii: a waiver reopens a match only if that penalty ended it (or the forfeit itself)."""
     t = Table().start(length=7)
     t.cmd("penalty", "pen-1", against="A", points=1, reason="conduct").ok()
     t.cmd("forfeit", "f-1", against="A", reason="conduct").ok()
@@ -295,6 +308,7 @@ def test_waiving_an_unrelated_penalty_does_not_undo_a_forfeit() -> None:
 
 
 def test_waiver_refused_on_a_match_finished_by_play() -> None:
+    """2.2 iii / 4.6: a match finished by play is corrected by the TD's score correction, not a waiver."""
     t = Table().start(length=1)
     t.cmd("penalty", "pen-1", against="A", points=1, reason="conduct")  # B wins 1-0 by the point
     t2 = Table().start(length=3)

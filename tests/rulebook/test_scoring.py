@@ -77,6 +77,7 @@ def test_4_5_resign_concedes_to_the_opponent_at_cube_value(kind: str, points: in
 
 
 def test_result_kind_must_be_known() -> None:
+    """4.5: a game ends as a single, a gammon or a backgammon."""
     t = Table().start().opening()
     t.send("win", side="A", kind="triple")
     t.refused("unknown result kind")
@@ -126,6 +127,7 @@ def test_2_2_iv_penalty_points_can_win_the_match() -> None:
 
 
 def test_penalty_needs_at_least_one_point_and_a_side() -> None:
+    """2.2 iv / 4.2: penalty points are whole points against one side."""
     t = Table().start()
     t.cmd("penalty", against="B", points=0)
     t.refused("points")
