@@ -8,8 +8,9 @@ time from the table's publish (the snapshot's ``wall``) to the push.
 
 Two phases per size:
 
-* **paced**: the room publishes at ``--rate`` messages/s (a busy peak: every table pressing its
-  clock and rolling at once is far below this); the hub must keep up. Latency p50/p99 here.
+* **paced**: every table publishes ``--per-table`` messages/s (default 2: an input a second at
+  every table, each an ``evt`` and a ``state`` — well above a real room's peak, where a turn takes
+  several seconds); the hub keeps up. Latency p50/p99 are measured here.
 * **flood**: the publishers offer far more (``--flood-rate``) for the same time; what the hub
   processes per second until it has caught up is its sustained capacity.
 
@@ -344,21 +345,28 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", default="100,500,1000", help="room sizes, comma-separated")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each phase")
-    parser.add_argument("--rate", type=float, default=5000.0, help="paced phase: messages/s offered")
+    parser.add_argument(
+        "--per-table", type=float, default=2.0, help="paced phase: messages/s offered per table (default 2)"
+    )
     parser.add_argument("--flood-rate", type=float, default=20000.0, help="flood phase: messages/s offered")
+    if argv is None:  # `python -m bench` calls main() with its own arguments in sys.argv
+        argv = sys.argv[1:] if __name__ == "__main__" else []
     args = parser.parse_args(argv)
     cpus = os.cpu_count()
-    print(f"hub benchmark: {args.seconds:.0f} s per phase, paced at {args.rate:.0f} msg/s, {cpus} CPUs")
+    print(
+        f"hub benchmark: {args.seconds:.0f} s per phase; paced at {args.per_table:g} msg/s per table, "
+        f"flood offered {args.flood_rate:.0f} msg/s; {cpus} CPUs"
+    )
     header = (
-        f"{'tables':>6} {'paced msg/s':>12} {'p50 ms':>7} {'p99 ms':>7} {'flood offered':>14} "
+        f"{'tables':>6} {'paced msg/s':>12} {'p50 ms':>7} {'p99 ms':>7} {'flood sent/s':>13} "
         f"{'hub msg/s':>10} {'RSS MB':>7} {'peak MB':>8}"
     )
     print(header)
     for n in (int(x) for x in args.tables.split(",")):
-        r = bench_room(n, args.seconds, args.rate, args.flood_rate)
+        r = bench_room(n, args.seconds, args.per_table * n, args.flood_rate)
         print(
             f"{r['tables']:>6} {r['paced_hub_msgs_s']:>12.0f} {r['p50_ms']:>7.0f} {r['p99_ms']:>7.0f} "
-            f"{r['flood_offered_msgs_s']:>14.0f} {r['flood_hub_msgs_s']:>10.0f} {r['rss_mb']:>7.1f} "
+            f"{r['flood_offered_msgs_s']:>13.0f} {r['flood_hub_msgs_s']:>10.0f} {r['rss_mb']:>7.1f} "
             f"{r['peak_rss_mb']:>8.1f}",
             flush=True,
         )

@@ -186,6 +186,9 @@ def _register_optional(sub: argparse._SubParsersAction) -> None:
         from hub.broker_config import add_broker_config_command
 
         add_broker_config_command(sub)
+    from hub.demo import add_demo_command
+
+    add_demo_command(sub)
     for register in REGISTRARS:
         register(sub)
 

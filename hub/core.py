@@ -82,6 +82,13 @@ class HubConfig:
     tick_interval: float | None = 1.0
 
 
+def public_alert(row: dict[str, Any]) -> dict[str, Any]:
+    """An alert as the API shows it (``table`` rather than the column name ``tbl``)."""
+    out = {k: v for k, v in row.items() if k != "tbl"}
+    out["table"] = row["tbl"]
+    return out
+
+
 def _natural(table: str) -> tuple[int, str]:
     return (int(table), "") if table.isdigit() else (10**9, table)
 
@@ -119,6 +126,8 @@ class Hub:
         self._assign_payloads: dict[str, dict[str, Any]] = {}
         self.alerts: dict[str, dict[str, Any]] = {}
         self._alerts_dirty = False
+        #: tables whose alerts changed since the last push (their tiles show the urgency)
+        self._alert_tables: set[str] = set()
         self.tracker = SeqTracker()
         self._restored: set[tuple[str, str | None]] = set()
         self._tiles: dict[str, dict[str, Any]] = {}
@@ -457,6 +466,16 @@ class Hub:
                 self.assigned[table] = cur.match.match_id
                 self.store.set_assigned(table, cur.match.match_id, now)
                 log.info("table %s: assigned %s", table, cur.match.match_id)
+        for table, match_id in list(self.assigned.items()):
+            m = self.by_id.get(match_id)
+            if table not in self.current and (m is None or m.table != table) and self.link is not None:
+                # the match was moved elsewhere by a new schedule: a table that restarts must not
+                # set it up again from the retained assignment
+                self.link.clear_assign(table)
+                self._assign_payloads.pop(table, None)
+                del self.assigned[table]
+                self.store.clear_assigned(table)
+                log.info("table %s: assignment %s withdrawn", table, match_id)
 
     def _lateness(self, now: int) -> None:
         for table, cur in self.current.items():
@@ -543,11 +562,11 @@ class Hub:
             )
             if spec.urgency == "critical":
                 log.warning("ALERT %s", spec.message)
-            self._alerts_dirty = True
+            self._alerts_changed(spec.table)
             return True
         if current["urgency"] == spec.urgency and current["message"] == spec.message:
             return False
-        self._alerts_dirty = True
+        self._alerts_changed(spec.table)
         escalated = URGENCY_RANK[spec.urgency] < URGENCY_RANK[current["urgency"]]
         self.store.update_alert(spec.key, spec.urgency, spec.message, reopen_ack=escalated)
         current.update(urgency=spec.urgency, message=spec.message)
@@ -571,7 +590,12 @@ class Hub:
             if key not in wanted and alert["kind"] not in ONE_SHOT and alert["tbl"] in scope:
                 self.store.resolve_alert(key, now)
                 del self.alerts[key]
-                self._alerts_dirty = True
+                self._alerts_changed(alert["tbl"])
+
+    def _alerts_changed(self, table: str | None) -> None:
+        self._alerts_dirty = True
+        if table is not None:
+            self._alert_tables.add(table)
 
     def _urgencies(self) -> dict[str, tuple[str | None, int]]:
         """table -> (most urgent unacknowledged alert, number of active alerts)."""
@@ -593,7 +617,8 @@ class Hub:
         alerts_changed, self._alerts_dirty = self._alerts_dirty, False
         urgencies = self._urgencies()
         changed = []
-        scope = self._tables() if tables is None or alerts_changed else sorted(tables, key=_natural)
+        scope = self._tables() if tables is None else sorted(tables | self._alert_tables, key=_natural)
+        self._alert_tables.clear()
         for table in scope:
             t = self.tile(table, now, urgencies.get(table, (None, 0)))
             if self._tiles.get(table) != t:
@@ -626,7 +651,7 @@ class Hub:
 
     def alert_list(self) -> list[dict[str, Any]]:
         """Active alerts, unacknowledged first, most urgent first, newest first."""
-        items = [dict(a, table=a["tbl"]) for a in self.alerts.values()]
+        items = [public_alert(a) for a in self.alerts.values()]
         items.sort(key=lambda a: (a["acked_wall"] is not None, URGENCY_RANK[a["urgency"]], -a["raised_wall"]))
         return items
 
@@ -657,7 +682,7 @@ class Hub:
             if mid
             else self.store.events(table, limit=300),
             "commands": self.store.commands(table, limit=200),
-            "alerts": [a for a in self.alert_list() if a["tbl"] == table],
+            "alerts": [a for a in self.alert_list() if a["table"] == table],
             "audit": self.store.audit_log(table, limit=100),
             "automation_suspended": table in self.suspended,
             "result": self.results.get(mid) if mid else None,
@@ -767,8 +792,8 @@ class Hub:
         else:
             alert.update(acked_wall=now, acked_by=actor)
         self.store.commit()
-        self._alerts_dirty = True
-        self._refresh(now, None)
+        self._alerts_changed(alert["tbl"])
+        self._refresh(now, set())
         return True
 
     def set_automation(self, table: str, suspended: bool, actor: str) -> None:

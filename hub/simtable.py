@@ -184,7 +184,7 @@ class Temperament:
 
     #: chance a player arrives late, and how late (uniform range)
     p_late: float = 0.15
-    late_ms: tuple[int, int] = (6 * 60_000, 22 * 60_000)
+    late_ms: tuple[int, int] = (6 * 60_000, 18 * 60_000)
     #: arrival of punctual players, relative to the start time
     arrive_ms: tuple[int, int] = (-4 * 60_000, 2 * 60_000)
     think_ms: tuple[int, int] = (4_000, 20_000)

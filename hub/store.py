@@ -463,6 +463,9 @@ class Store:
             "INSERT OR REPLACE INTO assigned (tbl, match_id, wall) VALUES (?, ?, ?)", (table, match_id, wall)
         )
 
+    def clear_assigned(self, table: str) -> None:
+        self.db.execute("DELETE FROM assigned WHERE tbl = ?", (table,))
+
     def assigned(self) -> dict[str, str]:
         return {r[0]: r[1] for r in self.db.execute("SELECT tbl, match_id FROM assigned")}
 

@@ -19,7 +19,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from hub.auth import COOKIE, Auth, Session
-from hub.core import ActionError, Hub
+from hub.core import ActionError, Hub, public_alert
 from hub.exports import results_csv, results_json
 from hub.room import board_tile
 from hub.schedule import ScheduleError
@@ -253,7 +253,7 @@ async def api_table_events(request: web.Request) -> web.Response:
 async def api_alerts(request: web.Request) -> web.Response:
     hub = request.app[HUB_KEY]
     if request.query.get("all"):
-        return _json(hub.store.alerts(active_only=False))
+        return _json([public_alert(a) for a in hub.store.alerts(active_only=False)])
     return _json(hub.alert_list())
 
 

@@ -44,8 +44,9 @@ FPS = 30
 TOUCH_MOUSEID = 0xFFFFFFFF
 #: state publication to the hub: at most this often (events go out at once)
 STATE_INTERVAL_S = 0.5
-#: while a clock runs the screen is redrawn at least this often (ms), at once after any input
+#: the screen is redrawn at once after any input, else at least this often (ms)
 REDRAW_RUNNING_MS = 100
+REDRAW_IDLE_MS = 250
 
 
 class ScreenError(RuntimeError):
@@ -88,6 +89,7 @@ class KioskApp:
             config.table_id,
             clock_ms=self.clock,
             tick_interval_ms=config.tick_interval_ms,
+            default_profile=config.profile,
         )
         self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.script = ScriptPlayer(script, self.clock) if script else None
@@ -235,10 +237,10 @@ class KioskApp:
         snap = self.controller.snapshot()
         rects = self.view.draw(self._canvas, snap, self.local, wall_ms())
         self._redraw = False
-        # Nothing changes on screen by itself faster than this (a running clock: 10 per second).
-        interval_ms = self.view.next_frame_ms(snap)
-        if snap["clock"]["running"] and snap["clock"]["paused"] is None:
-            interval_ms = min(interval_ms, REDRAW_RUNNING_MS)
+        # Redraw by itself only as often as the screen can change: 10 per second while a clock
+        # runs, 4 per second otherwise (countdowns in whole seconds never skip one).
+        cap = REDRAW_RUNNING_MS if snap["clock"]["running"] else REDRAW_IDLE_MS
+        interval_ms = min(self.view.next_frame_ms(snap), cap)
         self._next_draw_at = self.monotonic() + interval_ms / 1000
         rotation = self.config.screen.rotation
         if rotation:

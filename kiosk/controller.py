@@ -38,6 +38,8 @@ class TableController:
 
     ``clock_ms`` gives ``at`` in the journal's time base (default: a :class:`JournalClock`
     continuing from the journal's last ``at``); ``wall_ms`` gives epoch milliseconds.
+    A ``cmd`` without ``id`` (a TD action on the screen) gets a ``local:`` id; an ``assign``
+    without ``profile`` gets ``default_profile``. Both are journaled as completed.
     """
 
     def __init__(
@@ -48,12 +50,15 @@ class TableController:
         wall_ms: Callable[[], int] = wall_ms,
         tick_interval_ms: int = 1000,
         keep_events: int = 200,
+        default_profile: str | None = None,
     ):
         self.journal = journal
         self.table_id = table_id
         self.clock_ms: Callable[[], int] = clock_ms or JournalClock(journal.last_at())
         self.wall_ms = wall_ms
         self.tick_interval_ms = tick_interval_ms
+        #: rules for an assignment that names none (written into the journaled input)
+        self.default_profile = default_profile
         self.state: TableState = new_table(table_id)
         self.events: deque[dict[str, Any]] = deque(maxlen=keep_events)
         self.listeners: list[Listener] = []
@@ -110,6 +115,8 @@ class TableController:
         line.update((k, v) for k, v in inp.items() if k not in ("at", "wall"))
         if line.get("input") == "cmd" and not line.get("id"):
             line["id"] = f"local:{uuid.uuid4().hex}"
+        if line.get("input") == "assign" and "profile" not in line and self.default_profile:
+            line["profile"] = self.default_profile
         self.journal.append(line)
         self._last_at = stamp
         self.state, events = apply(self.state, line)

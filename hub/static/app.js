@@ -428,7 +428,7 @@ function actionsPanel(d) {
       h("div", { class: "inline" },
         h("button", { type: "button", onclick: () => send("pause", {}) }, "‖ Pause"),
         h("button", { type: "button", onclick: () => send("resume", {}) }, "▶ Resume"),
-        h("button", { type: "button", class: "ghost", onclick: () => send("td_ack", {}) }, "Clear TD call"))),
+        h("button", { type: "button", class: "ghost", onclick: () => send("td_ack", {}) }, "Acknowledge call"))),
     form("Set time (m:ss)", [h("span", {}, "A"), h("input", { name: "a", class: "mmss", value: mmss(clock.reserve_ms && clock.reserve_ms.A), "aria-label": "A time" }),
       h("span", {}, "B"), h("input", { name: "b", class: "mmss", value: mmss(clock.reserve_ms && clock.reserve_ms.B), "aria-label": "B time" })],
       (f) => { const a = parseMmss(f.a.value), b = parseMmss(f.b.value); if (a === null || b === null) { toast("Times as m:ss", true); return null; } return ["set_time", { reserve_ms: { A: a, B: b } }]; }, "Set time"),

@@ -186,3 +186,63 @@ def test_offline_table_gets_an_alert_never_a_penalty(tmp_path, mosquitto, clock)
             assert hub.call(hub.hub.tile, "1")["status"] == "offline"
     finally:
         hub.stop()
+
+
+def test_break_overrun_points_and_suspended_automation(tmp_path, mosquitto, clock):
+    ev, hub = _setup_late(tmp_path, mosquitto, clock, "overrun")
+    try:
+        with sim_table(ev, "1", mosquitto.host, mosquitto.port, clock) as sim:
+            sim.wait_for(lambda s: s.match_id == "r1-t1")
+            sim.checkin("A")
+            sim.checkin("B")
+            sim.opening_roll(6, 1)
+            sim.win("A")
+            clock.set(T0 + 10 * MIN)
+            sim.take_break("B")  # five minutes: until T0 + 15 min
+            hub.wait_for(lambda h: hub_state(h, "1").get("phase") == "break")
+            tick(hub)
+            kinds = {a["kind"]: a for a in hub.call(hub.hub.alert_list)}
+            assert kinds["break"]["urgency"] == "low"
+            # the TD suspends automation: the overrun is reported, nothing is sent
+            hub.call(hub.hub.set_automation, "1", True, "td")
+            clock.set(T0 + 26 * MIN)  # 11 minutes over: 2 points due
+            tick(hub)
+            kinds = {a["kind"]: a for a in hub.call(hub.hub.alert_list)}
+            assert kinds["break_overrun"]["urgency"] == "high" and "break" not in kinds
+            assert hub.call(hub.hub.store.commands, "1") == []
+            hub.call(hub.hub.set_automation, "1", False, "td")
+            tick(hub)
+            sim.wait_for(lambda s: snapshot(s)["penalties"]["B"] == 2)
+            ids = [c["id"] for c in sim.cmds]
+            assert ids == ["break:r1-t1:B:1:1", "break:r1-t1:B:1:2"]
+            assert {p["reason"] for p in snapshot(sim.state)["penalty_log"]} == {"break_overrun"}
+            sim.back("B")
+            hub.wait_for(lambda h: hub_state(h, "1").get("phase") == "between_games")
+            tick(hub)
+            assert "break_overrun" not in {a["kind"] for a in hub.call(hub.hub.alert_list)}
+    finally:
+        hub.stop()
+
+
+def test_ffbg_with_a_clock_starts_the_late_players_clock(tmp_path, mosquitto, clock):
+    ev = event_id("ffbg")
+    hub = start_hub(
+        tmp_path, mosquitto.host, mosquitto.port, ev, clock, schedule=one_match("1", 7, profile="ffbg-cdf")
+    )
+    try:
+        with sim_table(ev, "1", mosquitto.host, mosquitto.port, clock) as sim:
+            sim.wait_for(lambda s: s.match_id == "r1-t1")
+            sim.checkin("A")
+            hub.wait_for(lambda h: present(h, "1", "A"))
+            clock.set(T0 + 1000)
+            tick(hub)
+            st = sim.wait_for(lambda s: s.clock.running == "B")
+            assert [c["id"] for c in sim.cmds] == ["late:r1-t1:B:clock"]
+            clock.set(T0 + 30 * MIN)
+            tick(hub)
+            marker = hub.call(hub.hub.td_command, "1", "td_ack", {}, "test")
+            sim.wait_cmd(marker["id"])
+            assert snapshot(sim.state)["penalties"] == {"A": 0, "B": 0}
+            assert st.profile.name == "ffbg-cdf"
+    finally:
+        hub.stop()

@@ -14,6 +14,7 @@ from rulebook.table import apply, new_table
 from tests.hub.support import (
     MIN,
     T0,
+    Spy,
     event_id,
     hub_state,
     one_match,
@@ -248,4 +249,43 @@ def test_schedule_for_two_rounds_assigns_the_next_after_the_first_is_done(tmp_pa
             st = sim.wait_for(lambda s: s.match_id == "r2-t1")
             assert st.players.a[0] == "Cy" and st.match is not None and st.match.length == 3
     finally:
+        hub.stop()
+
+
+def test_a_gap_in_event_seqs_asks_the_table_to_resync(tmp_path, mosquitto, clock):
+    ev = event_id("gap")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock)
+    spy = Spy(mosquitto.host, mosquitto.port, ev, "table/+/resync")
+    try:
+        base = f"bg/v1/{ev}/table/4/evt"
+        events = [{"seq": s, "match_id": "m4", "type": "tick", "wall": T0} for s in (1, 2, 5)]
+        publish(mosquitto.host, mosquitto.port, [(base, json.dumps(e), False) for e in events])
+        spy.wait_for(lambda s: s.payloads("/resync"))
+        assert spy.payloads("/resync") == [{"match_id": "m4", "from_seq": 3}]
+        # the missing events arrive (a resync re-sends from 3, including a duplicate of 5)
+        more = [{"seq": s, "match_id": "m4", "type": "tick", "wall": T0} for s in (3, 4, 5)]
+        publish(mosquitto.host, mosquitto.port, [(base, json.dumps(e), False) for e in more])
+        hub.wait_for(lambda h: len(h.store.events("4")) == 5)
+        assert [e["seq"] for e in hub.call(hub.hub.store.events, "4", "m4")] == [1, 2, 3, 4, 5]
+        assert hub.hub.stats["duplicates"] >= 1 and hub.hub.stats["resyncs"] == 1
+    finally:
+        spy.close()
+        hub.stop()
+
+
+def test_a_match_moved_to_another_table_is_withdrawn_from_the_first(tmp_path, mosquitto, clock):
+    ev = event_id("move")
+    spy = Spy(mosquitto.host, mosquitto.port, ev, "table/+/assign")
+    hub = start_hub(
+        tmp_path, mosquitto.host, mosquitto.port, ev, clock, schedule=one_match("1", 7, match_id="final")
+    )
+    try:
+        spy.wait_for(lambda s: s.payloads("/table/1/assign"))
+        hub.call(hub.hub.import_schedule, one_match("2", 7, match_id="final"), "td")
+        spy.wait_for(lambda s: s.payloads("/table/2/assign"))
+        spy.wait_for(lambda s: any(t.endswith("/table/1/assign") and p == b"" for t, p, _ in s.messages))
+        assert spy.payloads("/table/2/assign")[-1]["match_id"] == "final"
+        assert hub.call(lambda: dict(hub.hub.assigned)) == {"2": "final"}
+    finally:
+        spy.close()
         hub.stop()

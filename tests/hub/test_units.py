@@ -330,3 +330,38 @@ def test_store_drops_duplicate_events_and_commands(tmp_path):
     again = Store(tmp_path / "s.db")
     assert again.max_seq("1", "m1") == 3 and "late:m1:B:1" in again.command_ids("1", "m1")
     again.close()
+
+
+def test_a_slow_match_is_reported_against_the_next_rounds_start():
+    st, _ = apply(
+        new_table("1"),
+        {
+            "input": "assign",
+            "at": 0,
+            "wall": T0,
+            "match_id": "m1",
+            "length": 7,
+            "players": {"A": {"name": "Ann", "id": ""}, "B": {"name": "Bob", "id": ""}},
+            "profile": "wbgf-2023",
+            "clock": False,
+            "start_wall": T0,
+        },
+    )
+    for inp in (
+        {"input": "checkin", "side": "A"},
+        {"input": "checkin", "side": "B"},
+        {"input": "opening_roll", "A": 6, "B": 1},
+        {"input": "win", "side": "A", "kind": "gammon"},
+    ):
+        st, _ = apply(st, {**inp, "at": 1000})
+    state = snapshot(st)
+    view = TableView("1", status={"online": True}, online=True, state=state)
+    cfg = WatchConfig()
+    # 2 points in an hour; (5 + 7) / 2 = 6 points to go at 30 min each: about 3 more hours
+    now = T0 + 60 * MIN
+    slow = [
+        a for a in table_alerts(view, _match(), now=now, config=cfg, profile=WBGF, round_end=now + 60 * MIN)
+    ]
+    assert [a.kind for a in slow] == ["slow"] and "120 min after" in slow[0].message
+    assert table_alerts(view, _match(), now=now, config=cfg, profile=WBGF, round_end=now + 200 * MIN) == []
+    assert table_alerts(view, _match(), now=now, config=cfg, profile=WBGF, round_end=None) == []

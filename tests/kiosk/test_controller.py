@@ -279,3 +279,16 @@ def test_state_equals_replay_after_a_whole_game(tmp_path):
 
 def test_journal_error_type_is_exported():
     assert issubclass(JournalError, RuntimeError)
+
+
+def test_an_assignment_without_profile_gets_the_tables(tmp_path):
+    ctl, clock = make(tmp_path, default_profile="hbf")
+    ctl.submit({"input": "assign", "match_id": "m1", "length": 5, "players": PLAYERS})
+    assert ctl.journal.read_all()[-1]["profile"] == "hbf"
+    assert ctl.snapshot()["profile"] == "hbf"
+    clock.t += 1
+    ctl.submit(
+        {"input": "assign", "match_id": "m2", "length": 5, "players": PLAYERS, "profile": "hu", "force": True}
+    )
+    assert ctl.snapshot()["profile"] == "hu"
+    assert ctl.state == replayed(ctl)

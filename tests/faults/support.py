@@ -1,0 +1,386 @@
+"""Shared pieces of the fault tests: a broker that keeps sessions across restarts, a room of
+simulated tables, a hub in-process or as a ``bghub`` process, and the delivery checks.
+
+A simulated table here is the real thing minus the screen: the rulebook reducer, the real
+:class:`~drivers.table_link.TableLink` and a real on-disk :class:`~drivers.outbox.Outbox`
+(:class:`hub.simtable.SimTable`). What the fault tests prove is stated against what the tables
+themselves produced: every event a table made must be in the hub's store exactly once, in order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import queue
+import random
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hub.app import RunConfig
+from hub.clock import Clock
+from hub.core import HubConfig
+from hub.service import HubThread
+from hub.simtable import ScriptedPlayers, SimTable, Temperament
+from tests.support.broker import Mosquitto, free_port, wait_for_port
+
+MIN = 60_000
+#: 2030-03-17 13:20 UTC: fixed, so that the fake-clock tests read the same every run
+T0 = 1_900_000_000_000
+PASSWORD = "td-password-for-fault-tests"
+WAIT = 30.0  # generous: a loaded 2-core machine, and reconnect back-off after an outage
+_ids = itertools.count(1)
+
+
+def event_id(name: str) -> str:
+    """A distinct MQTT event id per test run (a test may share the session broker)."""
+    return f"f{os.getpid()}-{next(_ids)}-{name}"[:60]
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = WAIT, what: str = "condition") -> Any:
+    """Poll ``predicate`` until truthy (short polls, a hard deadline); returns its value."""
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: not met within {timeout}s")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+
+
+# -- brokers ------------------------------------------------------------------------------------
+
+
+def persistent_broker() -> Mosquitto:
+    """A Mosquitto whose sessions, queued messages and retained messages survive a restart.
+
+    The hub's persistent session (``clean_session=False``) is what keeps the tables' events
+    for it while it is away; across a broker restart that needs ``persistence true``. The
+    broker drops root for the ``mosquitto`` user, so the store directory is world-writable.
+    """
+    broker = Mosquitto()
+    store = broker.dir / "store"
+    store.mkdir(mode=0o777)
+    store.chmod(0o777)
+    broker.dir.chmod(0o755)
+    broker.extra_conf = (
+        "allow_anonymous true\n"
+        "persistence true\n"
+        f"persistence_location {store}/\n"
+        "autosave_interval 1\n"
+    )
+    return broker
+
+
+def saves(broker: Mosquitto) -> int:
+    """How many times the broker has saved its in-memory database (its log says so)."""
+    log = broker.dir / "mosquitto.log"
+    return log.read_text(errors="replace").count("Saving in-memory database") if log.exists() else 0
+
+
+def crash_broker(broker: Mosquitto) -> None:
+    """SIGKILL the broker (a crash or power cut): no Will is sent, only the last autosave is kept.
+
+    It waits first for one more autosave, so that the sessions the test set up are on disk, as
+    they would be in a broker that ran for more than a second before crashing.
+    """
+    assert broker.proc is not None
+    before = saves(broker)
+    wait_until(lambda: saves(broker) > before, WAIT, "a broker autosave")
+    broker.proc.kill()
+    broker.proc.wait(WAIT)
+    broker.proc = None
+    broker.log.close()
+
+
+# -- schedules ----------------------------------------------------------------------------------
+
+
+def iso(wall: int) -> str:
+    return datetime.fromtimestamp(wall / 1000, tz=UTC).isoformat()
+
+
+def schedule_csv(rows: list[dict[str, Any]]) -> str:
+    columns = ["round", "table", "player_a", "player_b", "length", "start", "clock"]
+    lines = [",".join(columns)]
+    for r in rows:
+        cells = {"round": 1, "clock": "no", **r}
+        cells["start"] = iso(cells["start"])
+        lines.append(",".join(str(cells[c]) for c in columns))
+    return "\n".join(lines) + "\n"
+
+
+def room_schedule(tables: list[str], start: int | dict[str, int], length: int | dict[str, int] = 7,
+                  clock: str = "no") -> str:
+    """Round 1 at every table; ``start``/``length`` may differ per table."""
+    rows = []
+    for t in tables:
+        rows.append(
+            {
+                "table": t,
+                "player_a": f"Ann{t}",
+                "player_b": f"Bob{t}",
+                "length": length[t] if isinstance(length, dict) else length,
+                "start": start[t] if isinstance(start, dict) else start,
+                "clock": clock,
+            }
+        )
+    return schedule_csv(rows)
+
+
+# -- hubs ---------------------------------------------------------------------------------------
+
+
+def start_hub_thread(
+    tmp_path: Path,
+    broker: Mosquitto,
+    event: str,
+    clock: Clock | None,
+    *,
+    schedule: str | None = None,
+    db: Path | None = None,
+    **config: Any,
+) -> HubThread:
+    """The real hub (broker link, store, core, web) on a thread of this process."""
+    schedule_path = None
+    if schedule is not None:
+        schedule_path = tmp_path / f"schedule-{event}.csv"
+        schedule_path.write_text(schedule, encoding="utf-8")
+    rc = RunConfig(
+        hub=HubConfig(event=event, broker_host=broker.host, broker_port=broker.port, **config),
+        db=str(db or tmp_path / f"hub-{event}.db"),
+        http_host="127.0.0.1",
+        http_port=0,
+        schedule=str(schedule_path) if schedule_path else None,
+    )
+    return HubThread(rc, clock=clock, password=PASSWORD).start()
+
+
+class HubProcess:
+    """``bghub`` as a separate process (so it can be killed with SIGKILL) on a database file."""
+
+    URL = re.compile(r"dashboard (http://\S+)")
+
+    def __init__(
+        self,
+        tmp_path: Path,
+        broker: Mosquitto,
+        event: str,
+        db: Path,
+        *,
+        schedule: str | None = None,
+        extra: list[str] | None = None,
+    ) -> None:
+        self.log_path = tmp_path / f"bghub-{event}.log"
+        password = tmp_path / "td-password"
+        password.write_text(PASSWORD + "\n", encoding="utf-8")
+        args = [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "--event",
+            event,
+            "--broker",
+            broker.url,
+            "--db",
+            str(db),
+            "--http",
+            f"127.0.0.1:{free_port()}",
+            "--password-file",
+            str(password),
+            "--public",
+            "--log-level",
+            "INFO",
+            *(extra or []),
+        ]
+        if schedule is not None:
+            path = tmp_path / f"schedule-{event}.csv"
+            path.write_text(schedule, encoding="utf-8")
+            args += ["--schedule", str(path)]
+        self.log = open(self.log_path, "ab")  # noqa: SIM115 - closed in wait()/kill()
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log)
+        self.url = self._read_url()
+        host, port = self.url.removeprefix("http://").rsplit(":", 1)
+        wait_for_port(host, int(port), WAIT)
+
+    def _read_url(self) -> str:
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def reader() -> None:
+            assert self.proc.stdout is not None
+            for raw in self.proc.stdout:
+                lines.put(raw.decode("utf-8", "replace"))
+            lines.put(None)
+
+        threading.Thread(target=reader, daemon=True).start()
+        deadline = time.monotonic() + WAIT
+        while True:
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            if line is None:
+                raise AssertionError(f"bghub exited at start:\n{self.log_path.read_text()}")
+            found = self.URL.search(line)
+            if found:
+                return found.group(1)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> int:
+        """SIGKILL: no handler runs, nothing is flushed, the broker publishes the hub's Will."""
+        self.proc.kill()
+        code = self.proc.wait(WAIT)
+        self.log.close()
+        return code
+
+    def stop(self) -> int:
+        self.proc.terminate()
+        try:
+            code = self.proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait(WAIT)
+        self.log.close()
+        return code
+
+    def get(self, path: str) -> Any:
+        import urllib.request
+
+        with urllib.request.urlopen(self.url + path, timeout=10) as response:
+            return json.loads(response.read())
+
+
+@contextlib.contextmanager
+def read_db(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only look at a hub database another thread or process is writing (WAL)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    db.row_factory = sqlite3.Row
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+
+def make_table(event: str, table: str, broker: Mosquitto, clock: Clock | None, outbox: Path) -> SimTable:
+    """A simulated table with a real on-disk outbox (durable across a restart of its link)."""
+    return SimTable(event, table, broker.host, broker.port, clock=clock, outbox_path=str(outbox))
+
+
+def restart_table(old: SimTable, event: str, broker: Mosquitto, clock: Clock | None) -> SimTable:
+    """The same table back on the network: same state and outbox file, a new connection
+    (as after a network cut: the process kept running, its link is new)."""
+    new = SimTable(event, old.table, broker.host, broker.port, clock=clock, outbox_path=old.outbox.path)
+    old.outbox.close()
+    with old._lock:
+        new.state, new.events, new.cmds, new.assigns = old.state, old.events, old.cmds, old.assigns
+    return new
+
+
+#: players who arrive on time, never take a break or call the TD, and never run out of time:
+#: their inputs are all play (rolls, presses, cube, results), so lateness is what the test sets
+STEADY = Temperament(p_late=0.0, p_break=0.0, p_call_td=0.0, p_slowcoach=0.0, arrive_ms=(-60_000, -1))
+
+
+class Players:
+    """Plays tables from the test's thread: each call applies each table's next planned input
+    at once (the plan's own delay is ignored; time is whatever the clock says)."""
+
+    def __init__(self, tables: list[SimTable], clock: Clock, seed: int, temperament: Temperament = STEADY):
+        rng = random.Random(seed)
+        self.clock = clock
+        self.players = [ScriptedPlayers(t, random.Random(rng.random()), temperament) for t in tables]
+
+    def step(self) -> int:
+        applied = 0
+        for p in self.players:
+            plan = p.plan(self.clock.now_wall())
+            if plan is not None:
+                p.sim.apply(plan.inp)
+                applied += 1
+        return applied
+
+
+# -- the delivery check -------------------------------------------------------------------------
+
+
+def stored_events(db: sqlite3.Connection, table: str) -> list[dict[str, Any]]:
+    """The hub's stored events of ``table``, in the order the hub stored them."""
+    rows = db.execute("SELECT match_id, seq, body FROM events WHERE tbl = ? ORDER BY id", (table,))
+    out = []
+    for r in rows:
+        body = json.loads(r["body"])
+        assert body["seq"] == r["seq"] and body["match_id"] == r["match_id"], dict(r)
+        out.append(body)
+    return out
+
+
+def expected_events(sim: SimTable) -> list[dict[str, Any]]:
+    """What the hub must have stored for this table: every event it made, as the hub keys it."""
+    with sim._lock:
+        events = list(sim.events)
+    return [{**e, "match_id": e["match_id"] or ""} for e in events]
+
+
+def delivery_report(expected: list[dict[str, Any]], stored: list[dict[str, Any]]) -> str | None:
+    """Why ``stored`` is not exactly ``expected`` (each once, in order), or None."""
+    keys = [(e["match_id"], e["seq"]) for e in expected]
+    got = [(e["match_id"], e["seq"]) for e in stored]
+    if len(set(got)) != len(got):
+        dup = sorted({k for k in got if got.count(k) > 1})
+        return f"duplicates stored: {dup[:10]}"
+    missing = [k for k in keys if k not in set(got)]
+    extra = [k for k in got if k not in set(keys)]
+    if missing or extra:
+        return f"missing {missing[:10]} ({len(missing)}), extra {extra[:10]} ({len(extra)})"
+    if got != keys:
+        first = next(i for i, (a, b) in enumerate(zip(got, keys, strict=True)) if a != b)
+        return f"order differs from event {first}: stored {got[first:first + 5]}, made {keys[first:first + 5]}"
+    for made, kept in zip(expected, stored, strict=True):
+        if made != kept:
+            return f"event {made['match_id']}#{made['seq']} stored as {kept}, made as {made}"
+    return None
+
+
+def all_delivered(db_path: Path, sims: list[SimTable]) -> dict[str, str]:
+    """table -> what is wrong with its delivery (empty when every table's events are all in)."""
+    problems = {}
+    with read_db(db_path) as db:
+        for sim in sims:
+            report = delivery_report(expected_events(sim), stored_events(db, sim.table))
+            if report:
+                problems[sim.table] = report
+    return problems
+
+
+def wait_delivered(db_path: Path, sims: list[SimTable], timeout: float = WAIT) -> None:
+    """Wait until every event of every table is stored (exactly once, in order), or fail saying
+    what is missing, doubled or out of order."""
+    problems: dict[str, str] = {}
+
+    def done() -> bool:
+        problems.clear()
+        problems.update(all_delivered(db_path, sims))
+        return not problems
+
+    try:
+        wait_until(done, timeout, "delivery")
+    except TimeoutError:
+        raise AssertionError(f"events not delivered exactly once in order: {problems}") from None
