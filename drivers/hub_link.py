@@ -67,6 +67,8 @@ class HubLink:
         keepalive: int = 10,
         backoff: tuple[float, float] = (0.2, 10.0),
         on_online: Callable[[bool], None] | None = None,
+        tls: bool = False,
+        tls_ca_file: str | None = None,
     ) -> None:
         self.topics = Topics(event)
         self._on_status = on_status
@@ -86,6 +88,8 @@ class HubLink:
             on_connect=self._on_connect,
             on_disconnect=self._on_disconnect,
             backoff=backoff,
+            tls=tls,
+            tls_ca_file=tls_ca_file,
         )
 
     # ----------------------------------------------------------------- application side

@@ -134,6 +134,8 @@ class MqttClient:
         connect_timeout: float = 5.0,
         max_inflight: int = 64,
         max_backlog: int = 10_000,
+        tls_ca_file: str | None = None,
+        tls: bool = False,
     ) -> None:
         if not client_id:
             raise ValueError("a client id is required (the broker keeps sessions and Wills by it)")
@@ -145,6 +147,9 @@ class MqttClient:
         self.client_id = client_id
         self._username = username
         self._password = password
+        #: TLS to the broker (the broker-config TLS listener); a CA file for a private CA
+        self._tls = tls or tls_ca_file is not None
+        self._tls_ca_file = tls_ca_file
         self._clean_session = clean_session
         self._will = will
         self._keepalive = keepalive
@@ -256,6 +261,8 @@ class MqttClient:
         client.on_log = lambda _c, _u, _level, text: paho_log.debug("%s: %s", self.client_id, text)
         if self._username is not None:
             client.username_pw_set(self._username, self._password)
+        if self._tls:
+            client.tls_set(ca_certs=self._tls_ca_file)
         client.connect_timeout = self._connect_timeout
         client.max_inflight_messages_set(self._max_inflight)
         client.on_connect = self._paho_connect

@@ -95,6 +95,8 @@ class TableLink:
         backoff: tuple[float, float] = (0.2, 10.0),
         window: int = 64,
         on_online: Callable[[bool], None] | None = None,
+        tls: bool = False,
+        tls_ca_file: str | None = None,
     ) -> None:
         if not is_valid_id(table):
             raise ValueError(f"invalid table id {table!r} (letters, digits, _ . - only)")
@@ -140,6 +142,8 @@ class TableLink:
             on_connect=self._on_connect,
             on_disconnect=self._on_disconnect,
             backoff=backoff,
+            tls=tls,
+            tls_ca_file=tls_ca_file,
         )
 
     # ----------------------------------------------------------------- application side

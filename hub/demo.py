@@ -117,7 +117,13 @@ class DemoRoom:
         from hub.auth import generate_password
         from hub.clock import SystemClock
         from hub.core import HubConfig
-        from hub.demo_players import DemoPlayers, DemoSimRoom, DemoTable, demo_temperament
+        from hub.demo_players import (
+            DemoPlayers,
+            DemoSimRoom,
+            DemoTable,
+            demo_temperament,
+            slow_table_temperament,
+        )
         from hub.demo_schedule import first_round, late_arrival, roles, to_csv
         from hub.service import HubThread
 
@@ -164,7 +170,7 @@ class DemoRoom:
                 DemoPlayers(
                     table,
                     random.Random(rng.random()),
-                    demo_temperament(),
+                    slow_table_temperament() if row.table == r.flag else demo_temperament(),
                     speed=o.speed,
                     late="B" if row.table == r.late else None,
                     late_arrival_wall=late_arrival(row, o.speed) if row.table == r.late else None,

@@ -59,6 +59,15 @@ def demo_temperament() -> Temperament:
     )
 
 
+def slow_table_temperament() -> Temperament:
+    """At the flag table games last: no cube, long games, so the slow player's reserve runs out
+    before the match is over (a 5-point match can otherwise end within eight moves)."""
+    t = demo_temperament()
+    t.p_double = 0.0
+    t.p_game_over = 0.02
+    return t
+
+
 class DemoTable(SimTable):
     """A headless kiosk: :class:`SimTable` plus a journal and an outbox in ``directory``."""
 

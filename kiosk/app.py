@@ -440,9 +440,6 @@ class KioskApp:
         if not broker.host:
             log.info("no broker configured: the table works on its own")
             return
-        if broker.tls:
-            log.error("broker.tls: the hub link has no TLS support; the table works on its own")
-            return
         try:
             from drivers.outbox import Outbox
             from drivers.table_link import TableLink
@@ -461,6 +458,8 @@ class KioskApp:
                 username=self.config.mqtt_username,
                 password=broker.password or None,
                 version=_version(),
+                tls=broker.tls,
+                tls_ca_file=broker.ca_file or None,
                 boot_id=self.boot_id,
             )
             self.link.start()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -48,8 +49,36 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--table", default="", help="table id to report in the snapshot")
     rp.set_defaults(func=cmd_replay)
 
+    jr = sub.add_parser("journal", help="print a table's journal as JSON lines (input for replay)")
+    jr.add_argument("--config", help="table configuration (TOML); its data directory holds the journal")
+    jr.add_argument("--db", help="the journal database itself (instead of --config)")
+    jr.set_defaults(func=cmd_journal)
+
     _add_kiosk_commands(sub)
     return parser
+
+
+def cmd_journal(args: argparse.Namespace) -> int:
+    """Export the durable journal (SQLite) as the JSON lines that ``replay`` reads."""
+    from kiosk.config import ConfigError, load
+    from kiosk.journal import Journal, JournalError
+
+    try:
+        path = args.db or str(load(args.config).journal_path)
+    except ConfigError as exc:
+        print(f"bgtable journal: {exc}", file=sys.stderr)
+        return 2
+    if not os.path.isfile(path):
+        print(f"bgtable journal: no journal at {path}", file=sys.stderr)
+        return 2
+    try:
+        with Journal(path) as journal:
+            for line in journal.lines():
+                sys.stdout.write(line + "\n")
+    except (JournalError, OSError) as exc:
+        print(f"bgtable journal: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _add_kiosk_commands(sub: argparse._SubParsersAction) -> None:

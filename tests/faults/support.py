@@ -21,8 +21,10 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
@@ -76,10 +78,7 @@ def persistent_broker() -> Mosquitto:
     store.chmod(0o777)
     broker.dir.chmod(0o755)
     broker.extra_conf = (
-        "allow_anonymous true\n"
-        "persistence true\n"
-        f"persistence_location {store}/\n"
-        "autosave_interval 1\n"
+        f"allow_anonymous true\npersistence true\npersistence_location {store}/\nautosave_interval 1\n"
     )
     return broker
 
@@ -122,8 +121,9 @@ def schedule_csv(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def room_schedule(tables: list[str], start: int | dict[str, int], length: int | dict[str, int] = 7,
-                  clock: str = "no") -> str:
+def room_schedule(
+    tables: list[str], start: int | dict[str, int], length: int | dict[str, int] = 7, clock: str = "no"
+) -> str:
     """Round 1 at every table; ``start``/``length`` may differ per table."""
     rows = []
     for t in tables:
@@ -259,10 +259,33 @@ class HubProcess:
         return code
 
     def get(self, path: str) -> Any:
-        import urllib.request
-
         with urllib.request.urlopen(self.url + path, timeout=10) as response:
             return json.loads(response.read())
+
+
+class TdClient:
+    """The TD's browser, reduced to its HTTP calls: a session cookie, the CSRF token, a login."""
+
+    def __init__(self, url: str, password: str = PASSWORD) -> None:
+        self.url = url
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        self.csrf = self._call("GET", "/api/session")["csrf"]
+        self.csrf = self._call("POST", "/api/login", {"password": password})["csrf"]
+
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if method != "GET" and getattr(self, "csrf", None):
+            request.add_header("X-CSRF-Token", self.csrf)
+        with self.opener.open(request, timeout=10) as response:
+            return json.loads(response.read())
+
+    def get(self, path: str) -> Any:
+        return self._call("GET", path)
+
+    def post(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        return self._call("POST", path, body or {})
 
 
 @contextlib.contextmanager
@@ -352,7 +375,8 @@ def delivery_report(expected: list[dict[str, Any]], stored: list[dict[str, Any]]
         return f"missing {missing[:10]} ({len(missing)}), extra {extra[:10]} ({len(extra)})"
     if got != keys:
         first = next(i for i, (a, b) in enumerate(zip(got, keys, strict=True)) if a != b)
-        return f"order differs from event {first}: stored {got[first:first + 5]}, made {keys[first:first + 5]}"
+        stored_here, made_here = got[first : first + 5], keys[first : first + 5]
+        return f"order differs from event {first}: stored {stored_here}, made {made_here}"
     for made, kept in zip(expected, stored, strict=True):
         if made != kept:
             return f"event {made['match_id']}#{made['seq']} stored as {kept}, made as {made}"

@@ -155,8 +155,6 @@ def run_outage(
             failed = rdb.execute("SELECT id, done_error FROM commands WHERE done_ok = 0").fetchall()
             unanswered = rdb.execute("SELECT id FROM commands WHERE done_ok IS NULL").fetchall()
         assert [tuple(r) for r in failed] == [] and [tuple(r) for r in unanswered] == []
-        with read_db(db) as rdb:
-            print([tuple(r) for r in rdb.execute("SELECT id, tbl, sent_wall, sent_count, done_ok, done_error FROM commands")])
         stats = dict(hub.call(lambda: dict(hub.hub.stats)))
         stats["made_offline"] = made_offline
         stats["events_made"] = sum(len(s.events) for s in sims.values())

@@ -69,7 +69,8 @@ class Mosquitto:
             wait_for_port(self.host, self.port)
         except TimeoutError:
             self.stop()
-            raise RuntimeError(f"mosquitto did not start: {(self.dir / 'mosquitto.log').read_text()}")
+            log = (self.dir / "mosquitto.log").read_text()
+            raise RuntimeError(f"mosquitto did not start: {log}") from None
         return self
 
     def stop(self) -> None:

@@ -1,0 +1,185 @@
+"""``kill -9`` of the hub mid-round, several times, restarted each time on the same database.
+
+The hub runs as its own process (``bghub``, the real thing), against a real Mosquitto, with a
+room of simulated tables in this process (real reducer, table link and on-disk outbox) and the
+real system clock. Lateness points fall due while the test runs, some while the hub is dead; a
+match finishes and a player calls the TD while it is dead; the TD acknowledges an alert and
+sends a command between kills. After the last restart:
+
+* every lateness penalty due was applied at its table exactly once (each stable id once in the
+  table's penalty log) and recorded once, answered, in the hub's store; none was awarded twice
+  although the hub died with some of them sent and not yet answered;
+* the TD's command was applied once; the finished match's result is stored once, as the table
+  has it; the TD call's alert is there once and still acknowledged;
+* every event every table made is in the hub's store exactly once, in order.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from hub.clock import SystemClock
+from rulebook.policy import lateness
+from rulebook.profiles import get_profile
+from rulebook.snapshot import snapshot
+from tests.faults.support import (
+    MIN,
+    WAIT,
+    HubProcess,
+    Players,
+    TdClient,
+    event_id,
+    make_table,
+    read_db,
+    room_schedule,
+    wait_delivered,
+    wait_until,
+)
+from tests.support.broker import Mosquitto
+
+LATE = [str(i) for i in range(1, 7)]  # B's first point falls due while the test runs
+LATER = ["7", "8"]  # two points already due when the round is assigned
+FINISHER = "9"  # a one-point match that ends while the hub is dead
+CALLER = "10"  # calls the TD while the hub is dead
+PLAYING = ["11", "12"]
+KILLS = int(os.environ.get("SMART_TABLE_HUB_KILLS", "3"))
+
+
+def wall_now() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def penalty_log(sim) -> list[dict]:
+    return snapshot(sim.state)["penalty_log"]
+
+
+def run_kills(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
+    rng = random.Random(seed)
+    clock = SystemClock()
+    broker = Mosquitto().start()
+    ev = event_id("kill")
+    db = tmp_path / "hub.db"
+    begin = wall_now()
+    starts = {t: begin for t in [FINISHER, CALLER, *PLAYING]}
+    for i, t in enumerate(LATE):  # first points due 6, 8, ... 16 s after the beginning
+        starts[t] = begin - 5 * MIN + 6_000 + 2_000 * i
+    for t in LATER:
+        starts[t] = begin - 10 * MIN - 30_000
+    lengths = {t: 7 for t in starts} | {FINISHER: 1}
+    ids = sorted(starts, key=int)
+    hub = HubProcess(tmp_path, broker, ev, db, schedule=room_schedule(ids, starts, lengths))
+    sims = {t: make_table(ev, t, broker, clock, tmp_path / f"outbox-{t}.sqlite3") for t in ids}
+    stats = {"kills": 0, "sent_while_dead": 0}
+    try:
+        for sim in sims.values():
+            sim.start(WAIT)
+        for sim in sims.values():
+            sim.wait_for(lambda s, t=sim.table: s.match_id == f"r1-t{t}", WAIT)
+        for t in [*LATE, *LATER]:
+            sims[t].checkin("A")
+        for t in (FINISHER, CALLER):
+            sims[t].checkin("A")
+            sims[t].checkin("B")
+        players = Players([sims[t] for t in PLAYING], clock, seed)
+        td = TdClient(hub.url)
+        manual = td.post(
+            f"/api/tables/{PLAYING[0]}/commands", {"type": "penalty", "against": "A", "points": 1}
+        )
+        sims[PLAYING[0]].wait_cmd(manual["id"], WAIT)
+
+        def play(seconds: float) -> int:
+            made = 0
+            until = time.monotonic() + seconds
+            while time.monotonic() < until:
+                made += players.step()
+                time.sleep(0.1)  # the pace of play, not a wait for anything
+            return made
+
+        for cycle in range(kills):
+            play(rng.uniform(0.5, 3.0))
+            assert hub.alive()
+            hub.kill()
+            stats["kills"] += 1
+            if cycle == 0:
+                sims[CALLER].call_td("B")
+            if cycle == 1 % kills:
+                fin = sims[FINISHER]
+                fin.opening_roll(6, 1)
+                fin.win("A")
+                fin.confirm("A")
+                fin.confirm("B")
+            stats["sent_while_dead"] += play(rng.uniform(0.5, 2.0))
+            hub = HubProcess(tmp_path, broker, ev, db)
+            td = TdClient(hub.url)
+            if cycle == 0:
+                # the TD sees the call that came while the hub was dead, and acknowledges it
+                alert = wait_until(
+                    lambda td=td: next((a for a in td.get("/api/alerts") if a["kind"] == "td_call"), None),
+                    WAIT,
+                    "the TD call's alert",
+                )
+                td.post(f"/api/alerts/{alert['id']}/ack")
+
+        # Every penalty due by now arrives (the next ones are minutes away).
+        profile = get_profile(None)
+        due = {t: lateness(profile, 7, wall_now() - starts[t], clock=False).points for t in [*LATE, *LATER]}
+        assert all(due[t] == 1 for t in LATE) and all(due[t] == 2 for t in LATER), due
+        for t in [*LATE, *LATER]:
+            sims[t].wait_for(lambda s, n=due[t]: snapshot(s)["penalties"]["B"] >= n, WAIT)
+        # a TD command sent now arrives after anything sent before it
+        for t in [*LATE, *LATER]:
+            marker = td.post(f"/api/tables/{t}/commands", {"type": "td_ack"})
+            sims[t].wait_cmd(marker["id"], WAIT)
+        wait_delivered(db, list(sims.values()))
+        assert hub.alive()
+        assert hub.stop() == 0
+
+        with read_db(db) as rdb:
+            commands = {r["id"]: dict(r) for r in rdb.execute("SELECT * FROM commands")}
+            results = [dict(r) for r in rdb.execute("SELECT * FROM results")]
+            alerts = [dict(r) for r in rdb.execute("SELECT * FROM alerts")]
+        for t in [*LATE, *LATER]:
+            want = [f"late:r1-t{t}:B:{n}" for n in range(1, due[t] + 1)]
+            log = penalty_log(sims[t])
+            assert [p["id"] for p in log] == want, t
+            assert all(p["points"] == 1 and p["against"] == "B" for p in log)
+            assert snapshot(sims[t].state)["score"] == {"A": due[t], "B": 0}
+            recorded = sorted(c for c in commands if c.startswith(f"late:r1-t{t}:"))
+            assert recorded == want
+            assert all(commands[c]["done_ok"] == 1 for c in want), [commands[c] for c in want]
+        for t in [FINISHER, CALLER, PLAYING[1]]:
+            assert penalty_log(sims[t]) == []
+        assert [p["id"] for p in penalty_log(sims[PLAYING[0]])] == [manual["id"]]
+        assert commands[manual["id"]]["done_ok"] == 1
+
+        fin = snapshot(sims[FINISHER].state)
+        assert fin["phase"] == "finished"
+        assert [(r["match_id"], r["winner"], r["score_a"], r["score_b"]) for r in results] == [
+            (f"r1-t{FINISHER}", fin["winner"], fin["score"]["A"], fin["score"]["B"])
+        ]
+        calls = [a for a in alerts if a["kind"] == "td_call"]
+        assert [a["key"] for a in calls] == [f"call:{CALLER}:r1-t{CALLER}:B"]
+        assert calls[0]["acked_wall"] is not None and calls[0]["active"] == 1
+        assert len({a["key"] for a in alerts}) == len(alerts)
+        return stats
+    finally:
+        for sim in sims.values():
+            sim.stop()
+        if hub.alive():
+            hub.stop()
+        broker.stop()
+
+
+def test_kill_dash_nine_of_the_hub_mid_round_loses_and_doubles_nothing(tmp_path):
+    print(run_kills(tmp_path, KILLS, seed=11))
+
+
+@pytest.mark.soak
+def test_hub_kill_soak(tmp_path):
+    for seed in range(20, 25):
+        print(run_kills(tmp_path / str(seed), 6, seed=seed))
