@@ -33,8 +33,10 @@ class RunConfig:
     schedule: str | None = None
     password_file: str | None = None
     public: bool = False
-    #: run an amqtt broker in-process on hub.broker_host:hub.broker_port
+    #: run an amqtt broker in-process on hub.broker_port (the hub connects to it at broker_host)
     embedded_broker: bool = False
+    #: the address the embedded broker listens on (None: hub.broker_host)
+    embedded_host: str | None = None
     #: where to print a generated password (once)
     out: TextIO = field(default_factory=lambda: sys.stdout)
 
@@ -65,7 +67,7 @@ class HubApp:
         rc = self.rc
         password_hash = self._password_hash()
         if rc.embedded_broker:
-            self.broker = EmbeddedBroker(rc.hub.broker_host, rc.hub.broker_port)
+            self.broker = EmbeddedBroker(rc.embedded_host or rc.hub.broker_host, rc.hub.broker_port)
             await self.broker.start()
         self.store = Store(rc.db)
         self.store.set_meta("td_password", password_hash)

@@ -20,6 +20,8 @@ from pathlib import Path
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 SESSION_IDLE_S = 12 * 3600
+#: at most this many sessions are kept (the least recently used go first)
+MAX_SESSIONS = 10_000
 COOKIE = "bghub_session"
 
 
@@ -86,6 +88,10 @@ class Auth:
 
     def new_session(self) -> Session:
         self._expire()
+        if len(self.sessions) >= MAX_SESSIONS:
+            oldest = sorted(self.sessions.values(), key=lambda x: x.last_seen)[: len(self.sessions) // 10]
+            for old in oldest:
+                del self.sessions[old.token]
         s = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32))
         self.sessions[s.token] = s
         return s

@@ -63,7 +63,13 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         "--embedded-port",
         type=int,
         default=DEFAULT_EMBEDDED_PORT,
-        help=f"port of the embedded broker on 127.0.0.1 (default {DEFAULT_EMBEDDED_PORT})",
+        help=f"port of the embedded broker (default {DEFAULT_EMBEDDED_PORT})",
+    )
+    p.add_argument(
+        "--embedded-host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address the embedded broker listens on (default 127.0.0.1; 0.0.0.0 lets the room's tables in)",
     )
     p.add_argument(
         "--broker-credentials",
@@ -146,6 +152,7 @@ def main_run(args: argparse.Namespace) -> int:
         password_file=args.password_file,
         public=args.public,
         embedded_broker=embedded,
+        embedded_host=args.embedded_host,
     )
 
     async def run() -> int:
@@ -162,7 +169,7 @@ def main_run(args: argparse.Namespace) -> int:
             print(f"bghub: {exc}", file=sys.stderr)
             await app.stop()
             return 2
-        where = f"embedded broker on {host}:{port}" if embedded else f"broker {host}:{port}"
+        where = f"embedded broker on {args.embedded_host}:{port}" if embedded else f"broker {host}:{port}"
         print(f"bghub: event {args.event}, {where}, dashboard {app.url}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()

@@ -251,7 +251,7 @@ class Hub:
             self._drain_scheduled = True
         self._loop.call_soon_threadsafe(self._drain)
 
-    def _drain(self, limit: int = 5000) -> None:
+    def _drain(self, limit: int = 1000) -> None:
         with self._inbox_lock:
             self._drain_scheduled = False
             batch = [self._inbox.popleft() for _ in range(min(limit, len(self._inbox)))]

@@ -406,7 +406,14 @@ def main_demo(args: argparse.Namespace) -> int:
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     window = None
     room = DemoRoom(
-        DemoOptions(tables=args.tables, http=args.http, seed=args.seed, speed=args.speed, db=args.db)
+        DemoOptions(
+            tables=args.tables,
+            http=args.http,
+            seed=args.seed,
+            speed=args.speed,
+            db=args.db,
+            broker_port=args.broker_port,
+        )
     )
     try:
         if args.window is not None:

@@ -101,6 +101,10 @@ class TableWindow:
                 self.local.apply(intent)
 
     def _draw(self) -> None:
+        online = bool(self.table.link.online)
+        if online != self.local.hub_online:
+            self.local.hub_online = online  # the kiosk's hub indicator in the top bar
+            self._dirty = True
         snap = self.table.snapshot_now()
         seq = (snap.get("match_id"), snap["seq"])
         now = time.monotonic()

@@ -42,7 +42,7 @@ from tests.faults.support import (
 )
 from tests.support.broker import Mosquitto
 
-LATE = [str(i) for i in range(1, 7)]  # B's first point falls due while the test runs
+LATE = [str(i) for i in range(1, 7)]  # B's first point falls due while the test runs, 6 to 16 s in
 LATER = ["7", "8"]  # two points already due when the round is assigned
 FINISHER = "9"  # a one-point match that ends while the hub is dead
 CALLER = "10"  # calls the TD while the hub is dead
@@ -100,14 +100,18 @@ def run_kills(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
                 time.sleep(0.1)  # the pace of play, not a wait for anything
             return made
 
-        for cycle in range(kills):
+        # Kill at random moments until every first point has fallen due (some of them while the
+        # hub is dead), and at least ``kills`` times.
+        last_due = max(starts[t] for t in LATE) + 5 * MIN
+        cycle = 0
+        while cycle < kills or wall_now() < last_due + 1_000:
             play(rng.uniform(0.5, 3.0))
             assert hub.alive()
             hub.kill()
             stats["kills"] += 1
             if cycle == 0:
                 sims[CALLER].call_td("B")
-            if cycle == 1 % kills:
+            if cycle == 1:
                 fin = sims[FINISHER]
                 fin.opening_roll(6, 1)
                 fin.win("A")

@@ -126,6 +126,7 @@ def test_the_demo_room_comes_alive_and_leaves_nothing_behind_on_ctrl_c(demo_fact
     )  # fmt: skip
     url = demo.expect(r"Dashboard:\s+(http://\S+?)/?\s").group(1)
     assert url == f"http://127.0.0.1:{http}"
+    assert int(demo.expect(r"MQTT broker: embedded, 127\.0\.0\.1:(\d+)").group(1)) == broker
     files = Path(demo.expect(r"Files:\s+(\S+)").group(1))
     assert files.parent == demo.tmp and files.is_dir()
 
