@@ -11,7 +11,8 @@ matches finishing and the next round being assigned.
 Clocks and lateness run in real time; only the players are quick. Everything stops on Ctrl-C
 (SIGINT or SIGTERM) or after ``--duration``, and nothing is left behind: the broker and every
 thread stop, the temporary directory is removed (the database too, unless ``--db`` names one).
-``--window`` shows one table's kiosk screen in a pygame window (the real kiosk view).
+``--window`` makes one table the real kiosk application, in its own window and process
+(:mod:`hub.demo_kiosk`): you are its players.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ class DemoOptions:
     db: str | None = None
     event: str = DEFAULT_EVENT
     broker_port: int = DEFAULT_BROKER_PORT
+    #: the table that is a real kiosk in a window (None: all are simulated)
+    window: str | None = None
 
 
 class DemoRoom:
@@ -91,6 +94,8 @@ class DemoRoom:
         self.hub_thread: Any = None
         self.tables: list[Any] = []
         self.sim_room: Any = None
+        self.kiosk: Any = None
+        self._kiosk_reported = False
         self.password = ""
         self.broker_port = 0
         self.url = ""
@@ -152,20 +157,23 @@ class DemoRoom:
         self.url = self.hub_thread.url
 
         clock = SystemClock()
-        self.rows = first_round(clock.now_wall(), o.tables, o.speed)
+        self.rows = first_round(clock.now_wall(), o.tables, o.speed, window=o.window)
         self.round = 1
-        for row in self.rows:
+        simulated = [row for row in self.rows if row.table != o.window]
+        for row in simulated:
             table = DemoTable(
                 o.event, row.table, "127.0.0.1", self.broker_port, directory=self.tmp / f"table-{row.table}"
             )
             self.tables.append(table)
             table.start(wait=10)
         self.hub_thread.call(self.hub_thread.hub.import_schedule, to_csv(self.rows), "demo")
+        if o.window is not None:
+            self._start_kiosk(o.window)
 
         r = roles(o.tables)
         rng = random.Random(self.seed)
         players = []
-        for table, row in zip(self.tables, self.rows, strict=True):
+        for table, row in zip(self.tables, simulated, strict=True):
             players.append(
                 DemoPlayers(
                     table,
@@ -183,6 +191,19 @@ class DemoRoom:
         self._next_status = now + STATUS_EVERY_S
         self._last_messages = (now, 0)
 
+    def _start_kiosk(self, table: str) -> None:
+        from hub.demo_kiosk import KioskProcess
+
+        assert self.tmp is not None
+        self.kiosk = KioskProcess(table, self.options.event, self.broker_port, self.tmp / f"table-{table}")
+        self.kiosk.start()
+
+        def online() -> bool:
+            view = self.hub_thread.call(lambda: self.hub_thread.hub.views.get(table))
+            return bool(view is not None and view.online and view.state and view.state.get("match_id"))
+
+        self.kiosk.wait_online(online)
+
     def banner(self) -> str:
         """What the demo prints once it runs: where to look, the password, what will happen."""
         from hub.demo_schedule import roles
@@ -190,9 +211,17 @@ class DemoRoom:
 
         o = self.options
         r = roles(o.tables)
+        # the window's table is yours: it plays no scripted part
+        late_table = r.late if r.late != o.window else None
+        flag_table = r.flag if r.flag != o.window else None
         starts = sorted({row.start_wall for row in self.rows if row.table != r.late})
+        kind = (
+            f"{o.tables} simulated tables"
+            if self.kiosk is None
+            else f"{o.tables - 1} simulated tables + 1 kiosk"
+        )
         lines = [
-            f"Smart table demo room: {o.tables} simulated tables, event {o.event!r} (seed {self.seed})",
+            f"Smart table demo room: {kind}, event {o.event!r} (seed {self.seed})",
             f"  Dashboard:   {self.url}/   TD password: {self.password}",
             f"  Room board:  {self.url}/board",
             f"  MQTT broker: embedded, 127.0.0.1:{self.broker_port}",
@@ -200,19 +229,25 @@ class DemoRoom:
         ]
         if starts:
             lines.append(f"  Round 1 starts at {_hhmm(starts[0])}–{_hhmm(starts[-1])}.")
-        late = next((row for row in self.rows if row.table == r.late), None)
+        late = next((row for row in self.rows if row.table == late_table), None)
         if late is not None:
             lines.append(
                 f"  Table {late.table} began at {_hhmm(late.start_wall)} and {late.player_b} is not"
                 " there yet: watch the hub give the lateness point."
             )
-        if r.flag is not None:
-            flag = next(row for row in self.rows if row.table == r.flag)
+        if flag_table is not None:
+            flag = next(row for row in self.rows if row.table == flag_table)
             reserve = get_profile(flag.profile).reserve_ms(flag.length) / 60_000
             due = (flag.start_wall - time.time() * 1000) / 60_000 + reserve * 1.25
             lines.append(
                 f"  At table {flag.table}, {flag.player_a} thinks far too long: their {reserve:g} minutes"
                 f" should run out in about {max(1, round(due))} minutes (a time flag: the TD decides)."
+            )
+        if self.kiosk is not None:
+            lines.append(
+                f"  Table {o.window} is the real kiosk, in its own window (process {self.kiosk.pid}, log"
+                f" {self.kiosk.log_path}): you are its players. Check them in, roll and press the clocks"
+                " with the mouse or the keys of docs/screens.md."
             )
         lines.append("Press Ctrl-C to stop.")
         return "\n".join(lines)
@@ -225,6 +260,14 @@ class DemoRoom:
         if self.hub_thread is None or now < self._next_look:
             return
         self._next_look = now + HOUSEKEEPING_EVERY_S
+        if self.kiosk is not None and not self._kiosk_reported and (code := self.kiosk.poll()) is not None:
+            self._kiosk_reported = True
+            print(
+                f"[{datetime.now():%H:%M:%S}] the kiosk of table {self.options.window} has ended (exit status"
+                f" {code}): the room goes on, and the hub will report the table offline",
+                file=self.out,
+                flush=True,
+            )
         try:
             facts = self.hub_thread.call(self._facts, timeout=10)
         except Exception:
@@ -283,6 +326,11 @@ class DemoRoom:
             return
         self._stopped = True
         messages = 0
+        if self.kiosk is not None:
+            try:
+                self.kiosk.stop()
+            except Exception:
+                log.exception("the kiosk did not stop cleanly")
         if self.sim_room is not None:
             self.sim_room.stop()
         for table in self.tables:
@@ -378,7 +426,7 @@ def add_demo_command(sub: argparse._SubParsersAction) -> None:
         nargs="?",
         const="1",
         metavar="TABLE",
-        help="show this table's kiosk screen in a window (default table 1)",
+        help="make this table (default 1) the real kiosk, in a window: you are its players",
     )
     p.add_argument(
         "--db", metavar="FILE", help="keep the hub's database in FILE (a new file; default: temporary)"
@@ -394,7 +442,7 @@ def add_demo_command(sub: argparse._SubParsersAction) -> None:
 
 
 def main_demo(args: argparse.Namespace) -> int:
-    """Run the demo room until Ctrl-C, SIGTERM, ``--duration`` or the window is closed."""
+    """Run the demo room until Ctrl-C, SIGTERM or ``--duration``."""
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.db and Path(args.db).exists() and Path(args.db).stat().st_size > 0:
         print(f"bghub demo: {args.db} exists; give a new file (a demo room starts empty)", file=sys.stderr)
@@ -404,7 +452,6 @@ def main_demo(args: argparse.Namespace) -> int:
         return 2
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-    window = None
     room = DemoRoom(
         DemoOptions(
             tables=args.tables,
@@ -413,40 +460,25 @@ def main_demo(args: argparse.Namespace) -> int:
             speed=args.speed,
             db=args.db,
             broker_port=args.broker_port,
+            window=args.window,
         )
     )
     try:
-        if args.window is not None:
-            from hub.demo_window import TableWindow, WindowError
-
-            try:
-                window = TableWindow()
-                window.open()
-            except WindowError as exc:
-                print(f"bghub demo: --window: {exc}", file=sys.stderr)
-                return 2
         try:
             room.start()
-        except OSError as exc:
-            print(f"bghub demo: {exc}", file=sys.stderr)
+        except Exception as exc:  # a port, a file, the broker: say what, leave nothing behind
+            log.debug("start failed", exc_info=True)
+            print(f"bghub demo: could not start: {exc}", file=sys.stderr)
             return 2
         print(room.banner(), flush=True)
         deadline = None if args.duration is None else time.monotonic() + args.duration
-        if window is not None:
-            window.attach(room.tables[int(args.window) - 1])
         while not stop.is_set():
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            if window is not None:
-                if not window.step():
-                    break
-            else:
-                stop.wait(0.25 if deadline is None else max(0.0, min(0.25, deadline - time.monotonic())))
+            stop.wait(0.25 if deadline is None else max(0.0, min(0.25, deadline - time.monotonic())))
             room.housekeeping()
         return 0
     finally:
         room.stop()
-        if window is not None:
-            window.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)

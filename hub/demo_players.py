@@ -6,7 +6,8 @@
 
 * **A journal.** :class:`DemoTable` writes every input as a JSON line before applying it, as a
   kiosk does, and keeps its outbox next to it, in the demo's temporary directory; ``bgtable
-  replay`` reads the journal while the demo runs.
+  replay`` reads the journal while the demo runs. (Flushed, not fsync'd: a demo's journal need
+  not survive a power cut.)
 * **A pace.** The clocks run in real time (``at`` is the real monotonic clock, so a reserve on the
   dashboard runs down second by second and lateness is counted in real minutes), but the players
   act ``BASE_PACE × speed`` times faster than people at a real table, so a game takes about a
@@ -55,6 +56,7 @@ def demo_temperament() -> Temperament:
         p_overrun=0.0,
         p_double=0.06,
         p_game_over=0.06,
+        p_break=0.12,
         p_call_td=0.001,
     )
 
@@ -85,6 +87,7 @@ class DemoTable(SimTable):
         super().__init__(event, table, host, port, clock=clock, outbox_path=str(directory / "outbox.sqlite3"))
         self.journal_path = directory / "journal.jsonl"
         self._journal: TextIO | None = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
+        self._hold_state = False
 
     def apply(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
         """Journal the input (stamped with the clock's ``at`` and ``wall``), then apply and publish."""
@@ -100,9 +103,38 @@ class DemoTable(SimTable):
                 self.link.publish_event(evt)
             if len(self.events) > 2 * KEEP_EVENTS:
                 del self.events[:KEEP_EVENTS]
-            self.link.publish_state(snapshot(self.state))
+            if not self._hold_state:
+                self.link.publish_state(snapshot(self.state))
             self._changed.notify_all()
         return events
+
+    def _on_assign(self, payload: dict[str, Any]) -> None:
+        """A match assigned after its start time, once an earlier one is over at this table, finds
+        both its players waiting there (the table was busy, nobody is late): they check in at once,
+        and the hub sees the new state only with both present."""
+        with self._lock:
+            self.assigns.append(payload)
+            start = payload.get("start_wall")
+            waited = (
+                self.state.match is not None
+                and payload.get("match_id") != self.state.match_id
+                and isinstance(start, int)
+                and self.clock.now_wall() > start
+            )
+            self._hold_state = waited
+            try:
+                self.apply({**payload, "input": "assign"})
+                if (
+                    waited
+                    and self.state.match_id == payload.get("match_id")
+                    and self.state.phase == "waiting"
+                ):
+                    for side in SIDES:
+                        self.apply({"input": "checkin", "side": side})
+            finally:
+                self._hold_state = False
+            if waited:
+                self.link.publish_state(snapshot(self.state))
 
     def snapshot_now(self) -> dict[str, Any]:
         """The snapshot with the clocks as of now (what a kiosk's screen shows)."""

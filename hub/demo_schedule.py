@@ -146,8 +146,9 @@ def _round_start(now: int, ms: int, speed: float) -> int:
     return (now + int(ms / speed)) // SECOND * SECOND
 
 
-def first_round(now: int, tables: int, speed: float = 1.0) -> list[Row]:
-    """Round 1: starts a minute or two from now; the late table's round began minutes ago."""
+def first_round(now: int, tables: int, speed: float = 1.0, window: str | None = None) -> list[Row]:
+    """Round 1: starts a minute or two from now; the late table's round began minutes ago (unless
+    it is the ``window`` table, the real kiosk, whose players are whoever sits at it)."""
     r = roles(tables)
     rows = []
     lo, hi = FIRST_START_MS
@@ -155,7 +156,7 @@ def first_round(now: int, tables: int, speed: float = 1.0) -> list[Row]:
         length, profile, clock = setup(t, tables)
         a, b = pairing(1, t, tables)
         due = first_point_ms(length, profile, clock)
-        if str(t) == r.late and due is not None:
+        if str(t) == r.late and str(t) != window and due is not None:
             start = (now - due + int(LATE_LEAD_MS / speed)) // SECOND * SECOND
         else:
             start = _round_start(now, lo + (hi - lo) * ((t - 1) % 5) // 4, speed)

@@ -1,13 +1,14 @@
-"""``bgtable run``: the table kiosk's main loop (pygame-ce), the one owner of the table's state.
+"""``bgtable run``: the table kiosk's main loop, the one owner of the table's state.
 
-The loop, at most 30 times a second: takes touches, clicks and keys from SDL and inputs that the
+The loop, at most 30 times a second: takes touches, clicks and keys from the screen and inputs that the
 drivers' threads queued (clock buttons, dice tower, hub assignments and commands), hands table
 inputs to the :class:`~kiosk.controller.TableController` (journal first, then the reducer),
 journals a ``tick`` while a clock runs, draws only what changed, and pings systemd's watchdog.
 
-* On a Pi without X, SDL picks its KMS/DRM video driver by itself; ``--headless`` uses SDL's
-  dummy driver (tests, benchmarks). Touches arrive as FINGERDOWN (normalised coordinates); the
-  mouse events SDL synthesises from the same touches are ignored so nothing is pressed twice.
+* The screen is a :class:`kiosk.ui.window.Window` (pygame-ce, imported only under ``kiosk.ui``,
+  and only once a screen is opened): it hands over taps already in the picture's pixels, keys and
+  a window close as plain values (:mod:`kiosk.ui.events`), and turns the picture for a rotated
+  panel. ``--headless`` uses SDL's dummy video driver (tests, benchmarks).
 * Everything else is optional and comes up on its own: no GPIO (a desktop) means no buttons, no
   dice device means manual dice entry, no broker means a table that works alone.
 * On start the journal is replayed; a match that was under way comes back with its clock paused
@@ -19,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import queue
 import signal
 import sys
@@ -34,23 +34,17 @@ from kiosk.config import Config, ConfigError, describe, load, save_setting, with
 from kiosk.controller import TableController
 from kiosk.journal import Journal, JournalClock, JournalError, wall_ms
 from kiosk.notify import Notifier
-from kiosk.rotation import logical_size, pygame_angle, to_logical_point, to_panel_rect
 from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
+from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
 
 log = logging.getLogger("kiosk")
 
 FPS = 30
-#: SDL's ``which`` for mouse events synthesised from touches (SDL_TOUCH_MOUSEID)
-TOUCH_MOUSEID = 0xFFFFFFFF
 #: state publication to the hub: at most this often (events go out at once)
 STATE_INTERVAL_S = 0.5
 #: the screen is redrawn at once after any input, else at least this often (ms)
 REDRAW_RUNNING_MS = 100
 REDRAW_IDLE_MS = 250
-
-
-class ScreenError(RuntimeError):
-    """SDL cannot open a display (no screen, no permission on /dev/dri, ...)."""
 
 
 def _version() -> str:
@@ -95,7 +89,6 @@ class KioskApp:
         self.script = ScriptPlayer(script, self.clock) if script else None
         self.stopping = threading.Event()
         self.frames = 0
-        self.ignored_mouse = 0
         self.buttons: Any = None
         self.dice: Any = None
         self.dice_status: Any = None
@@ -109,11 +102,10 @@ class KioskApp:
         self._next_draw_at = float("-inf")
         self._ready_sent = False
         self._closed = False
-        self._screen: Any = None
-        self._canvas: Any = None
+        #: the screen (a :class:`kiosk.ui.window.Window`), once ``start()`` opened it
+        self.window: Any = None
         self.view: Any = None
         self.local: Any = None
-        self._pygame: Any = None
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -142,10 +134,9 @@ class KioskApp:
             except ScreenError as exc:
                 log.error("%s", exc)
                 return 2
-            pacer = self._pygame.time.Clock()
             while not self.stopping.is_set():
                 self.step()
-                pacer.tick(FPS)
+                self.window.tick(FPS)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -154,9 +145,8 @@ class KioskApp:
 
     def step(self) -> None:
         """One frame: inputs, ticks, drivers, drawing, watchdog."""
-        pg = self._pygame
-        for event in pg.event.get():
-            self._on_sdl_event(event)
+        for event in self.window.poll():
+            self._on_ui_event(event)
             self._redraw = True
         self._drain_inbox()
         self._run_script()
@@ -191,112 +181,66 @@ class KioskApp:
             self.outbox.close()
             self.outbox = None
         self.journal.close()
-        if self._pygame is not None:
-            self._pygame.display.quit()
+        if self.window is not None:
+            self.window.close()
         self.notifier.close()
         log.info("stopped")
 
     # -- screen -------------------------------------------------------------------------------
 
     def _open_screen(self) -> None:
-        if self.headless:
-            os.environ["SDL_VIDEODRIVER"] = "dummy"
-        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-        import pygame
+        from kiosk.ui.window import Window  # the display library loads only with a screen
 
-        self._pygame = pygame
-        panel = self.config.screen.size
-        flags = pygame.FULLSCREEN if self.fullscreen and not self.headless else 0
-        try:
-            pygame.display.init()
-            pygame.font.init()
-            self._screen = pygame.display.set_mode(panel, flags)
-        except pygame.error as exc:
-            raise ScreenError(f"cannot open the screen ({exc}); use --headless where there is none") from exc
-        pygame.display.set_caption(f"bgtable {self.config.table_id}")
-        if self.fullscreen:
-            pygame.mouse.set_visible(False)
-        rotation = self.config.screen.rotation
-        size = logical_size(panel, rotation)
-        self._canvas = self._screen if rotation == 0 else pygame.Surface(size).convert()
+        screen = self.config.screen
+        self.window = Window(
+            screen.size,
+            screen.rotation,
+            fullscreen=self.fullscreen,
+            headless=self.headless,
+            title=f"bgtable {self.config.table_id}",
+        )
         self._make_view()
-        log.info("screen %dx%d (%s), rotation %d", *panel, pygame.display.get_driver(), rotation)
+        log.info("screen %dx%d (%s), rotation %d", *screen.size, self.window.driver, screen.rotation)
 
     def _make_view(self) -> None:
         from kiosk.ui.view import KioskView, LocalState
 
-        self.view = KioskView(
-            self._canvas.get_size(), lang=self.config.language, flip=self.config.screen.flip
-        )
+        self.view = KioskView(self.window.size, lang=self.config.language, flip=self.config.screen.flip)
         self.local = LocalState()
         self.local.td_pin = self.config.td_pin
         self._full_redraw = True
 
     def _draw(self) -> None:
-        pg = self._pygame
         snap = self.controller.snapshot()
-        rects = self.view.draw(self._canvas, snap, self.local, wall_ms())
+        rects = self.window.draw(self.view, snap, self.local, wall_ms())
         self._redraw = False
         # Redraw by itself only as often as the screen can change: 10 per second while a clock
         # runs, 4 per second otherwise (countdowns in whole seconds never skip one).
         cap = REDRAW_RUNNING_MS if snap["clock"]["running"] else REDRAW_IDLE_MS
         interval_ms = min(self.view.next_frame_ms(snap), cap)
         self._next_draw_at = self.monotonic() + interval_ms / 1000
-        rotation = self.config.screen.rotation
-        if rotation:
-            rects = self._rotate_onto_screen(rects, rotation)
+        self.window.present(rects, full=self._full_redraw)
         if self._full_redraw:
-            pg.display.flip()
             self._full_redraw = False
             if not self._ready_sent:
                 self._ready_sent = True
                 self.notifier.ready(f"table {self.config.table_id}")
                 log.info("first frame")
-        elif rects:
-            pg.display.update(rects)
         self.frames += 1
 
-    def _rotate_onto_screen(self, rects: list[Any], rotation: int) -> list[Any]:
-        pg = self._pygame
-        logical = self._canvas.get_size()
-        bounds = self._canvas.get_rect()
-        if self._full_redraw:
-            rects = [bounds]
-        out = []
-        for rect in rects:
-            clipped = pg.Rect(rect).clip(bounds)
-            if clipped.width == 0 or clipped.height == 0:
-                continue
-            turned = pg.transform.rotate(self._canvas.subsurface(clipped), pygame_angle(rotation))
-            target = pg.Rect(to_panel_rect(tuple(clipped), logical, rotation))
-            self._screen.blit(turned, target.topleft)
-            out.append(target)
-        return out
+    # -- screen inputs ------------------------------------------------------------------------
 
-    # -- SDL events ---------------------------------------------------------------------------
-
-    def _on_sdl_event(self, event: Any) -> None:
-        pg = self._pygame
-        if event.type == pg.QUIT:
+    def _on_ui_event(self, event: UiEvent) -> None:
+        if isinstance(event, Quit):
             self.stopping.set()
-        elif event.type == pg.FINGERDOWN:
-            width, height = self._screen.get_size()
-            self._hit((event.x * width, event.y * height))
-        elif event.type == pg.MOUSEBUTTONDOWN:
-            if getattr(event, "touch", False) or getattr(event, "which", 0) == TOUCH_MOUSEID:
-                self.ignored_mouse += 1  # SDL's copy of a touch we already took as FINGERDOWN
-            elif event.button == 1:
-                self._hit(event.pos)
-        elif event.type == pg.KEYDOWN:
+        elif isinstance(event, Tap):
+            snap = self.controller.snapshot()
+            self._intents(self.view.hit(event.pos, snap, self.local))
+        elif isinstance(event, Key):
             snap = self.controller.snapshot()
             self._intents(self.view.key(event.key, event.mod, snap, self.local))
-        elif event.type in (pg.WINDOWEXPOSED, pg.VIDEOEXPOSE):
-            self._full_redraw = True  # the picture is intact in the surface: present it again
-
-    def _hit(self, panel_point: tuple[float, float]) -> None:
-        point = to_logical_point(panel_point, self._canvas.get_size(), self.config.screen.rotation)
-        snap = self.controller.snapshot()
-        self._intents(self.view.hit(point, snap, self.local))
+        elif isinstance(event, Expose):
+            self._full_redraw = True  # the picture is intact in the window: present it again
 
     def _intents(self, intents: list[dict[str, Any]]) -> None:
         for intent in intents or ():

@@ -2,7 +2,7 @@
 
 Real parts throughout: the ``bghub`` command in its own process, its embedded amqtt broker, the
 hub, the simulated tables' MQTT links, the dashboard's JSON API over HTTP, signals, and for
-``--window`` the kiosk's own pygame view (on SDL's dummy driver).
+``--window`` the real kiosk application in its own process (on SDL's dummy driver).
 """
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ def test_bad_options_are_refused(tmp_path: Path) -> None:
         assert message in done.stderr
 
 
-# -- in-process: the window, and what is left behind ----------------------------------------------
+# -- what is left behind, and the window --------------------------------------------------------
 
 
 def _settled_threads(before: set[threading.Thread], timeout: float = 10.0) -> list[threading.Thread]:
@@ -239,41 +239,74 @@ def _settled_threads(before: set[threading.Thread], timeout: float = 10.0) -> li
         extra[0].join(max(0.0, min(0.5, deadline - time.monotonic())))
 
 
-def test_the_window_shows_a_tables_kiosk_screen_and_the_room_stops_without_a_trace(
+def test_in_process_the_room_plays_and_stops_without_a_trace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hub.demo_window import TableWindow
-
+    """Every thread the room started has ended and its temporary directory is gone after ``stop``."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     before = set(threading.enumerate())
-    out = io.StringIO()
     room = DemoRoom(
-        DemoOptions(tables=2, http=("127.0.0.1", 0), speed=10, seed=5, broker_port=free_port()), out=out
+        DemoOptions(tables=2, http=("127.0.0.1", 0), speed=10, seed=5, broker_port=free_port()),
+        out=io.StringIO(),
     )
-    window = TableWindow()
-    window.open()
     try:
         room.start()
-        table = room.tables[0]
-        window.attach(table)
+        assert len(list(tmp.iterdir())) == 1
         deadline = time.monotonic() + WAIT
-        while True:
-            assert window.step()
+        # table 1 has the slow player (a flag in a quarter of an hour); table 2 plays on
+        while not all(t.state.match is not None for t in room.tables) or room.tables[1].state.match.game < 2:
+            assert time.monotonic() < deadline, [t.snapshot() for t in room.tables]
+            seq = room.tables[1].state.seq
+            with contextlib.suppress(TimeoutError):  # paced by the table's changes, at most a second
+                room.tables[1].wait_for(lambda s, seq=seq: s.seq != seq, timeout=1.0)
             room.housekeeping()
-            snap = table.snapshot_now()
-            drawn = {p.text for p in window.view.last_layout}
-            names = {p["name"] for p in snap["players"].values()} if snap.get("players") else set()
-            if snap["phase"] == "playing" and names and names <= drawn:
-                break
-            assert time.monotonic() < deadline, f"the window never showed play: {snap['phase']}, {drawn}"
-        window.save(str(tmp_path / "window.png"))
-        assert (tmp_path / "window.png").stat().st_size > 5_000
-        assert window.frames > 1
+        for table in room.tables:
+            assert table.journal_path.stat().st_size > 0
     finally:
         room.stop()
-        window.close()
     assert "Dashboard:" in room.banner()
     assert _settled_threads(before) == []
     assert list(tmp.iterdir()) == []
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie does not: it has ended)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def test_window_makes_one_table_the_real_kiosk_and_ctrl_c_ends_it_too(demo_factory) -> None:
+    """``--window 2``: table 2 is ``bgtable run`` (SDL's dummy driver here) on the demo's broker."""
+    demo = demo_factory(
+        "--tables", "3", "--window", "2", "--http", "127.0.0.1:0", "--broker-port", str(free_port()),
+        "--speed", "10", "--duration", "300",
+    )  # fmt: skip
+    url = demo.expect(r"Dashboard:\s+(http://\S+?)/?\s").group(1)
+    files = Path(demo.expect(r"Files:\s+(\S+)").group(1))
+    kiosk_pid = int(demo.expect(r"Table 2 is the real kiosk, in its own window \(process (\d+)").group(1))
+    assert _alive(kiosk_pid)
+    # the kiosk's own durable journal (SQLite), not a simulated table's JSON lines
+    assert (files / "table-2" / "journal.sqlite3").exists()
+    assert not (files / "table-2" / "journal.jsonl").exists()
+    detail = poll(
+        url + "/api/tables/2",
+        lambda d: d if d["tile"]["online"] and (d["state"] or {}).get("match_id") == "r1-t2" else None,
+        "the kiosk online with its assigned match",
+    )
+    assert detail["state"]["players"]["A"]["name"] == detail["schedule"][0]["player_a"]
+    poll(
+        url + "/api/tables",
+        lambda tiles: all(t["score"]["A"] + t["score"]["B"] > 0 for t in tiles if t["table"] != "2"),
+        "the simulated tables playing",
+    )
+    assert demo.stop(signal.SIGINT) == 0
+    deadline = time.monotonic() + WAIT
+    while _alive(kiosk_pid):
+        assert time.monotonic() < deadline, "the kiosk outlived the demo"
+        time.sleep(0.1)  # polling /proc: nothing to wait on for another process's child
+    assert list(demo.tmp.iterdir()) == []

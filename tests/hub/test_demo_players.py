@@ -19,6 +19,7 @@ from hub.demo_players import DemoPlayers, DemoSimRoom, DemoTable, demo_temperame
 from hub.demo_schedule import (
     FIRST_START_MS,
     MAX_TABLES,
+    Row,
     first_point_ms,
     first_round,
     late_arrival,
@@ -33,7 +34,7 @@ from rulebook.profiles import get_profile
 from rulebook.replay import replay_lines
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState
-from tests.hub.support import MIN, T0
+from tests.hub.support import MIN, T0, Spy, event_id, publish
 
 
 def test_the_first_round_has_every_length_and_profile_and_starts_a_minute_or_two_from_now() -> None:
@@ -163,4 +164,41 @@ def test_the_slow_player_runs_out_of_time_in_real_minutes(tmp_path: Path) -> Non
         assert clock.now_wall() - row.start_wall >= reserve - MIN
         assert _replays(sim)
     finally:
+        sim.stop()
+
+
+def test_players_waiting_for_a_busy_table_sit_down_with_the_assignment(tmp_path: Path, mosquitto) -> None:
+    """A match assigned after its start because the table was busy finds its players there: the
+    hub never sees them absent (it would count them late); a table's first match does not."""
+    event = event_id("demo-seat")
+    clock = FakeClock(T0)
+    sim = DemoTable(event, "1", mosquitto.host, mosquitto.port, directory=tmp_path / "1", clock=clock).start()
+    spy = Spy(mosquitto.host, mosquitto.port, event, "table/1/state")
+    topic = f"bg/v1/{event}/table/1/assign"
+
+    def assign(row: Row) -> None:
+        payload = parse_schedule(to_csv([row]))[0].assign_payload()
+        publish(mosquitto.host, mosquitto.port, [(topic, json.dumps(payload), True)])
+        sim.wait_for(lambda s: s.match_id == row.match_id)
+
+    try:
+        assign(Row(1, "1", "Ann", "Bob", 1, T0 - 2 * MIN, "wbgf-2023", None))  # begun two minutes ago
+        assert not (sim.state.present.a or sim.state.present.b)
+        sim.checkin("A")
+        sim.checkin("B")
+        sim.opening_roll(6, 1)
+        sim.win("A")
+        assert sim.state.phase == "finished"
+        clock.advance(10 * MIN)
+        assign(Row(2, "1", "Cid", "Dan", 5, T0, "wbgf-2023", None))  # should have begun 10 minutes ago
+        assert sim.state.present.a and sim.state.present.b and sim.state.phase == "opening"
+
+        def round2(s: Spy) -> list[dict]:
+            return [p for p in s.payloads("/state") if p.get("match_id") == "r2-t1"]
+
+        spy.wait_for(lambda s: any(p["phase"] == "opening" for p in round2(s)))
+        assert all(p["present"] == {"A": True, "B": True} for p in round2(spy))
+        assert _replays(sim)
+    finally:
+        spy.close()
         sim.stop()

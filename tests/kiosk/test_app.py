@@ -18,11 +18,13 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from drivers.dice_sim import DiceTowerSimulator, PtyPort
-from kiosk.app import TOUCH_MOUSEID, KioskApp
+from kiosk.app import KioskApp
 from kiosk.config import Config, DiceConfig, PinsConfig, ScreenConfig, with_settings
 from kiosk.controller import TableController
 from kiosk.journal import Journal, read_journal
 from kiosk.notify import Notifier
+from kiosk.ui.events import Expose, Key, Quit, Tap
+from kiosk.ui.window import TOUCH_MOUSEID
 
 WAIT_S = 10.0
 PLAYERS = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
@@ -153,7 +155,7 @@ def test_touch_is_taken_once_in_pixels(make_app):
     )
     app.step()
     assert view.hits == [(200, 240)]
-    assert app.ignored_mouse == 1
+    assert app.window.ignored_mouse == 1
 
 
 def test_mouse_clicks_and_keys_on_a_desktop(make_app):
@@ -175,7 +177,7 @@ def test_mouse_clicks_and_keys_on_a_desktop(make_app):
 def test_rotated_panel_turns_picture_and_touches(make_app):
     app = make_app(screen=ScreenConfig(size=(800, 480), rotation=90))
     app.step()
-    canvas = app._canvas
+    canvas = app.window.canvas
     assert canvas.get_size() == (480, 800)
     screen = pygame.display.get_surface()
     turned = pygame.transform.rotate(canvas, -90)
@@ -188,6 +190,31 @@ def test_rotated_panel_turns_picture_and_touches(make_app):
     app.step()
     (hit,) = view.hits
     assert hit[0] < 10 and hit[1] < 10
+
+
+def test_the_window_hands_over_plain_values(make_app):
+    """SDL's events become the app's own values: taps in pixels, keys, a repaint, a close."""
+    app = make_app()
+    app.step()  # whatever SDL queued on opening the window
+    for event in (
+        pygame.event.Event(pygame.FINGERDOWN, x=0.5, y=0.25, finger_id=0, touch_id=1, dx=0, dy=0),
+        pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(400, 120), button=1, touch=True, which=TOUCH_MOUSEID),
+        pygame.event.Event(pygame.MOUSEMOTION, pos=(10, 20), rel=(1, 1), buttons=(0, 0, 0), touch=False),
+        pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(10, 20), button=1, touch=False, which=0),
+        pygame.event.Event(pygame.KEYDOWN, key=pygame.K_q, mod=pygame.KMOD_LSHIFT, unicode="Q", scancode=0),
+        pygame.event.Event(pygame.WINDOWEXPOSED),
+        pygame.event.Event(pygame.QUIT),
+    ):
+        pygame.event.post(event)
+    assert app.window.poll() == [
+        Tap(400, 120, "touch"),
+        Tap(10, 20, "mouse"),
+        Key(pygame.K_q, pygame.KMOD_LSHIFT),
+        Expose(),
+        Quit(),
+    ]
+    assert app.window.ignored_mouse == 1
+    assert app.window.poll() == []
 
 
 def test_window_close_stops_the_loop(make_app):
@@ -366,7 +393,7 @@ def touch_intent(app: KioskApp, wanted: dict[str, Any], rotation: int = 0) -> No
     rects = [h.rect for h in scene.hits if any(wanted.items() <= i.items() for i in h.intents)]
     assert rects, f"no button for {wanted} on screen"
     x, y, w, h = rects[-1]
-    width, height = app._canvas.get_size()
+    width, height = app.window.size
     cx, cy = (x + w / 2) / width, (y + h / 2) / height
     if rotation == 180:
         cx, cy = 1 - cx, 1 - cy
