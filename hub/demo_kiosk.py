@@ -114,12 +114,16 @@ class KioskProcess:
         """The kiosk's exit status once it has ended (the window was closed), else None."""
         return self.proc.poll() if self.proc is not None else None
 
-    def log_tail(self, lines: int = 5) -> str:
+    def log_tail(self, lines: int = 2) -> str:
+        """The kiosk's errors (else its last lines), shortened: what to tell the person at the demo."""
         try:
             text = self.log_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return ""
-        return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:])
+        all_lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+        errors = [line for line in all_lines if " ERROR " in line or line.startswith("bgtable")]
+        chosen = (errors or all_lines)[-lines:]
+        return " | ".join(line if len(line) <= 300 else line[:297] + "..." for line in chosen)
 
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM (the kiosk says offline and closes its journal), then SIGKILL if it lingers."""

@@ -57,7 +57,7 @@ def demo_temperament() -> Temperament:
         p_double=0.06,
         p_game_over=0.06,
         p_break=0.12,
-        p_call_td=0.001,
+        p_call_td=0.0004,
     )
 
 

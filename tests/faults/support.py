@@ -284,6 +284,11 @@ class TdClient:
     def get(self, path: str) -> Any:
         return self._call("GET", path)
 
+    def text(self, path: str) -> str:
+        """The response body as sent (to check it is standard JSON)."""
+        with self.opener.open(self.url + path, timeout=10) as response:
+            return response.read().decode("utf-8")
+
     def post(self, path: str, body: dict[str, Any] | None = None) -> Any:
         return self._call("POST", path, body or {})
 

@@ -57,10 +57,10 @@ def poll(url: str, check: Callable[[Any], Any], what: str, timeout: float = WAIT
 class Demo:
     """``bghub demo`` in a subprocess whose temporary files go to a directory of the test's own."""
 
-    def __init__(self, tmp: Path, *args: str) -> None:
+    def __init__(self, tmp: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.tmp = tmp
         tmp.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "TMPDIR": str(tmp), "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, **(env or {}), "TMPDIR": str(tmp), "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
             [BGHUB, "demo", *args],
             stdout=subprocess.PIPE,
@@ -108,8 +108,8 @@ class Demo:
 def demo_factory(tmp_path: Path) -> Iterator[Callable[..., Demo]]:
     started: list[Demo] = []
 
-    def make(*args: str) -> Demo:
-        demo = Demo(tmp_path / f"tmp{len(started)}", *args)
+    def make(*args: str, env: dict[str, str] | None = None) -> Demo:
+        demo = Demo(tmp_path / f"tmp{len(started)}", *args, env=env)
         started.append(demo)
         return demo
 
@@ -248,19 +248,19 @@ def test_in_process_the_room_plays_and_stops_without_a_trace(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     before = set(threading.enumerate())
     room = DemoRoom(
-        DemoOptions(tables=2, http=("127.0.0.1", 0), speed=10, seed=5, broker_port=free_port()),
+        DemoOptions(tables=3, http=("127.0.0.1", 0), speed=10, seed=5, broker_port=free_port()),
         out=io.StringIO(),
     )
     try:
         room.start()
         assert len(list(tmp.iterdir())) == 1
         deadline = time.monotonic() + WAIT
-        # table 1 has the slow player (a flag in a quarter of an hour); table 2 plays on
-        while not all(t.state.match is not None for t in room.tables) or room.tables[1].state.match.game < 2:
+        # table 2 has the slow player (a flag in a quarter of an hour), table 3 the late one
+        while not all(t.state.match is not None for t in room.tables) or room.tables[0].state.match.game < 2:
             assert time.monotonic() < deadline, [t.snapshot() for t in room.tables]
-            seq = room.tables[1].state.seq
+            seq = room.tables[0].state.seq
             with contextlib.suppress(TimeoutError):  # paced by the table's changes, at most a second
-                room.tables[1].wait_for(lambda s, seq=seq: s.seq != seq, timeout=1.0)
+                room.tables[0].wait_for(lambda s, seq=seq: s.seq != seq, timeout=1.0)
             room.housekeeping()
         for table in room.tables:
             assert table.journal_path.stat().st_size > 0
@@ -309,4 +309,16 @@ def test_window_makes_one_table_the_real_kiosk_and_ctrl_c_ends_it_too(demo_facto
     while _alive(kiosk_pid):
         assert time.monotonic() < deadline, "the kiosk outlived the demo"
         time.sleep(0.1)  # polling /proc: nothing to wait on for another process's child
+    assert list(demo.tmp.iterdir()) == []
+
+
+def test_window_without_a_display_is_refused_and_leaves_nothing(demo_factory) -> None:
+    demo = demo_factory(
+        "--tables", "2", "--window", "--http", "127.0.0.1:0", "--broker-port", str(free_port()),
+        "--duration", "300",
+        env={"SDL_VIDEODRIVER": "x11", "DISPLAY": ""},  # no X server at an empty name
+    )  # fmt: skip
+    assert demo.proc.wait(timeout=WAIT) == 2
+    demo._reader.join(10)
+    assert "cannot open the screen" in "".join(demo.output)
     assert list(demo.tmp.iterdir()) == []
