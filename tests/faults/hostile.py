@@ -4,9 +4,10 @@ failure can be replayed with the same seed).
 Each :class:`Msg` says what the receiver must do with it: ``"drop"`` (unusable: not UTF-8, not
 JSON, not an object, wrong shape for its topic, too big, or a command a table must refuse),
 ``"store"`` (a well-formed event, in standard JSON, from a table the test does not run: the
-hub must keep it, once) or ``"keep"`` (a well-formed state or status of such a table). Well-formed hostile payloads
-go only to tables the test invented; the real tables' topics get only what must be dropped or
-refused, so their own events can still be compared one to one with the hub's store.
+hub must keep it, once) or ``"keep"`` (a well-formed state or status of such a table).
+Well-formed hostile payloads go only to tables the test invented; the real tables' topics get
+only what must be dropped or refused, so their own events can still be compared one to one with
+the hub's store.
 
 Kinds of garbage: random bytes, non-UTF-8, not JSON, JSON that is not an object, NaN and
 Infinity, integers too long for Python to parse or for SQLite to store, deep nesting, payloads

@@ -236,6 +236,7 @@ def test_nan_and_infinity_from_a_table_are_not_served_to_the_dashboard(tmp_path,
             mosquitto.host,
             mosquitto.port,
             [
+                Msg(f"{base}/status", dumps({"online": True, "wall": 1}), False, 1, "keep"),
                 Msg(f"{base}/status", dumps({"online": True, "wall": float("-inf")}), False, 1, "drop"),
                 Msg(f"{base}/state", dumps(state), False, 1, "drop"),
                 Msg(f"{base}/evt", dumps(evt), False, 1, "drop"),
