@@ -120,11 +120,14 @@ def worker(args: argparse.Namespace) -> int:
 
 
 class PushWatcher:
-    """A dashboard's WebSocket: for every tile pushed, push time minus the snapshot's ``wall``."""
+    """A dashboard's WebSocket: for every table snapshot pushed, the push's arrival minus the
+    snapshot's ``wall`` (its first push only: a tile pushed again because an alert or the time
+    changed carries the same snapshot)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.samples: list[int] = []
+        self._last: dict[str, int] = {}
         self.recording = False
         self.ready = threading.Event()
         self._stop = threading.Event()
@@ -147,10 +150,15 @@ class PushWatcher:
                     break
                 received = now_ms()
                 data = json.loads(msg.data)
-                if data.get("type") == "tiles" and self.recording:
-                    for tile in data["tiles"]:
-                        if isinstance(tile.get("state_wall"), int):
-                            self.samples.append(received - tile["state_wall"])
+                if data.get("type") != "tiles":
+                    continue
+                for tile in data["tiles"]:
+                    wall = tile.get("state_wall")
+                    if not isinstance(wall, int) or wall <= self._last.get(tile["table"], 0):
+                        continue  # pushed again for another reason (an alert, the time): not a new state
+                    self._last[tile["table"]] = wall
+                    if self.recording:
+                        self.samples.append(received - wall)
 
     def stop(self) -> None:
         self._stop.set()

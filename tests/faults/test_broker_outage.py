@@ -14,6 +14,12 @@ back:
   arrival; a table that was itself offline gets no automatic penalty while offline, and the
   points due once it is back.
 
+Two ways to go: the broker is *stopped* (SIGTERM: it saves its sessions and sends every
+client's Will as it closes, so the hub sees the tables go offline), or it *crashes* (SIGKILL, as
+in a power cut: no Will at all, the sessions as of its last autosave). In the crash the hub
+keeps an outdated picture of every table for the whole outage: it must not award lateness from
+that picture.
+
 The hub's clock is a fake one (lateness is counted in minutes); the outage itself is real time,
 so the reconnect back-off, the tables' outboxes and the broker's persistent session are the
 real ones.
@@ -178,6 +184,7 @@ def test_a_broker_crash_mid_round_loses_and_doubles_nothing(tmp_path):
 
 
 @pytest.mark.soak
-def test_a_sixty_second_broker_outage(tmp_path):
-    stats = run_outage(tmp_path, SOAK_OUTAGE_S, n_playing=17, seed=2)
+@pytest.mark.parametrize("crash", [False, True], ids=["stopped", "crashed"])
+def test_a_sixty_second_broker_outage(tmp_path, crash):
+    stats = run_outage(tmp_path, SOAK_OUTAGE_S, crash=crash, n_playing=17, seed=2)
     print(stats)

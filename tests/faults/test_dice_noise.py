@@ -23,7 +23,7 @@ from drivers.dice_protocol import format_heartbeat, format_roll
 from drivers.dice_sim import PtyPort
 
 WAIT = 20.0
-ROUNDS = int(os.environ.get("SMART_TABLE_DICE_ROUNDS", "400"))
+ROUNDS = int(os.environ.get("SMART_TABLE_DICE_ROUNDS", "2000"))
 
 
 def noise(rng: random.Random) -> bytes:
