@@ -120,6 +120,7 @@ class Hub:
         self.current: dict[str, Current] = {}
         self.round_end: dict[str, int | None] = {}
         self.results: dict[str, dict[str, Any]] = {}
+        self._confirmed_ids: set[str] = set()
         self.released: set[str] = set()
         self.suspended: set[str] = set()
         self.assigned: dict[str, str] = {}
@@ -434,14 +435,25 @@ class Hub:
             return self.default_profile
 
     def _confirmed(self) -> set[str]:
-        out = set()
-        for view in self.views.values():
+        """Matches whose result the players confirmed, or that their table has since left.
+
+        Sticky: once a table reports its next match, its current state no longer shows the old
+        confirmation, and forgetting it would send the old assignment again. A table that reports
+        another match has left every earlier match of its own that has a result (this also holds
+        after a hub restart, which forgets the sticky set).
+        """
+        for table, view in self.views.items():
             s = view.state
-            if s is not None and s.get("match_id") and s["phase"] == "finished":
-                confirmed = s.get("confirmed") or {}
-                if confirmed.get("A") and confirmed.get("B"):
-                    out.add(s["match_id"])
-        return out
+            if s is None or not s.get("match_id"):
+                continue
+            current = s["match_id"]
+            confirmed = s.get("confirmed") or {}
+            if s.get("phase") == "finished" and confirmed.get("A") and confirmed.get("B"):
+                self._confirmed_ids.add(current)
+            for match_id, result in self.results.items():
+                if match_id != current and result.get("tbl") == table:
+                    self._confirmed_ids.add(match_id)
+        return self._confirmed_ids
 
     def _assign(self, now: int) -> None:
         self.current = current_matches(

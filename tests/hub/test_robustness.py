@@ -248,6 +248,11 @@ def test_schedule_for_two_rounds_assigns_the_next_after_the_first_is_done(tmp_pa
             tick(hub)
             st = sim.wait_for(lambda s: s.match_id == "r2-t1")
             assert st.players.a[0] == "Cy" and st.match is not None and st.match.length == 3
+            # The table now reports r2: its r1 confirmation is no longer in its state, yet the
+            # hub must not send r1 again (inside the hold time, the table would refuse it).
+            hub.wait_for(lambda h: hub_state(h, "1").get("match_id") == "r2-t1")
+            tick(hub)
+            assert hub.call(lambda: hub.hub.current["1"].match.match_id) == "r2-t1"
     finally:
         hub.stop()
 
