@@ -24,14 +24,7 @@ def between_games(c: Ctx) -> None:
     big = lay.H * 15 // 100
     undo_r, next_r = common.stack_rects(area, [small, big], lay.pad)
     if facts.can_undo(c.snap):
-        pen.button(
-            undo_r,
-            tr("Undo"),
-            [{"ui": "open", "overlay": "undo"}],
-            keys=keys.UNDO,
-            style="secondary",
-            size=lay.f_label,
-        )
+        common.undo_button(pen, c, undo_r, lay.f_label)
     pen.button(
         next_r, tr("Next game"), [{"ui": "open", "overlay": "opening"}], keys=keys.NEXT_GAME, size=lay.f_label
     )
@@ -58,13 +51,8 @@ def _break_button(c: Ctx, side: str) -> None:
     if not facts.can_break(c.snap, side):
         return
     tr = c.tr(side)
-    where = keys.pos(c.is_left(side))
-    pen.button(
-        common.bottom_button_rect(c, side),
-        tr("Take a break"),
-        [{"ui": "open", "overlay": "break", "side": side}],
-        keys=keys.MAIN[where],
-        style="secondary",
+    common.side_button(
+        pen, c, side, tr("Take a break"), [{"ui": "open", "overlay": "break", "side": side}], "secondary"
     )
 
 
@@ -121,22 +109,16 @@ def break_screen(c: Ctx) -> None:
             _breaks_info(c, side)
         pen = common.bottom(c, side)
         tr = c.tr(side)
-        where = keys.pos(c.is_left(side))
         if away:
-            pen.button(
-                common.bottom_button_rect(c, side),
-                tr("I am back"),
-                [{"input": "return", "side": side}],
-                keys=keys.MAIN[where],
-                style="good",
-            )
+            common.side_button(pen, c, side, tr("I am back"), [{"input": "return", "side": side}], "good")
         elif facts.can_break(c.snap, side):
-            pen.button(
-                common.bottom_button_rect(c, side),
+            common.side_button(
+                pen,
+                c,
+                side,
                 tr("Take a break"),
                 [{"ui": "open", "overlay": "break", "side": side}],
-                keys=keys.MAIN[where],
-                style="secondary",
+                "secondary",
             )
     common.match_info(c)
     tr = c.tr()
@@ -236,13 +218,8 @@ def finished(c: Ctx) -> None:
         if confirmed.get(side):
             info.text("✓ " + tr("Score confirmed"), inset(r["info"], lay.pad), lay.f_label, theme.TEXT)
         else:
-            where = keys.pos(c.is_left(side))
-            bot.button(
-                common.bottom_button_rect(c, side),
-                tr("Confirm the score"),
-                [{"input": "confirm", "side": side}],
-                keys=keys.MAIN[where],
-                style="good",
+            common.side_button(
+                bot, c, side, tr("Confirm the score"), [{"input": "confirm", "side": side}], "good"
             )
     common.match_info(c)
     tr = c.tr()
@@ -278,13 +255,6 @@ def finished(c: Ctx) -> None:
     area = inset((x, y + top_h, w, h - top_h), lay.pad)
     if facts.can_undo(c.snap):
         (undo_r,) = common.stack_rects(area, [lay.H * 105 // 1000], lay.pad)
-        pen2.button(
-            undo_r,
-            tr("Undo"),
-            [{"ui": "open", "overlay": "undo"}],
-            keys=keys.UNDO,
-            style="secondary",
-            size=lay.f_label,
-        )
+        common.undo_button(pen2, c, undo_r, lay.f_label)
     elif confirmed.get("A") and confirmed.get("B"):
         pen2.note(area, tr("Both players confirmed. Thank you!"), theme.GOOD, size=lay.f_small)

@@ -10,6 +10,7 @@ from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import clock_text, delay_seconds
 from kiosk.ui.i18n import LANGUAGES
 from kiosk.ui.layout import Rect, inset
+from kiosk.ui.scene import Intent
 from kiosk.ui.screens.base import SIDES, Ctx, Pen, other
 from kiosk.ui.theme import Color
 
@@ -214,6 +215,30 @@ def bottom_button_rect(c: Ctx, side: str) -> Rect:
 
 
 # -- centre column ---------------------------------------------------------------------------------
+
+
+def side_button(pen: Pen, c: Ctx, side: str, label: str, intents: list[Intent], style: str) -> None:
+    """The main button at the bottom of a player's half, also reachable by that player's own key."""
+    pen.button(
+        bottom_button_rect(c, side),
+        label,
+        intents,
+        keys=keys.MAIN[keys.pos(c.is_left(side))],
+        style=style,
+    )
+
+
+def undo_button(pen: Pen, c: Ctx, rect: Rect, size: int) -> None:
+    """The centre "Undo" button, which opens the undo dialog (same on every screen that offers it)."""
+    tr = c.tr()
+    pen.button(
+        rect,
+        tr("Undo"),
+        [{"ui": "open", "overlay": "undo"}],
+        keys=keys.UNDO,
+        style="secondary",
+        size=size,
+    )
 
 
 def center_split(c: Ctx) -> dict[str, Rect]:

@@ -99,6 +99,41 @@ def back_button(pen: Pen, c: Ctx, rect: Rect, tr, intents: list[dict] | None = N
     pen.button(rect, tr("Back"), intents or [{"ui": "close"}], keys=keys.BACK, style="secondary")
 
 
+def back_and_ok(
+    pen: Pen,
+    c: Ctx,
+    row: Rect,
+    tr,
+    label: str,
+    intents: list[dict],
+    *,
+    back_intents: list[dict] | None = None,
+    ok_keys: tuple[int, ...] = keys.OK,
+    style: str = "good",
+) -> None:
+    """A full dialog's bottom row: Back on the left, the confirming button on the right."""
+    back_r, ok_r = hsplit(row, 2, c.lay.pad * 3)
+    back_button(pen, c, back_r, tr, back_intents)
+    pen.button(ok_r, label, intents, keys=ok_keys, style=style)
+
+
+def ok_above_back(
+    pen: Pen,
+    c: Ctx,
+    row: Rect,
+    tr,
+    label: str,
+    intents: list[dict],
+    *,
+    ok_keys: tuple[int, ...],
+    style: str = "primary",
+) -> None:
+    """A side dialog's confirming button, stacked just above its Back button (``row``)."""
+    x, y, w, h = row
+    pen.button((x, y - h - c.lay.pad, w, h), label, intents, keys=ok_keys, style=style)
+    back_button(pen, c, row, tr)
+
+
 # -- a player's language ---------------------------------------------------------------------------
 
 
@@ -148,17 +183,17 @@ def _pass(c: Ctx, side: str) -> None:
         + "\n"
         + tr("Points: {points}").format(points=points),
     )
-    row = bottom_row(c, area)
-    ok_rect = (x, row[1] - row[3] - lay.pad, w, row[3])
     where = keys.pos(c.is_left(side))
-    pen.button(
-        ok_rect,
+    ok_above_back(
+        pen,
+        c,
+        bottom_row(c, area),
+        tr,
         tr("Pass"),
         [{"ui": "close"}, {"input": "pass", "side": side}],
-        keys=keys.SECOND[where] + keys.OK,
+        ok_keys=keys.SECOND[where] + keys.OK,
         style="bad",
     )
-    back_button(pen, c, row, tr)
 
 
 def _break(c: Ctx, side: str) -> None:
@@ -179,16 +214,16 @@ def _break(c: Ctx, side: str) -> None:
     else:
         text = tr("Breaks left after this one: {count}").format(count=facts.breaks_left(c.snap, side) - 1)
     pen.note((x, y, w, lay.H // 6), text)
-    row = bottom_row(c, area)
-    ok_rect = (x, row[1] - row[3] - lay.pad, w, row[3])
     where = keys.pos(c.is_left(side))
-    pen.button(
-        ok_rect,
+    ok_above_back(
+        pen,
+        c,
+        bottom_row(c, area),
+        tr,
         tr("Start the break"),
         [{"ui": "close"}, {"input": "break", "side": side}],
-        keys=keys.MAIN[where] + keys.OK,
+        ok_keys=keys.MAIN[where] + keys.OK,
     )
-    back_button(pen, c, row, tr)
 
 
 # -- result entry ----------------------------------------------------------------------------------
@@ -282,14 +317,14 @@ def _result_confirm(c: Ctx, winner: str, kind: str) -> None:
         bold=False,
     )
     back = bottom_row(c, area)
-    back_r, ok_r = hsplit(back, 2, lay.pad * 3)
-    back_button(pen, c, back_r, tr, [{"ui": "result_back"}])
-    pen.button(
-        ok_r,
+    back_and_ok(
+        pen,
+        c,
+        back,
+        tr,
         tr("Confirm"),
         [{"ui": "close"}, {"input": "win", "side": winner, "kind": kind}],
-        keys=keys.OK,
-        style="good",
+        back_intents=[{"ui": "result_back"}],
     )
 
 
@@ -359,6 +394,13 @@ def _undo(c: Ctx) -> None:
         size=lay.f_small,
     )
     back = bottom_row(c, area)
-    back_r, ok_r = hsplit(back, 2, lay.pad * 3)
-    back_button(pen, c, back_r, tr)
-    pen.button(ok_r, tr("Undo"), [{"ui": "close"}, {"input": "undo"}], keys=keys.OK + keys.UNDO, style="bad")
+    back_and_ok(
+        pen,
+        c,
+        back,
+        tr,
+        tr("Undo"),
+        [{"ui": "close"}, {"input": "undo"}],
+        ok_keys=keys.OK + keys.UNDO,
+        style="bad",
+    )

@@ -65,14 +65,7 @@ def _waiting_side(c: Ctx, side: str) -> None:
             _lateness(pen, c, side, r["body"], late)
     pen = common.bottom(c, side)
     if not present:
-        where = keys.pos(c.is_left(side))
-        pen.button(
-            common.bottom_button_rect(c, side),
-            tr("Check in"),
-            [{"input": "checkin", "side": side}],
-            keys=keys.MAIN[where],
-            style="good",
-        )
+        common.side_button(pen, c, side, tr("Check in"), [{"input": "checkin", "side": side}], "good")
 
 
 def _lateness(pen, c: Ctx, side: str, rect, late) -> None:

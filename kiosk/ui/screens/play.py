@@ -89,14 +89,7 @@ def _center_buttons(c: Ctx) -> None:
         size=lay.f_label,
     )
     if facts.can_undo(c.snap):
-        pen.button(
-            undo_r,
-            tr("Undo"),
-            [{"ui": "open", "overlay": "undo"}],
-            keys=keys.UNDO,
-            style="secondary",
-            size=lay.f_label,
-        )
+        common.undo_button(pen, c, undo_r, lay.f_label)
     if not offered:
         pen.button(
             result_r,
@@ -167,14 +160,7 @@ def _paused_center(c: Ctx, reason: str) -> None:
             size=lay.f_small,
         )
     if facts.can_undo(c.snap):
-        pen2.button(
-            undo_r,
-            tr("Undo"),
-            [{"ui": "open", "overlay": "undo"}],
-            keys=keys.UNDO,
-            style="secondary",
-            size=lay.f_small,
-        )
+        common.undo_button(pen2, c, undo_r, lay.f_small)
 
 
 def reason_message(reason: str) -> str:

@@ -13,7 +13,7 @@ from kiosk.ui.i18n import LANGUAGES
 from kiosk.ui.layout import Rect, hsplit, vsplit
 from kiosk.ui.local import MSG_WRONG_PIN
 from kiosk.ui.screens.base import Ctx, Pen, other
-from kiosk.ui.screens.dialogs import back_button, bottom_row, full_dialog, title
+from kiosk.ui.screens.dialogs import back_and_ok, back_button, bottom_row, full_dialog, title
 from rulebook.clock import imposed_reserve_ms
 
 MINUTE = 60_000
@@ -172,15 +172,15 @@ def _set_time(c: Ctx) -> None:
                 style="secondary",
                 size=lay.f_label,
             )
-    back_r, ok_r = hsplit(back, 2, lay.pad * 3)
-    back_button(pen, c, back_r, tr, [{"ui": "td", "page": "td"}])
     reserves = {s: int(v) for s, v in c.local.td_reserve.items()}
-    pen.button(
-        ok_r,
+    back_and_ok(
+        pen,
+        c,
+        back,
+        tr,
         tr("Apply"),
         [{"ui": "close"}, _cmd("set_time", reserve_ms=reserves)],
-        keys=keys.OK,
-        style="good",
+        back_intents=[{"ui": "td", "page": "td"}],
     )
 
 
@@ -214,14 +214,14 @@ def _impose_clock(c: Ctx) -> None:
         (x, y + body_h * 2 // 3, w, body_h // 3),
         tr("Each player gets {time} for the rest of the match.").format(time=clock_text(reserve)),
     )
-    back_r, ok_r = hsplit(back, 2, lay.pad * 3)
-    back_button(pen, c, back_r, tr, [{"ui": "td", "page": "td"}])
-    pen.button(
-        ok_r,
+    back_and_ok(
+        pen,
+        c,
+        back,
+        tr,
         tr("Apply"),
         [{"ui": "close"}, _cmd("impose_clock", minutes_per_point=mpp, delay_s=delay)],
-        keys=keys.OK,
-        style="good",
+        back_intents=[{"ui": "td", "page": "td"}],
     )
 
 
