@@ -46,7 +46,12 @@ def _stop(hub: HubThread, sims: list[SimTable]) -> None:
 
 
 def _inputs(sim: SimTable) -> list[tuple]:
-    return [(e["type"], e.get("side"), tuple(e.get("dice") or ()), e.get("kind")) for e in sim.events]
+    """What the players did (a retained assignment may be delivered twice, at any moment)."""
+    return [
+        (e["type"], e.get("side"), tuple(e.get("dice") or ()), e.get("kind"))
+        for e in sim.events
+        if e["type"] != "assign"
+    ]
 
 
 def test_scripted_players_finish_their_matches_and_the_hub_records_them(tmp_path, mosquitto):
