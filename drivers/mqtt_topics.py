@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import time
 from typing import Any
@@ -49,6 +50,36 @@ def encode_json(obj: Any) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
+#: JSON integers beyond a signed 64-bit value cannot be stored (SQLite) or be a real time/seq
+MAX_JSON_INT = 2**63 - 1
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON (RFC 8259)")
+
+
+def _bounded_int(text: str) -> int:
+    value = int(text)
+    if not -MAX_JSON_INT <= value <= MAX_JSON_INT:
+        raise ValueError(f"integer {text[:20]}... is out of range")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
+def loads_strict(text: str) -> Any:
+    """Standard JSON only: no NaN/Infinity, no number that overflows a 64-bit int or a double.
+
+    Python's ``json`` accepts all of these by default and would serve them back as invalid JSON.
+    """
+    return json.loads(text, parse_constant=_no_constant, parse_int=_bounded_int, parse_float=_finite_float)
+
+
 def decode_object(topic: str, payload: bytes, log: logging.Logger) -> dict[str, Any] | None:
     """The payload as a JSON object, or ``None`` (logged once) when it is anything else."""
     if len(payload) > MAX_PAYLOAD:
@@ -60,7 +91,7 @@ def decode_object(topic: str, payload: bytes, log: logging.Logger) -> dict[str, 
         log.warning("dropped %s: payload is not UTF-8 (%s)", topic, exc)
         return None
     try:
-        obj = json.loads(text)
+        obj = loads_strict(text)
     except (ValueError, RecursionError) as exc:
         log.warning("dropped %s: payload is not JSON (%s)", topic, exc)
         return None

@@ -301,6 +301,7 @@ class Hub:
         view.status, view.online = status, online
         self.store.put_status(table, status, online, view.status_since)
         if came_online:
+            view.state_fresh = False
             self._resend_unanswered(table, now)
         return True
 
@@ -316,7 +317,7 @@ class Hub:
             and state.get("wall", 0) <= old.get("wall", 0)
         ):
             return False  # an older snapshot than the one we have
-        view.state, view.state_wall = state, now
+        view.state, view.state_wall, view.state_fresh = state, now, True
         self._unsaved_states.add(table)  # saved at the next tick: a busy table sends several a second
         self._note_result(table, state, now)
         return True
@@ -494,6 +495,8 @@ class Hub:
             view = self.views.get(table)
             if view is None or not view.online or table in self.suspended:
                 continue  # an offline table gets an alert, never an automatic penalty
+            if not view.state_fresh:
+                continue  # back online: wait for its current state (who arrived while away)
             state = view.state_for(cur.match.match_id)
             if state is None:
                 continue

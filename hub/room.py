@@ -119,6 +119,9 @@ class TableView:
     status_since: int = 0
     state: dict[str, Any] | None = None
     state_wall: int = 0
+    #: a state arrived since the table (last) came online: the one held is not from before an
+    #: outage, during which the table kept playing (a player may have arrived meanwhile)
+    state_fresh: bool = False
 
     def is_offline(self, now: int, grace_ms: int) -> bool:
         """Offline = its Will said so and the grace period has run out (PROTOCOL §3)."""
