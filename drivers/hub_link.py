@@ -67,6 +67,7 @@ class HubLink:
         keepalive: int = 10,
         backoff: tuple[float, float] = (0.2, 10.0),
         on_online: Callable[[bool], None] | None = None,
+        on_state_replayed: Callable[[str, dict[str, Any]], None] | None = None,
         tls: bool = False,
         tls_ca_file: str | None = None,
     ) -> None:
@@ -75,6 +76,9 @@ class HubLink:
         self._on_state = on_state
         self._on_event = on_event
         self._on_online = on_online
+        #: retained states the broker replays on (re)subscribing: possibly older than the table's
+        #: current one (e.g. a broker restored from its persistence file); default: as on_state
+        self._on_state_replayed = on_state_replayed
         self.client = MqttClient(
             host,
             port,
@@ -196,6 +200,9 @@ class HubLink:
             log.warning(
                 "dropped %s: match_id must be a string or null, got %s", topic, short(obj.get("match_id"))
             )
+            return
+        if self.client.last_retained and self._on_state_replayed is not None:
+            self._call("on_state_replayed", self._on_state_replayed, table, obj)
             return
         self._call("on_state", self._on_state, table, obj)
 

@@ -147,6 +147,7 @@ class MqttClient:
         self.client_id = client_id
         self._username = username
         self._password = password
+        self.last_retained = False
         #: TLS to the broker (the broker-config TLS listener); a CA file for a private CA
         self._tls = tls or tls_ca_file is not None
         self._tls_ca_file = tls_ca_file
@@ -505,6 +506,9 @@ class MqttClient:
         except UnicodeDecodeError:
             log.warning("%s: dropped a message whose topic is not UTF-8", self.client_id)
             return
+        # Set before the callback, on the one thread that calls it: lets a caller tell a retained
+        # message replayed by the broker (flag set for a new subscription) from a live publish.
+        self.last_retained = bool(message.retain)
         self._guard("on_message", self._on_message, topic, bytes(message.payload))
 
     def _paho_publish(self, client: paho.Client, userdata: Any, mid: int, reason: Any, props: Any) -> None:

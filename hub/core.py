@@ -180,6 +180,7 @@ class Hub:
             password=c.password,
             client_id=c.client_id,
             on_online=self._on_link_online,
+            on_state_replayed=lambda t, o: self._post("replayed_state", t, o),
         )
         self.link.start()
         self.tick()
@@ -207,13 +208,20 @@ class Hub:
                 log.exception("tick failed")
 
     def _on_link_online(self, online: bool) -> None:
-        """A (re)connection to the broker: publish the current assignments again (retained)."""
-        if online and self._loop is not None:
-            self._loop.call_soon_threadsafe(self._republish_assigns)
+        """The hub's own connection changed (called on the MQTT thread)."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._link_changed, online)
 
-    def _republish_assigns(self) -> None:
-        self._assign_payloads.clear()
-        self._assign(self.clock.now_wall())
+    def _link_changed(self, online: bool) -> None:
+        """Whatever the hub held about the tables may be old now: while it was cut off they kept
+        playing (players arrived, returned from breaks). Automation waits for each table's current
+        state, which the tables send when ``hub/status`` turns online. On reconnecting, the current
+        assignments are published again (retained)."""
+        for view in self.views.values():
+            view.state_fresh = False
+        if online:
+            self._assign_payloads.clear()
+            self._assign(self.clock.now_wall())
 
     # -- subscribers (the dashboards) ---------------------------------------------------------
 
@@ -266,7 +274,12 @@ class Hub:
         for kind, table, obj in batch:
             self.stats["messages"] += 1
             try:
-                handler = {"status": self._on_status, "state": self._on_state, "event": self._on_event}[kind]
+                handler = {
+                    "status": self._on_status,
+                    "state": self._on_state,
+                    "replayed_state": self._on_replayed_state,
+                    "event": self._on_event,
+                }[kind]
                 if handler(table, obj, now):
                     touched.add(table)
             except Exception:
@@ -304,6 +317,14 @@ class Hub:
             view.state_fresh = False
             self._resend_unanswered(table, now)
         return True
+
+    def _on_replayed_state(self, table: str, state: dict[str, Any], now: int) -> bool:
+        """A retained state the broker replayed: shown, but not taken as the table's current one
+        for automation (a restored broker may replay one older than the table's latest)."""
+        fresh = self._view(table).state_fresh
+        accepted = self._on_state(table, state, now)
+        self._view(table).state_fresh = fresh
+        return accepted
 
     def _on_state(self, table: str, state: dict[str, Any], now: int) -> bool:
         if reason := check_state(state):
@@ -491,6 +512,8 @@ class Hub:
                 log.info("table %s: assignment %s withdrawn", table, match_id)
 
     def _lateness(self, now: int) -> None:
+        if self.link is not None and not self.link.online:
+            return  # cut off from the room: nothing known is current, nothing sent would be timely
         for table, cur in self.current.items():
             view = self.views.get(table)
             if view is None or not view.online or table in self.suspended:

@@ -94,7 +94,12 @@ def start_hub(
         public=public,
         embedded_broker=embedded,
     )
-    return HubThread(rc, clock=clock, password=PASSWORD).start()
+    hub = HubThread(rc, clock=clock, password=PASSWORD).start()
+    # Publishing before the hub's subscriptions are in place would lose messages: wait for them.
+    if not hub.hub.link.client.wait_subscribed(10):
+        hub.stop()
+        raise TimeoutError("the hub did not subscribe to its topics")
+    return hub
 
 
 def tick(hub_thread: HubThread) -> None:

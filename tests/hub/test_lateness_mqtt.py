@@ -148,7 +148,7 @@ def test_restarted_hub_awards_nothing_twice(tmp_path, mosquitto, clock):
             # a new hub object on the same database, later in the same lateness
             clock.set(T0 + 12 * MIN)
             hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, db=db)
-            hub.wait_for(lambda h: h.views["1"].online and h.views["1"].state is not None)
+            hub.wait_for(lambda h: h.views["1"].online and h.views["1"].state_fresh)  # its current state
             tick(hub)
             tick(hub)
             sim.wait_for(lambda s: snapshot(s)["penalties"]["B"] == 2)
