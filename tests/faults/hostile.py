@@ -3,11 +3,11 @@ failure can be replayed with the same seed).
 
 Each :class:`Msg` says what the receiver must do with it: ``"drop"`` (unusable: not UTF-8, not
 JSON, not an object, wrong shape for its topic, too big, or a command a table must refuse),
-``"store"`` (a well-formed event, in standard JSON, from a table the test does not run: the
-hub must keep it, once) or ``"keep"`` (a well-formed state or status of such a table).
-Well-formed hostile payloads go only to tables the test invented; the real tables' topics get
-only what must be dropped or refused, so their own events can still be compared one to one with
-the hub's store.
+``"store"`` (a well-formed event, in standard JSON with numbers that fit 64 bits, from a table
+the test does not run: the hub must keep it, once) or ``"keep"`` (a well-formed state or
+status of such a table). Well-formed hostile payloads go only to tables the test invented; the
+real tables' topics get only what must be dropped or refused, so their own events can still be
+compared one to one with the hub's store.
 
 Kinds of garbage: random bytes, non-UTF-8, not JSON, JSON that is not an object, NaN and
 Infinity, integers too long for Python to parse or for SQLite to store, deep nesting, payloads
@@ -18,6 +18,7 @@ wrong ids, commands of unknown types, with missing or wrong fields, or expired.
 from __future__ import annotations
 
 import json
+import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -54,13 +55,24 @@ class Msg:
 
 
 def is_standard_json(payload: bytes) -> bool:
-    """JSON as RFC 8259 has it: no NaN, no Infinity (which Python's parser takes)."""
+    """JSON a receiver can keep and serve back: no NaN or Infinity (which Python's parser takes),
+    no integer beyond 64 bits (SQLite cannot hold it), no float that overflows to infinity."""
 
     def refuse(name: str) -> Any:
         raise ValueError(name)
 
+    def bounded(text: str) -> int:
+        if abs(int(text)) > 2**63 - 1:
+            raise ValueError(text)
+        return int(text)
+
+    def finite(text: str) -> float:
+        if math.isinf(float(text)):
+            raise ValueError(text)
+        return float(text)
+
     try:
-        json.loads(payload, parse_constant=refuse)
+        json.loads(payload, parse_constant=refuse, parse_int=bounded, parse_float=finite)
     except ValueError:
         return False
     return True
@@ -240,7 +252,7 @@ class Hostile:
             if kind == "evt":
                 evt, key = self.good_event(table)
                 payload = dumps(evt)
-                if not is_standard_json(payload):  # NaN or Infinity among its extra fields
+                if not is_standard_json(payload):  # NaN, Infinity or a huge number in its extras
                     return Msg(self._topic(table, kind), payload, False, 1, "drop")
                 return Msg(self._topic(table, kind), payload, False, 1, "store", key)
             obj = self.good_state() if kind == "state" else {"online": r.random() < 0.5, "x": self.junk()}
@@ -305,6 +317,16 @@ class Hostile:
 
     def bad_cmd(self) -> dict[str, Any]:
         r = self.rng
+        if r.random() < 0.005:
+            # well under the size limit as sent, but the refusal quotes the field, escaped: twice
+            # as big, over the limit
+            return {
+                "id": f"fuzz-{r.randrange(10**9)}",
+                "type": "penalty",
+                "against": "\\" * 120_000,
+                "points": 1,
+                "expires_wall": 2**41,
+            }
         cmd: dict[str, Any] = {
             "id": f"fuzz-{r.randrange(10**9)}",
             "type": r.choice(COMMAND_TYPES),
@@ -326,9 +348,6 @@ class Hostile:
             for key in ("against", "points", "reserve_ms", "length", "winner", "penalty_id", "score"):
                 if r.random() < 0.5:
                     cmd[key] = r.choice([None, "C", -1, 10**30, float("nan"), [], {"A": "x"}, "ü"])
-            if r.random() < 0.02:
-                # under the size limit as sent, but its echo in the refusal is twice as big
-                cmd["against"] = "\\" * 120_000
         elif flaw == 5:
             cmd["expires_wall"] = r.choice(["never", None, 1.5, float("inf")])
             cmd["type"] = "explode"

@@ -258,10 +258,6 @@ class HubProcess:
         self.log.close()
         return code
 
-    def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url + path, timeout=10) as response:
-            return json.loads(response.read())
-
 
 class TdClient:
     """The TD's browser, reduced to its HTTP calls: a session cookie, the CSRF token, a login."""

@@ -34,6 +34,7 @@ from pathlib import Path
 import pytest
 
 from hub.clock import FakeClock
+from hub.simtable import SimTable
 from rulebook.snapshot import snapshot
 from tests.faults.support import (
     MIN,
@@ -54,9 +55,9 @@ from tests.faults.support import (
 OUTAGE_S = float(os.environ.get("SMART_TABLE_OUTAGE_S", "12"))
 SOAK_OUTAGE_S = float(os.environ.get("SMART_TABLE_SOAK_OUTAGE_S", "60"))
 
-ABSENT = "8"  # B never comes
-ARRIVES = "9"  # B arrives during the outage, before the first point is due
-OFFLINE = "10"  # its own network is down from before the outage until after it
+ABSENT = "absent"  # B never comes
+ARRIVES = "arrives"  # B arrives during the outage, before the first point is due
+OFFLINE = "offline"  # its own network is down from before the outage until after it
 
 
 def penalty_ids(sim) -> list[str]:
@@ -72,11 +73,13 @@ def run_outage(
     playing_ids = [str(i) for i in range(1, n_playing + 1)]
     ids = [*playing_ids, ABSENT, ARRIVES, OFFLINE]
     db = tmp_path / "hub.db"
-    hub = start_hub_thread(
-        tmp_path, broker, ev, clock, schedule=room_schedule(ids, T0), db=db, tick_interval=1.0
-    )
-    sims = {t: make_table(ev, t, broker, clock, tmp_path / f"outbox-{t}.sqlite3") for t in ids}
+    hub = None
+    sims: dict[str, SimTable] = {}
     try:
+        hub = start_hub_thread(
+            tmp_path, broker, ev, clock, schedule=room_schedule(ids, T0), db=db, tick_interval=1.0
+        )
+        sims.update({t: make_table(ev, t, broker, clock, tmp_path / f"outbox-{t}.sqlite3") for t in ids})
         for sim in sims.values():
             sim.start(WAIT)
         for sim in sims.values():
@@ -169,7 +172,8 @@ def run_outage(
     finally:
         for sim in sims.values():
             sim.stop()
-        hub.stop()
+        if hub is not None:
+            hub.stop()
         broker.stop()
 
 

@@ -73,9 +73,11 @@ def publish_all(host: str, port: int, msgs: list[Msg]) -> None:
     client.connect(host, port)
     client.loop_start()
     try:
-        infos = [client.publish(m.topic, m.payload, qos=m.qos, retain=m.retain) for m in msgs]
-        for info in infos:
-            info.wait_for_publish(WAIT)
+        for start in range(0, len(msgs), 5000):  # paho numbers messages in flight up to 65,535
+            chunk = msgs[start : start + 5000]
+            infos = [client.publish(m.topic, m.payload, qos=m.qos, retain=m.retain) for m in chunk]
+            for info in infos:
+                info.wait_for_publish(WAIT)
     finally:
         client.loop_stop()
         client.disconnect()
@@ -114,12 +116,13 @@ def run_fuzz(tmp_path: Path, n: int, seed: int) -> dict[str, Any]:
     ev = event_id("fuzz")
     db = tmp_path / "hub.db"
     clock = SystemClock()
-    hub = start_hub_thread(
-        tmp_path, broker, ev, clock, schedule=room_schedule([SIM, KIOSK], clock.now_wall()), db=db
-    )
+    hub = kiosk = None
     sim = make_table(ev, SIM, broker, clock, tmp_path / "outbox.sqlite3")
-    kiosk, kiosk_data = start_kiosk(tmp_path, broker, ev)
     try:
+        hub = start_hub_thread(
+            tmp_path, broker, ev, clock, schedule=room_schedule([SIM, KIOSK], clock.now_wall()), db=db
+        )
+        kiosk, kiosk_data = start_kiosk(tmp_path, broker, ev)
         sim.start(WAIT)
         sim.wait_for(lambda s: s.match_id == f"r1-t{SIM}", WAIT)
         sim.checkin("A")
@@ -197,13 +200,15 @@ def run_fuzz(tmp_path: Path, n: int, seed: int) -> dict[str, Any]:
         stats["well_formed_events"] = len(want)
         return stats
     finally:
-        kiosk.terminate()
-        try:
-            kiosk.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            kiosk.kill()
+        if kiosk is not None:
+            kiosk.terminate()
+            try:
+                kiosk.wait(WAIT)
+            except subprocess.TimeoutExpired:
+                kiosk.kill()
         sim.stop()
-        hub.stop()
+        if hub is not None:
+            hub.stop()
         broker.stop()
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from hub.clock import SystemClock
+from hub.simtable import SimTable
 from rulebook.policy import lateness
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot
@@ -75,10 +76,12 @@ def run_kills(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
         starts[t] = begin - 10 * MIN - 30_000
     lengths = {t: 7 for t in starts} | {FINISHER: 1}
     ids = sorted(starts, key=int)
-    hub = HubProcess(tmp_path, broker, ev, db, schedule=room_schedule(ids, starts, lengths))
-    sims = {t: make_table(ev, t, broker, clock, tmp_path / f"outbox-{t}.sqlite3") for t in ids}
+    hub: HubProcess | None = None
+    sims: dict[str, SimTable] = {}
     stats = {"kills": 0, "sent_while_dead": 0}
     try:
+        hub = HubProcess(tmp_path, broker, ev, db, schedule=room_schedule(ids, starts, lengths))
+        sims.update({t: make_table(ev, t, broker, clock, tmp_path / f"outbox-{t}.sqlite3") for t in ids})
         for sim in sims.values():
             sim.start(WAIT)
         for sim in sims.values():
@@ -184,7 +187,7 @@ def run_kills(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
     finally:
         for sim in sims.values():
             sim.stop()
-        if hub.alive():
+        if hub is not None and hub.alive():
             hub.stop()
         broker.stop()
 
@@ -211,9 +214,10 @@ def test_an_acknowledged_alert_is_still_acknowledged_after_a_kill(tmp_path):
     broker = Mosquitto().start()
     ev = event_id("ack")
     db = tmp_path / "hub.db"
-    hub = HubProcess(tmp_path, broker, ev, db, schedule=room_schedule([CALLER], wall_now()))
+    hub: HubProcess | None = None
     sim = make_table(ev, CALLER, broker, clock, tmp_path / "outbox.sqlite3")
     try:
+        hub = HubProcess(tmp_path, broker, ev, db, schedule=room_schedule([CALLER], wall_now()))
         sim.start(WAIT)
         sim.wait_for(lambda s: s.match_id == f"r1-t{CALLER}", WAIT)
         sim.checkin("A")
@@ -249,7 +253,7 @@ def test_an_acknowledged_alert_is_still_acknowledged_after_a_kill(tmp_path):
             )
     finally:
         sim.stop()
-        if hub.alive():
+        if hub is not None and hub.alive():
             hub.stop()
         broker.stop()
 

@@ -131,7 +131,9 @@ def test_long_mixed_sequences_keep_every_invariant(journal: list[Any]) -> None:
 
 @pytest.mark.soak
 @settings(
-    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
 )
 @given(journal=long_journals(500, 2000))
 def test_long_mixed_sequences_soak(journal: list[Any]) -> None:
