@@ -625,10 +625,22 @@ class Hub:
         for spec in wanted.values():
             self._raise(spec, now)
         for key, alert in list(self.alerts.items()):
-            if key not in wanted and alert["kind"] not in ONE_SHOT and alert["tbl"] in scope:
+            if (
+                key not in wanted
+                and alert["kind"] not in ONE_SHOT
+                and alert["tbl"] in scope
+                and self._state_settled(alert["tbl"])
+            ):
                 self.store.resolve_alert(key, now)
                 del self.alerts[key]
                 self._alerts_changed(alert["tbl"])
+
+    def _state_settled(self, table: str | None) -> bool:
+        """Whether the hub holds the table's current state, so an alert it no longer implies is
+        really over (a state cached before a restart or an outage may predate the alert, and
+        resolving on it would lose the TD's acknowledgement when the alert comes back)."""
+        view = self.views.get(table) if table is not None else None
+        return view is None or view.state_fresh
 
     def _alerts_changed(self, table: str | None) -> None:
         self._alerts_dirty = True

@@ -141,10 +141,11 @@ def apply(state: TableState, inp: Any) -> tuple[TableState, list[dict[str, Any]]
     at = inp.get("at")
     label = kind if isinstance(kind, str) else "invalid"
     if not isinstance(at, int) or isinstance(at, bool) or at < 0:
-        return _emit(state, [{"type": label, "rejected": f"at: expected ms >= 0, got {at!r}"}], state.now)
+        reason = clip(f"at: expected ms >= 0, got {at!r}")
+        return _emit(state, [{"type": clip(label, MAX_LABEL), "rejected": reason}], state.now)
     if at < state.now:
         reason = f"at: time went backwards ({at} < {state.now})"
-        return _emit(state, [{"type": label, "rejected": reason}], state.now)
+        return _emit(state, [{"type": clip(label, MAX_LABEL), "rejected": reason}], state.now)
     wall = inp.get("wall")
     if isinstance(wall, int) and not isinstance(wall, bool) and wall > 0:
         state = replace(state, wall_anchor=(at, wall))
@@ -153,7 +154,7 @@ def apply(state: TableState, inp: Any) -> tuple[TableState, list[dict[str, Any]]
     state, events = _advance(state, at)
     handler = HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        events.append({"type": label, "rejected": f"unknown input {kind!r}"})
+        events.append({"type": clip(label, MAX_LABEL), "rejected": clip(f"unknown input {kind!r}")})
         return _emit(state, events, at)
     try:
         state_after, more = handler(state, inp, at)
@@ -168,11 +169,21 @@ def apply(state: TableState, inp: Any) -> tuple[TableState, list[dict[str, Any]]
 #: prefix of the reason given when an input hit a fault in the reducer itself (tests look for it)
 INTERNAL_ERROR = "internal error"
 
+#: the longest free text kept in the state or an event (reasons quote inputs; a hostile or broken
+#: input must not make every later event or snapshot too big to publish)
+MAX_TEXT = 300
+#: the longest label kept for a pause or penalty reason
+MAX_LABEL = 64
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 def _rejection(label: str, inp: dict[str, Any], reason: str) -> dict[str, Any]:
     if label == "cmd":
-        return _cmd_done(inp, ok=False, error=reason)
-    return {"type": label, "rejected": reason}
+        return _cmd_done(inp, ok=False, error=clip(reason))
+    return {"type": clip(label, MAX_LABEL), "rejected": clip(reason)}
 
 
 def _emit(state: TableState, events: list[dict[str, Any]], at: int) -> tuple[TableState, list[dict]]:
@@ -737,15 +748,24 @@ def on_premature_pickup(state: TableState, inp: dict[str, Any], at: int) -> tupl
 def _cmd_done(inp: dict[str, Any], *, ok: bool, error: str | None = None) -> dict[str, Any]:
     return {
         "type": "cmd_done",
-        "id": inp.get("id"),
-        "cmd": inp.get("type"),
+        "id": _echo(inp.get("id")),
+        "cmd": _echo(inp.get("type")),
         "ok": ok,
         "error": error,
     }
 
 
+def _echo(value: Any) -> Any:
+    """A command's field quoted back in its answer, never larger than ``MAX_TEXT``."""
+    if value is None or isinstance(value, bool | int):
+        return value
+    return clip(value if isinstance(value, str) else repr(value))
+
+
 def on_cmd(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
     cmd_id = str_field(inp, "id")
+    if len(cmd_id) > MAX_TEXT:
+        raise RuleError(f"id: longer than {MAX_TEXT} characters")
     if cmd_id in state.applied_cmds:
         done = _cmd_done(inp, ok=True)
         done["duplicate"] = True
@@ -806,7 +826,7 @@ def cmd_penalty(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableS
     match = _require_match(state)
     against = side_field(inp, "against")
     points = int_field(inp, "points", 1, MAX_LENGTH)
-    reason = inp.get("reason") if isinstance(inp.get("reason"), str) else "conduct"
+    reason = clip(inp["reason"], MAX_LABEL) if isinstance(inp.get("reason"), str) else "conduct"
     penalty = m.Penalty(id=inp["id"], against=against, points=points, reason=reason)
     match2 = m.add_penalty(match, penalty)
     events: list[dict[str, Any]] = [
@@ -887,7 +907,7 @@ def cmd_start_clock(state: TableState, inp: dict[str, Any], at: int) -> tuple[Ta
 
 
 def cmd_pause(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    reason = inp.get("reason") if isinstance(inp.get("reason"), str) else "td"
+    reason = clip(inp["reason"], MAX_LABEL) if isinstance(inp.get("reason"), str) else "td"
     return _pause(state, reason, at, by_td=True)
 
 
@@ -932,7 +952,7 @@ def cmd_set_length(state: TableState, inp: dict[str, Any], at: int) -> tuple[Tab
     refusal = m.length_refusal(match, length)
     if refusal:
         raise RuleError(refusal)
-    note = m.Correction("length", str(match.length), str(length), str(inp.get("note", "")), at)
+    note = m.Correction("length", str(match.length), str(length), clip(str(inp.get("note", ""))), at)
     corrections = (*match.corrections, note)
     if match.in_game:
         match = replace(match, pending_length=length, corrections=corrections)
@@ -947,7 +967,7 @@ def cmd_correct_score(state: TableState, inp: dict[str, Any], at: int) -> tuple[
     score = side_map(inp, "score", 0, 10 * MAX_LENGTH)
     match = state.match
     before = f"{match.score.a}-{match.score.b}"
-    note = m.Correction("score", before, f"{score['A']}-{score['B']}", str(inp.get("note", "")), at)
+    note = m.Correction("score", before, f"{score['A']}-{score['B']}", clip(str(inp.get("note", ""))), at)
     match = replace(match, score=Pair(score["A"], score["B"]), corrections=(*match.corrections, note))
     events: list[dict[str, Any]] = [{"type": "correct_score", "score": score, "before": before}]
     leader: Side = "A" if score["A"] >= score["B"] else "B"
