@@ -165,7 +165,12 @@ def start_hub_thread(
         http_port=0,
         schedule=str(schedule_path) if schedule_path else None,
     )
-    return HubThread(rc, clock=clock, password=PASSWORD).start()
+    hub = HubThread(rc, clock=clock, password=PASSWORD).start()
+    # Publishing before the hub's subscriptions are in place would lose messages: wait for them.
+    if not hub.hub.link.client.wait_subscribed(30):
+        hub.stop()
+        raise TimeoutError("the hub did not subscribe to its topics")
+    return hub
 
 
 class HubProcess:

@@ -248,7 +248,11 @@ def test_nan_and_infinity_from_a_table_are_not_served_to_the_dashboard(tmp_path,
                 Msg(f"{base}/evt", dumps(marker), False, 1, "store"),
             ],
         )
-        hub.wait_for(lambda h: h.store.max_seq("z9", "zz") == 2, WAIT)
+        # the good status and the marker event (they may arrive in either order)
+        hub.wait_for(
+            lambda h: h.store.max_seq("z9", "zz") == 2 and "z9" in h.views and h.views["z9"].online,
+            WAIT,
+        )
         td = TdClient(hub.url)
         for path in ("/api/tables/z9", "/api/tables/z9/events", "/api/room", "/api/tables"):
             try:
