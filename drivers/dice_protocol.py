@@ -29,6 +29,7 @@ Example::
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -81,7 +82,7 @@ class ErrorReason(StrEnum):
 class FrameError(ValueError):
     """A rejected line. ``reason``: an :class:`ErrorReason`; ``detail``: human text; ``line``: the bytes."""
 
-    def __init__(self, reason: ErrorReason, detail: str, line: bytes = b"") -> None:
+    def __init__(self, reason: ErrorReason, detail: str, line: bytes | bytearray = b"") -> None:
         super().__init__(f"{reason.value}: {detail}")
         self.reason = reason
         self.detail = detail
@@ -327,7 +328,7 @@ def _parse_heartbeat(fields: list[str], raw: bytes) -> HeartbeatFrame:
     return HeartbeatFrame(device_id, firmware, int(uptime))
 
 
-_PARSERS = {
+_PARSERS: dict[str, tuple[int, Callable[[list[str], bytes], Frame]]] = {
     "R": (3, _parse_roll),
     "U": (2, _parse_unreadable),
     "H": (3, _parse_heartbeat),

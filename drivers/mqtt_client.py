@@ -453,10 +453,10 @@ class MqttClient:
                     client.loop_write()
         if client.socket() is not None:
             client.disconnect()
-            while client.socket() is not None and client.want_write():
+            while (sock := client.socket()) is not None and client.want_write():
                 if time.monotonic() > self._stop_deadline + 1.0:
                     break
-                select.select([], [client.socket()], [], 0.05)
+                select.select([], [sock], [], 0.05)
                 client.loop_write()
         self._abort(client)
 
@@ -473,7 +473,7 @@ class MqttClient:
         if sock is None:
             return
         with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)  # type: ignore[union-attr]
+            sock.shutdown(socket.SHUT_RDWR)  # type: ignore[attr-defined]
         for _ in range(10_000):
             if client.socket() is None:
                 return

@@ -134,7 +134,8 @@ class Window:
             if clipped.width == 0 or clipped.height == 0:
                 continue
             turned = pygame.transform.rotate(self.canvas.subsurface(clipped), pygame_angle(self.rotation))
-            target = pygame.Rect(to_panel_rect(tuple(clipped), logical, self.rotation))
+            box = (clipped.x, clipped.y, clipped.width, clipped.height)
+            target = pygame.Rect(to_panel_rect(box, logical, self.rotation))
             self.screen.blit(turned, target.topleft)
             out.append(target)
         return out
