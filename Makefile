@@ -1,34 +1,58 @@
 # Two commands for a newcomer: `make demo` runs the product, `make test` runs the tests.
+# Each does its own set-up on a fresh machine: the system packages it needs
+# (tools/system-packages: installs them as root, or names the command to run) and the venv.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+PIP := $(BIN)/pip --quiet --disable-pip-version-check
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+TEST_ENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy GPIOZERO_PIN_FACTORY=mock
 
-.PHONY: demo test lint bench soak clean
+.PHONY: demo test lint typecheck bench soak system-demo system-test system-image clean
 
-$(STAMP): pyproject.toml
+system-demo:
+	@tools/system-packages demo
+
+system-test:
+	@tools/system-packages test
+
+system-image:
+	@tools/system-packages image
+
+$(BIN)/python:
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	$(PIP) install --upgrade pip
 
-demo: $(STAMP)
+# the product alone (what `make demo` needs)
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install -e .
+	touch $@
+
+# the product and the test tools
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[test]'
+	touch $(RUN_STAMP) $@
+
+demo: system-demo $(RUN_STAMP)
 	$(BIN)/bghub demo
 
-test: $(STAMP)
+test: system-test $(TEST_STAMP)
 	$(BIN)/ruff check .
-	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy GPIOZERO_PIN_FACTORY=mock \
-		$(BIN)/python -m pytest -m "not soak" $(PYTEST_ARGS)
+	$(BIN)/mypy
+	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak" $(PYTEST_ARGS)
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 
-bench: $(STAMP)
-	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m bench
+typecheck: $(TEST_STAMP)
+	$(BIN)/mypy
 
-soak: $(STAMP)
-	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy GPIOZERO_PIN_FACTORY=mock \
-		$(BIN)/python -m pytest -m soak $(PYTEST_ARGS)
+bench: system-test $(TEST_STAMP)
+	$(TEST_ENV) $(BIN)/python -m bench
+
+soak: system-test $(TEST_STAMP)
+	$(TEST_ENV) $(BIN)/python -m pytest -m soak $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache

@@ -25,7 +25,7 @@ import logging
 import math
 import re
 import time
-from typing import Any
+from typing import Any, TypeGuard
 
 PREFIX = "bg/v1"
 MAX_PAYLOAD = 256 * 1024
@@ -107,7 +107,7 @@ def short(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """A JSON integer (``bool`` is an ``int`` in Python but not in JSON)."""
     return isinstance(value, int) and not isinstance(value, bool)
 

@@ -394,8 +394,8 @@ class Hub:
     def _note_result(self, table: str, state: dict[str, Any], now: int) -> None:
         """Record a finished match's result (or withdraw it if a waiver reopened the match)."""
         mid = state.get("match_id")
-        match = self.by_id.get(mid) if mid else None
-        if match is None:
+        match = self.by_id.get(mid) if isinstance(mid, str) else None
+        if match is None or not isinstance(mid, str):
             return
         existing = self.results.get(mid)
         if state["phase"] != "finished":
@@ -619,9 +619,9 @@ class Hub:
             for spec in self._specs(table, now):
                 wanted[spec.key] = spec
         for result in self.results.values():
-            spec = result_alert(result)
-            if spec is not None and (tables is None or result["table"] in scope):
-                wanted[spec.key] = spec
+            verify = result_alert(result)
+            if verify is not None and (tables is None or result["table"] in scope):
+                wanted[verify.key] = verify
         for spec in wanted.values():
             self._raise(spec, now)
         for key, alert in list(self.alerts.items()):
@@ -893,7 +893,7 @@ class Hub:
         return self._result_changed(match_id, now)
 
     def correct_result(
-        self, match_id: str, score: dict[str, Any], winner: Any, note: str, actor: str
+        self, match_id: str, score: Any, winner: Any, note: str, actor: str
     ) -> dict[str, Any]:
         if match_id not in self.results:
             raise ActionError(f"no result for {match_id}")

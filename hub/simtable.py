@@ -25,7 +25,7 @@ from drivers.outbox import Outbox
 from drivers.table_link import TableLink
 from hub.clock import Clock, SystemClock
 from rulebook.policy import break_ms, breaks_allowed
-from rulebook.sides import Side, other
+from rulebook.sides import SIDES, Side, other
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
 
@@ -265,7 +265,7 @@ class ScriptedPlayers:
             return _Plan(max(now, due), st.seq, {"input": "return", "side": side})
         if phase in ("opening", "between_games"):
             if phase == "between_games":
-                for side in ("A", "B"):
+                for side in SIDES:
                     allowed = _breaks_left(st, side)
                     if allowed and r.random() < t.p_break:
                         length = break_ms(st.profile)
@@ -278,7 +278,7 @@ class ScriptedPlayers:
                 {"input": "opening_roll", "A": r.randint(1, 6), "B": r.randint(1, 6)},
             )
         if phase == "finished":
-            for side in ("A", "B"):
+            for side in SIDES:
                 if not st.confirmed.of(side):
                     return at(r.randint(10_000, 40_000), {"input": "confirm", "side": side})
             return None

@@ -32,7 +32,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 HUB_KEY = web.AppKey("hub", Hub)
 AUTH_KEY = web.AppKey("auth", Auth)
 PUBLIC_KEY = web.AppKey("public", bool)
-SESSION_KEY = web.RequestKey("session", Session | None)
+SESSION_KEY: web.RequestKey[Session | None] = web.RequestKey("session")
 
 
 def _error(status: int, message: str, **extra: Any) -> web.Response:
@@ -380,7 +380,7 @@ async def api_schedule_import(request: web.Request) -> web.Response:
         upload = form.get("file")
         if upload is None or not hasattr(upload, "file"):
             return _error(400, "send the CSV as the form field 'file'")
-        data: bytes = upload.file.read()  # type: ignore[union-attr]
+        data: bytes = upload.file.read()
     else:
         data = await request.read()
     try:

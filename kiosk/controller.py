@@ -18,7 +18,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from kiosk.journal import Journal, JournalClock, wall_ms
 from rulebook.snapshot import snapshot
@@ -195,5 +195,5 @@ def _is_covered_tick(row: dict[str, Any], after: dict[str, Any] | None, now: int
     return _is_ms(at) and _is_ms(later) and now <= at <= later
 
 
-def _is_ms(value: Any) -> bool:
+def _is_ms(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)

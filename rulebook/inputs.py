@@ -54,6 +54,6 @@ def side_map(inp: dict[str, Any], key: str, lo: int, hi: int) -> dict[Side, int]
     if not isinstance(value, dict):
         raise RuleError(f'{key}: expected {{"A": n, "B": n}}')
     try:
-        return {s: int_field(value, s, lo, hi) for s in ("A", "B")}  # type: ignore[misc]
+        return {s: int_field(value, s, lo, hi) for s in ("A", "B")}
     except RuleError as exc:
         raise RuleError(f"{key}.{exc}") from None

@@ -200,7 +200,7 @@ def finish_if_won(match: Match, reason: str = "points") -> Match:
     if match.winner is not None:
         return match
     for side in ("A", "B"):
-        if match.score.of(side) >= match.length:  # type: ignore[arg-type]
+        if match.score.of(side) >= match.length:
             return replace(match, winner=side, end_reason=reason, in_game=False)
     return match
 

@@ -20,7 +20,7 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
     score = match.score.as_dict() if match else {"A": 0, "B": 0}
     if match is None:
         crawford = post_crawford = False
-        cube = {"value": 1, "owner": None, "offered_by": None}
+        cube: dict[str, Any] = {"value": 1, "owner": None, "offered_by": None}
         penalties = {"A": 0, "B": 0}
     else:
         crawford = match.is_crawford_game() or (not match.in_game and match.is_crawford_next())
