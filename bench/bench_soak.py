@@ -1,8 +1,8 @@
 """Soak: a room of 500 tables playing at a real pace against Mosquitto and ``bghub`` for 10 minutes.
 
 Everything is real except the players: a Mosquitto, a ``bghub`` process (``--public``) with the
-round's schedule, and the tables as :class:`hub.simtable.SimTable` (the rulebook reducer, the real
-table link and outbox) in a few worker processes, played by :class:`hub.simtable.SimRoom` at
+round's schedule, and the tables as :class:`demo.simtable.SimTable` (the rulebook reducer, the real
+table link and outbox) in a few worker processes, played by :class:`demo.simtable.SimRoom` at
 real time: a roll and a press per turn of 4 to 16 s at each table (about one event every 5 s plus
 a state snapshot each time), late arrivals, breaks and overruns (so the hub sends lateness
 penalties), cube actions, results, TD calls, now and then a flag. Beside the room
@@ -86,8 +86,8 @@ def percentiles(values: list[int]) -> dict[str, float | int]:
 
 def worker(args: argparse.Namespace) -> int:
     """Play ``args.tables_ids`` until told to stop on stdin (or ``--seconds``), drain, report."""
+    from demo.simtable import SimRoom, SimTable, Temperament
     from hub.clock import SystemClock
-    from hub.simtable import SimRoom, SimTable, Temperament
 
     host, port = args.broker.rsplit(":", 1)
     clock = SystemClock()

@@ -16,7 +16,8 @@ from aiohttp import web
 
 from hub.auth import Auth, generate_password, hash_password, read_password_file
 from hub.clock import Clock
-from hub.core import Hub, HubConfig
+from hub.config import HubConfig
+from hub.core import Hub
 from hub.embedded_broker import EmbeddedBroker
 from hub.store import Store
 from hub.web import make_app

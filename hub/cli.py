@@ -1,7 +1,8 @@
 """``bghub``: the TD hub's command line.
 
 ``bghub run --event EVT ...`` (or just ``bghub --event EVT ...``) runs the hub. Other commands
-register themselves on the same parser (``broker-config`` writes a Mosquitto configuration).
+register themselves on the same parser (``broker-config`` writes a Mosquitto configuration;
+``demo``, from the separate ``demo`` package, plugs in through the ``bghub.commands`` entry points).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import signal
 import sys
 import tomllib
 from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 
 from drivers.mqtt_topics import is_valid_id
 from rulebook.errors import ProfileError
@@ -123,7 +125,7 @@ def _credentials(path: str | None) -> tuple[str | None, str | None]:
 
 def main_run(args: argparse.Namespace) -> int:
     from hub.app import HubApp, RunConfig
-    from hub.core import HubConfig
+    from hub.config import HubConfig
     from hub.schedule import ScheduleError
 
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -187,15 +189,18 @@ def main_run(args: argparse.Namespace) -> int:
 #: (with ``set_defaults(func=...)`` returning an exit status).
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = []
 
+#: Installed packages add commands through this entry-point group (``bghub demo`` comes from the
+#: ``demo`` package this way: the hub never imports the demo, the demo plugs into the hub).
+COMMANDS_GROUP = "bghub.commands"
+
 
 def _register_optional(sub: argparse._SubParsersAction) -> None:
     with contextlib.suppress(ImportError):
         from hub.broker_config import add_broker_config_command
 
         add_broker_config_command(sub)
-    from hub.demo import add_demo_command
-
-    add_demo_command(sub)
+    for entry in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
+        entry.load()(sub)
     for register in REGISTRARS:
         register(sub)
 

@@ -18,8 +18,10 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from hub.actions import ActionError
+from hub.alerts import public_alert
 from hub.auth import COOKIE, Auth, Session
-from hub.core import ActionError, Hub, public_alert
+from hub.core import Hub
 from hub.exports import results_csv, results_json
 from hub.room import board_tile
 from hub.schedule import ScheduleError
@@ -300,15 +302,7 @@ async def api_audit(request: web.Request) -> web.Response:
 
 
 async def api_board(request: web.Request) -> web.Response:
-    hub = request.app[HUB_KEY]
-    room = hub.room()
-    return _json(
-        {
-            "event": room["event"],
-            "now_wall": room["now_wall"],
-            "tables": [board_tile(t) for t in room["tables"]],
-        }
-    )
+    return _json(request.app[HUB_KEY].board())
 
 
 async def api_health(request: web.Request) -> web.Response:
@@ -403,13 +397,7 @@ async def api_ws(request: web.Request) -> web.StreamResponse:
     ws = web.WebSocketResponse(heartbeat=30)
     await ws.prepare(request)
     queue: asyncio.Queue[str] = asyncio.Queue(maxsize=5000)
-    room = hub.room()
-    if board:
-        room = {
-            "event": room["event"],
-            "now_wall": room["now_wall"],
-            "tables": [board_tile(t) for t in room["tables"]],
-        }
+    room = hub.board() if board else hub.room()
     queue.put_nowait(json.dumps({"type": "hello", **room}, ensure_ascii=False))
     push.clients[ws] = (queue, board)
 

@@ -3,7 +3,7 @@ simulated tables, a hub in-process or as a ``bghub`` process, and the delivery c
 
 A simulated table here is the real thing minus the screen: the rulebook reducer, the real
 :class:`~drivers.table_link.TableLink` and a real on-disk :class:`~drivers.outbox.Outbox`
-(:class:`hub.simtable.SimTable`). What the fault tests prove is stated against what the tables
+(:class:`demo.simtable.SimTable`). What the fault tests prove is stated against what the tables
 themselves produced: every event a table made must be in the hub's store exactly once, in order.
 """
 
@@ -28,11 +28,11 @@ from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
+from demo.simtable import ScriptedPlayers, SimTable, Temperament
 from hub.app import RunConfig
 from hub.clock import Clock
-from hub.core import HubConfig
+from hub.config import HubConfig
 from hub.service import HubThread
-from hub.simtable import ScriptedPlayers, SimTable, Temperament
 from tests.support.broker import Mosquitto, free_port, wait_for_port
 
 MIN = 60_000

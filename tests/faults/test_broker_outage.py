@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
+from demo.simtable import SimTable
 from hub.clock import FakeClock
-from hub.simtable import SimTable
 from rulebook.snapshot import snapshot
 from tests.faults.support import (
     MIN,

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from demo.simtable import SimTable
 from hub.clock import SystemClock
-from hub.simtable import SimTable
 from rulebook.policy import lateness
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot

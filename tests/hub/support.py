@@ -13,11 +13,11 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from demo.simtable import SimTable
 from hub.app import RunConfig
 from hub.clock import FakeClock
-from hub.core import HubConfig
+from hub.config import HubConfig
 from hub.service import HubThread
-from hub.simtable import SimTable
 
 #: 2030-03-17 13:20 UTC: a fixed start so tests read the same every time
 T0 = 1_900_000_000_000

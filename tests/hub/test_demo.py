@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from hub.demo import DemoOptions, DemoRoom
+from demo.room import DemoOptions, DemoRoom
 from tests.support.broker import free_port
 
 BGHUB = str(Path(sys.executable).with_name("bghub"))

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hub.clock import FakeClock
-from hub.demo_players import DemoPlayers, DemoSimRoom, DemoTable, demo_temperament, slow_table_temperament
-from hub.demo_schedule import (
+from demo.players import DemoPlayers, DemoSimRoom, DemoTable, demo_temperament, slow_table_temperament
+from demo.schedule import (
     FIRST_START_MS,
     MAX_TABLES,
     Row,
@@ -29,6 +28,7 @@ from hub.demo_schedule import (
     roles,
     to_csv,
 )
+from hub.clock import FakeClock
 from hub.schedule import parse_schedule
 from rulebook.profiles import get_profile
 from rulebook.replay import replay_lines

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from demo.simtable import SimRoom, SimTable, Temperament
 from hub.clock import AcceleratedClock, FakeClock
 from hub.service import HubThread
-from hub.simtable import SimRoom, SimTable, Temperament
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub, tick
 
 CALM = Temperament(p_late=0.0, p_slowcoach=0.0, p_call_td=0.0, p_overrun=0.0)

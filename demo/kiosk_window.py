@@ -7,8 +7,8 @@ a room. The hub assigns it its match as it does every table. Nobody scripts it: 
 the window plays it, with the mouse or the desktop keys (``docs/screens.md``), and watches the
 hub react on the dashboard. Closing the window is a table going dark: the hub reports it offline.
 
-A separate process rather than a window in the demo's own: the hub's package never imports the
-kiosk's, and only the kiosk opens a screen (``docs/demo.md``).
+A separate process rather than a window in the demo's own: neither the hub nor the demo imports
+the kiosk's package, and only the kiosk opens a screen (``docs/demo.md``).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from rulebook.sides import SIDES, Side, other
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
 
-log = logging.getLogger("hub.simtable")
+log = logging.getLogger("demo.simtable")
 
 
 class SimTable:

@@ -1,9 +1,9 @@
 """``bghub demo``: a whole tournament room on one machine, with nothing installed but Python.
 
 ``make demo`` runs this. It starts the real hub with its embedded broker (amqtt, in-process),
-imports a made-up schedule (:mod:`hub.demo_schedule`) and fills the room with simulated tables:
+imports a made-up schedule (:mod:`demo.schedule`) and fills the room with simulated tables:
 headless kiosks, each the rulebook's reducer behind the real MQTT table link, with its journal
-and outbox in a temporary directory, played by scripted players (:mod:`hub.demo_players`). The
+and outbox in a temporary directory, played by scripted players (:mod:`demo.players`). The
 TD's dashboard then shows what a real room shows: players checking in (one of them late, so the
 hub applies a lateness point by itself), clocks running, cubes, breaks, games won, a time flag,
 matches finishing and the next round being assigned.
@@ -12,7 +12,7 @@ Clocks and lateness run in real time; only the players are quick. Everything sto
 (SIGINT or SIGTERM) or after ``--duration``, and nothing is left behind: the broker and every
 thread stop, the temporary directory is removed (the database too, unless ``--db`` names one).
 ``--window`` makes one table the real kiosk application, in its own window and process
-(:mod:`hub.demo_kiosk`): you are its players.
+(:mod:`demo.kiosk_window`): you are its players.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import Any, TextIO
 
 from hub.cli import host_port
 
-log = logging.getLogger("hub.demo")
+log = logging.getLogger("demo.room")
 
 DEFAULT_EVENT = "demo"
 DEFAULT_BROKER_PORT = 1883
@@ -118,18 +118,18 @@ class DemoRoom:
             raise
 
     def _start(self) -> None:
-        from hub.app import RunConfig
-        from hub.auth import generate_password
-        from hub.clock import SystemClock
-        from hub.core import HubConfig
-        from hub.demo_players import (
+        from demo.players import (
             DemoPlayers,
             DemoSimRoom,
             DemoTable,
             demo_temperament,
             slow_table_temperament,
         )
-        from hub.demo_schedule import first_round, late_arrival, roles, to_csv
+        from demo.schedule import first_round, late_arrival, roles, to_csv
+        from hub.app import RunConfig
+        from hub.auth import generate_password
+        from hub.clock import SystemClock
+        from hub.config import HubConfig
         from hub.service import HubThread
 
         o = self.options
@@ -192,7 +192,7 @@ class DemoRoom:
         self._last_messages = (now, 0)
 
     def _start_kiosk(self, table: str) -> None:
-        from hub.demo_kiosk import KioskProcess
+        from demo.kiosk_window import KioskProcess
 
         assert self.tmp is not None
         self.kiosk = KioskProcess(table, self.options.event, self.broker_port, self.tmp / f"table-{table}")
@@ -206,7 +206,7 @@ class DemoRoom:
 
     def banner(self) -> str:
         """What the demo prints once it runs: where to look, the password, what will happen."""
-        from hub.demo_schedule import roles
+        from demo.schedule import roles
         from rulebook.profiles import get_profile
 
         o = self.options
@@ -306,7 +306,7 @@ class DemoRoom:
         )
 
     def _import_next_round(self) -> None:
-        from hub.demo_schedule import next_round, to_csv
+        from demo.schedule import next_round, to_csv
 
         rows = next_round(self.round + 1, int(time.time() * 1000), self.options.tables, self.options.speed)
         self.hub_thread.call(self.hub_thread.hub.import_schedule, to_csv(rows), "demo")
@@ -387,7 +387,7 @@ def _positive(kind: type, lo: float, hi: float) -> Any:
 
 def add_demo_command(sub: argparse._SubParsersAction) -> None:
     """Register ``bghub demo`` on the ``bghub`` parser."""
-    from hub.demo_schedule import MAX_TABLES
+    from demo.schedule import MAX_TABLES
 
     p = sub.add_parser(
         "demo",

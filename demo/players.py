@@ -1,6 +1,6 @@
 """The demo room's tables and players: headless kiosks played by scripted players, in real time.
 
-:mod:`hub.simtable` already has a table (the rulebook's reducer behind the real MQTT
+:mod:`demo.simtable` already has a table (the rulebook's reducer behind the real MQTT
 ``TableLink``) and players who choose their next input from the table's state
 (``ScriptedPlayers``, run by a ``SimRoom``). The demo adds three things to them, by composition:
 
@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from demo.simtable import ScriptedPlayers, SimRoom, SimTable, Temperament, _Plan
 from hub.clock import Clock
-from hub.simtable import ScriptedPlayers, SimRoom, SimTable, Temperament, _Plan
 from rulebook.sides import SIDES, Side
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply
 
-log = logging.getLogger("hub.demo")
+log = logging.getLogger("demo.room")
 
 #: how many times faster than people the demo's players act at speed 1
 BASE_PACE = 6.0

@@ -1,0 +1,248 @@
+"""What the tables send, from the MQTT link to the store: checked on arrival, deduplicated, stored.
+
+The link calls back on its own thread; :meth:`Ingest.post` only queues the message and wakes the
+loop once per batch. :meth:`Ingest.drain` (on the loop) handles up to a thousand messages and
+commits them in one transaction, so a room of a thousand tables does not cost a thousand commits
+a second; then it hands the tables it touched to ``refresh`` (alerts, tiles, dashboard push).
+
+A bad payload is logged with its reason and dropped; an exception while handling one message
+drops that message only. Events are deduplicated twice: by the per-match sequence tracker (which
+also notices gaps and asks the table for a resync) and by the store's unique key. A state snapshot
+is kept in memory at once and saved at the next tick (a busy table sends several a second).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from drivers.hub_link import HubLink, SeqTracker
+from hub.alerts import Alerts, assignment_refused, command_refused
+from hub.clock import Clock
+from hub.commands import CommandSender
+from hub.room import check_event, check_state, check_status
+from hub.schedule import ScheduledMatch
+from hub.state import RoomState
+from hub.store import Store
+
+log = logging.getLogger("hub")
+
+#: how many queued messages one drain handles before yielding to the loop
+BATCH = 1000
+
+
+def finished_result(table: str, match: ScheduledMatch, state: dict[str, Any], now: int) -> dict[str, Any]:
+    """The result row of a match whose state says it is finished."""
+    return {
+        "match_id": match.match_id,
+        "table": table,
+        "round": match.round,
+        "player_a": match.player_a,
+        "player_b": match.player_b,
+        "length": state["length"],
+        "score": state["score"],
+        "winner": state.get("winner"),
+        "end_reason": state.get("end_reason"),
+        "finished_wall": now,
+        "games": state.get("games") or [],
+        "penalties": state.get("penalties") or {"A": 0, "B": 0},
+        "penalty_log": state.get("penalty_log") or [],
+    }
+
+
+def is_older(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+    """Whether ``new`` is an older snapshot of the same match than ``old`` (a late delivery)."""
+    return (
+        old is not None
+        and old.get("match_id") == new.get("match_id")
+        and new["seq"] < old["seq"]
+        and new.get("wall", 0) <= old.get("wall", 0)
+    )
+
+
+class Ingest:
+    def __init__(
+        self,
+        room: RoomState,
+        store: Store,
+        clock: Clock,
+        link: Callable[[], HubLink | None],
+        sender: CommandSender,
+        alerts: Alerts,
+        *,
+        refresh: Callable[[int, set[str]], None],
+        changed: Callable[[], None],
+    ) -> None:
+        self.room = room
+        self.store = store
+        self.clock = clock
+        self._link = link
+        self.sender = sender
+        self.alerts = alerts
+        self._refresh = refresh
+        self._notify = changed
+        self.tracker = SeqTracker()
+        self.stats = {"messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "resyncs": 0}
+        self._restored: set[tuple[str, str | None]] = set()
+        self._inbox: collections.deque[tuple[str, str, dict[str, Any]]] = collections.deque()
+        self._inbox_lock = threading.Lock()
+        self._drain_scheduled = False
+        self._unsaved_states: set[str] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._handlers = {
+            "status": self._on_status,
+            "state": self._on_state,
+            "replayed_state": self._on_replayed_state,
+            "event": self._on_event,
+        }
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """From now on, posted messages wake this loop."""
+        self._loop = loop
+
+    # -- link thread -> loop ------------------------------------------------------------------
+
+    def post(self, kind: str, table: str, obj: dict[str, Any]) -> None:
+        """Called on the MQTT thread: queue the message and wake the loop once per batch.
+
+        ``kind`` is ``status``, ``state``, ``replayed_state`` (a retained state the broker
+        replayed) or ``event``.
+        """
+        with self._inbox_lock:
+            self._inbox.append((kind, table, obj))
+            if self._drain_scheduled or self._loop is None:
+                return
+            self._drain_scheduled = True
+        self._loop.call_soon_threadsafe(self.drain)
+
+    def drain(self, limit: int = BATCH) -> None:
+        """Handle up to ``limit`` queued messages in one transaction (the rest in the next call)."""
+        with self._inbox_lock:
+            self._drain_scheduled = False
+            batch = [self._inbox.popleft() for _ in range(min(limit, len(self._inbox)))]
+            if self._inbox and self._loop is not None:
+                self._drain_scheduled = True
+                self._loop.call_soon(self.drain)
+        if not batch:
+            return
+        now = self.clock.now_wall()
+        touched: set[str] = set()
+        for kind, table, obj in batch:
+            self.stats["messages"] += 1
+            try:
+                if self._handlers[kind](table, obj, now):
+                    touched.add(table)
+            except Exception:
+                self.stats["dropped"] += 1
+                log.exception("table %s: %s message could not be handled", table, kind)
+        self.store.commit()
+        if touched:
+            self._refresh(now, touched)
+        self._notify()
+
+    def save_states(self) -> None:
+        """Persist the latest snapshot of every table that changed (a cache for restarts: the
+        tables announce their state again whenever the hub comes online)."""
+        for table in self._unsaved_states:
+            view = self.room.views[table]
+            if view.state is not None:
+                self.store.put_state(table, view.state, view.state_wall)
+        self._unsaved_states.clear()
+
+    # -- one message each ---------------------------------------------------------------------
+
+    def _drop(self, table: str, kind: str, reason: str) -> bool:
+        self.stats["dropped"] += 1
+        log.warning("table %s: %s ignored: %s", table, kind, reason)
+        return False
+
+    def _on_status(self, table: str, status: dict[str, Any], now: int) -> bool:
+        if reason := check_status(status):
+            return self._drop(table, "status", reason)
+        view = self.room.view(table)
+        online = status["online"]
+        came_online = online and not view.online
+        if view.status is None or online != view.online:
+            view.status_since = now
+        view.status, view.online = status, online
+        self.store.put_status(table, status, online, view.status_since)
+        if came_online:
+            view.state_fresh = False
+            self.sender.resend_unanswered(table, now)
+        return True
+
+    def _on_replayed_state(self, table: str, state: dict[str, Any], now: int) -> bool:
+        """A retained state the broker replayed: shown, but not taken as the table's current one
+        for automation (a restored broker may replay one older than the table's latest)."""
+        fresh = self.room.view(table).state_fresh
+        accepted = self._on_state(table, state, now)
+        self.room.view(table).state_fresh = fresh
+        return accepted
+
+    def _on_state(self, table: str, state: dict[str, Any], now: int) -> bool:
+        if reason := check_state(state):
+            return self._drop(table, "state", reason)
+        view = self.room.view(table)
+        if is_older(view.state, state):
+            return False
+        view.state, view.state_wall, view.state_fresh = state, now, True
+        self._unsaved_states.add(table)
+        self._note_result(table, state, now)
+        return True
+
+    def _on_event(self, table: str, evt: dict[str, Any], now: int) -> bool:
+        if reason := check_event(evt):
+            return self._drop(table, "event", reason)
+        mid = evt.get("match_id")
+        key = (table, mid)
+        if key not in self._restored:
+            self._restored.add(key)
+            self.tracker.restore(table, mid, self.store.max_seq(table, mid or ""))
+        accepted = self.tracker.accept(table, mid, evt["seq"])
+        link = self._link()
+        if accepted.kind == "gap" and link is not None:
+            self.stats["resyncs"] += 1
+            log.info("table %s: events %s of %s missing; asking for them", table, accepted.missing, mid)
+            link.request_resync(table, mid, accepted.missing.start)
+        stored = {**evt, "match_id": mid or ""}
+        if not self.store.add_event(table, stored, now):
+            self.stats["duplicates"] += 1
+            return False
+        self.stats["events"] += 1
+        kind = evt["type"]
+        if kind == "cmd_done" and isinstance(evt.get("id"), str):
+            ok = evt.get("ok") is True
+            error = evt.get("error") if isinstance(evt.get("error"), str) else None
+            if self.store.command_done(evt["id"], ok, error, now) and not ok:
+                self.alerts.raise_(command_refused(table, evt, mid, error), now)
+        elif kind == "assign" and evt.get("rejected"):
+            self.alerts.raise_(assignment_refused(table, evt, mid, now), now)
+        return True
+
+    def _note_result(self, table: str, state: dict[str, Any], now: int) -> None:
+        """Record a finished match's result (or withdraw it if a waiver reopened the match)."""
+        mid = state.get("match_id")
+        match = self.room.by_id.get(mid) if isinstance(mid, str) else None
+        if match is None or not isinstance(mid, str):
+            return
+        results = self.room.results
+        existing = results.get(mid)
+        if state["phase"] != "finished":
+            if existing is not None and not existing["corrected"]:
+                self.store.delete_result(mid)
+                del results[mid]
+            return
+        result = finished_result(table, match, state, now)
+        if existing is not None:
+            same = all(existing.get(k) == result[k] for k in ("score", "winner", "end_reason", "length"))
+            if same or existing["corrected"]:
+                return
+            result["finished_wall"] = existing.get("finished_wall") or now
+        self.store.put_result(result)
+        stored = self.store.result(mid)
+        if stored is not None:
+            results[mid] = stored

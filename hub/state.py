@@ -1,0 +1,105 @@
+"""The hub's picture of the room in memory, shared by its jobs (ingest, automation, alerts, actions,
+views) and rebuilt from the store at start.
+
+Plain data with a few lookups: each job changes only its own part (ingest the table views and
+results, automation ``current`` and ``assigned``, actions ``released``, ``suspended`` and the
+schedule); the others read it. The alerts are kept by :class:`hub.alerts.Alerts`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hub.room import TableView, check_state
+from hub.rounds import Current, round_ends
+from hub.schedule import ScheduledMatch
+from hub.store import Store
+from rulebook.errors import ProfileError
+from rulebook.profiles import Profile, get_profile
+
+
+def natural(table: str) -> tuple[int, str]:
+    """Sort key that puts table 2 before table 10 (and named tables after the numbered ones)."""
+    return (int(table), "") if table.isdigit() else (10**9, table)
+
+
+@dataclass
+class RoomState:
+    #: the rules for a schedule row whose profile is unknown
+    default_profile: Profile
+    views: dict[str, TableView] = field(default_factory=dict)
+    schedule: list[ScheduledMatch] = field(default_factory=list)
+    by_id: dict[str, ScheduledMatch] = field(default_factory=dict)
+    #: round -> when the next round starts
+    round_end: dict[str, int | None] = field(default_factory=dict)
+    #: table -> the match it should have now (recomputed by the automation at every tick)
+    current: dict[str, Current] = field(default_factory=dict)
+    #: match id -> result (as the store returns it)
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    released: set[str] = field(default_factory=set)
+    suspended: set[str] = field(default_factory=set)
+    #: table -> the match id last assigned to it
+    assigned: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, store: Store, default_profile: Profile) -> RoomState:
+        """What the store holds; a cached state that no longer passes the checks is left out."""
+        state = cls(default_profile)
+        state.set_schedule(store.schedule())
+        for table, (status, online, since) in store.statuses().items():
+            view = state.view(table)
+            view.status, view.online, view.status_since = status, online, since
+        for table, (snapshot, received) in store.states().items():
+            if check_state(snapshot) is None:
+                view = state.view(table)
+                view.state, view.state_wall = snapshot, received
+        state.results = {r["match_id"]: r for r in store.results()}
+        state.released = store.releases()
+        state.suspended = store.suspended_tables()
+        state.assigned = store.assigned()
+        return state
+
+    def set_schedule(self, schedule: list[ScheduledMatch]) -> None:
+        self.schedule = schedule
+        self.by_id = {m.match_id: m for m in schedule}
+        self.round_end = round_ends(schedule) if schedule else {}
+
+    def view(self, table: str) -> TableView:
+        """The table's view, created on first sight."""
+        view = self.views.get(table)
+        if view is None:
+            view = self.views[table] = TableView(table)
+        return view
+
+    def tables(self) -> list[str]:
+        """Every table known from a message or from the schedule, in natural order."""
+        names = set(self.views) | {m.table for m in self.schedule}
+        return sorted(names, key=natural)
+
+    def is_known(self, table: str) -> bool:
+        return table in self.views or any(m.table == table for m in self.schedule)
+
+    def match_for(self, table: str) -> ScheduledMatch | None:
+        """The match a table is shown with: its current one, else the one its state is about."""
+        cur = self.current.get(table)
+        if cur is not None:
+            return cur.match
+        view = self.views.get(table)
+        if view is not None and view.state is not None:
+            return self.by_id.get(view.state.get("match_id") or "")
+        return None
+
+    def profile(self, match: ScheduledMatch | None) -> Profile:
+        """The match's rules (the default ones for no match or an unknown profile)."""
+        if match is None:
+            return self.default_profile
+        try:
+            return get_profile(match.profile)
+        except ProfileError:
+            return self.default_profile
+
+    def mark_states_stale(self) -> None:
+        """The hub lost the room for a while: no table's state held is known to be current."""
+        for view in self.views.values():
+            view.state_fresh = False

@@ -1,0 +1,135 @@
+"""What the dashboards are shown: tiles, the room, a table's detail, the schedule, the results, the
+public board; and the push of the tiles and alerts that changed (:meth:`Views.push`).
+
+Read-only over the room state, the alerts and the store: nothing here changes what the hub knows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from drivers.hub_link import HubLink
+from hub.alerts import Alerts
+from hub.clock import Clock
+from hub.config import HubConfig
+from hub.room import TableView, board_tile, tile
+from hub.state import RoomState, natural
+from hub.store import Store
+
+
+class Views:
+    def __init__(
+        self,
+        room: RoomState,
+        alerts: Alerts,
+        store: Store,
+        config: HubConfig,
+        clock: Clock,
+        link: Callable[[], HubLink | None],
+        publish: Callable[[dict[str, Any]], None],
+    ) -> None:
+        self.room = room
+        self.alerts = alerts
+        self.store = store
+        self.config = config
+        self.clock = clock
+        self._link = link
+        self._publish = publish
+        #: the tiles last pushed, to push only those that changed
+        self._tiles: dict[str, dict[str, Any]] = {}
+
+    def push(self, now: int, tables: set[str] | None) -> None:
+        """Push the tiles (of ``tables`` and of those whose alerts changed; all: None) that changed,
+        and the alert list if any alert changed."""
+        alerts_changed, alert_tables = self.alerts.take_changes()
+        urgencies = self.alerts.urgencies()
+        changed = []
+        scope = self.room.tables() if tables is None else sorted(tables | alert_tables, key=natural)
+        for table in scope:
+            t = self.tile(table, now, urgencies.get(table, (None, 0)))
+            if self._tiles.get(table) != t:
+                self._tiles[table] = t
+                changed.append(t)
+        if changed:
+            self._publish({"type": "tiles", "tiles": changed, "now_wall": now})
+        if alerts_changed:
+            self._publish({"type": "alerts", "alerts": self.alerts.listed(), "now_wall": now})
+
+    def tile(
+        self, table: str, now: int | None = None, urgency: tuple[str | None, int] | None = None
+    ) -> dict[str, Any]:
+        room = self.room
+        now = self.clock.now_wall() if now is None else now
+        match = room.match_for(table)
+        result = room.results.get(match.match_id) if match else None
+        best, count = urgency if urgency is not None else self.alerts.urgencies().get(table, (None, 0))
+        return tile(
+            room.views.get(table) or TableView(table),
+            match,
+            now=now,
+            grace_ms=self.config.offline_grace_ms,
+            verified=bool(result and result.get("verified")),
+            suspended=table in room.suspended,
+            alert_urgency=best,
+            alert_count=count,
+        )
+
+    def room_view(self) -> dict[str, Any]:
+        """The whole room: every tile, the alerts, the rounds, whether the hub reaches the broker."""
+        now = self.clock.now_wall()
+        link = self._link()
+        return {
+            "event": self.config.event,
+            "now_wall": now,
+            "tables": [self.tile(t, now) for t in self.room.tables()],
+            "alerts": self.alerts.listed(),
+            "rounds": sorted({m.round for m in self.room.schedule}, key=natural),
+            "link_online": bool(link and link.online),
+        }
+
+    def board(self) -> dict[str, Any]:
+        """The public board: the room's tiles cut to what the tables show anyway."""
+        room = self.room_view()
+        return {
+            "event": room["event"],
+            "now_wall": room["now_wall"],
+            "tables": [board_tile(t) for t in room["tables"]],
+        }
+
+    def table_detail(self, table: str) -> dict[str, Any] | None:
+        room = self.room
+        if not room.is_known(table):
+            return None
+        view = room.views.get(table) or TableView(table)
+        match = room.match_for(table)
+        mid = (view.state or {}).get("match_id") or (match.match_id if match else None)
+        return {
+            "tile": self.tile(table),
+            "state": view.state,
+            "status": view.status,
+            "schedule": [m.as_dict() for m in room.schedule if m.table == table],
+            "events": self.store.events(table, mid, limit=300)
+            if mid
+            else self.store.events(table, limit=300),
+            "commands": self.store.commands(table, limit=200),
+            "alerts": [a for a in self.alerts.listed() if a["table"] == table],
+            "audit": self.store.audit_log(table, limit=100),
+            "automation_suspended": table in room.suspended,
+            "result": room.results.get(mid) if mid else None,
+        }
+
+    def schedule_rows(self) -> list[dict[str, Any]]:
+        room = self.room
+        return [
+            dict(
+                m.as_dict(),
+                assigned=room.assigned.get(m.table) == m.match_id,
+                released=m.match_id in room.released,
+                result=m.match_id in room.results,
+            )
+            for m in room.schedule
+        ]
+
+    def result_list(self) -> list[dict[str, Any]]:
+        return sorted(self.room.results.values(), key=lambda r: (natural(r["round"]), natural(r["table"])))

@@ -1,0 +1,59 @@
+"""The hub's layering, read from the source with ``ast`` (the scanner of tests/kiosk/test_app_layering).
+
+The demonstration room (``demo``: simulated tables, scripted players, ``bghub demo``) is not part
+of the product: no production package imports it, and ``bghub demo`` reaches it only through the
+``bghub.commands`` entry point. Inside the hub, the jobs (ingest, automation, alerts, actions,
+views) are wired by :mod:`hub.core` and never import it, nor the web server above it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.kiosk.test_app_layering import ROOT, imported_modules, offenders, sources
+
+PRODUCTION = ("rulebook", "kiosk", "drivers", "hub")
+JOBS = ("state", "ingest", "automation", "alerts", "actions", "views", "commands")
+
+
+def test_the_scan_sees_the_demo_importing_the_hub():
+    """Not vacuous: the demo does import the hub, and the scanner sees it."""
+    assert "hub.cli" in imported_modules(ROOT / "demo/room.py")
+    assert offenders(sources("demo"), ("hub",))
+
+
+@pytest.mark.parametrize("package", PRODUCTION)
+def test_no_production_package_imports_the_demo(package):
+    assert offenders(sources(package), ("demo",)) == {}
+
+
+def test_the_demo_does_not_import_the_kiosk():
+    """Its one real kiosk (``--window``) is a ``bgtable`` process of its own (docs/demo.md)."""
+    assert offenders(sources("demo"), ("kiosk",)) == {}
+
+
+def test_the_hub_runs_without_loading_the_demo():
+    code = (
+        "import sys, hub.app, hub.core, hub.service, hub.web\n"
+        "assert not any(m == 'demo' or m.startswith('demo.') for m in sys.modules), 'demo loaded'"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("job", JOBS)
+def test_the_hubs_jobs_do_not_import_their_wiring(job):
+    path = ROOT / "hub" / f"{job}.py"
+    assert offenders([path], ("hub.core", "hub.web", "hub.app", "hub.service", "hub.cli")) == {}
+
+
+def test_bghub_demo_comes_from_the_demo_package_entry_point():
+    from importlib.metadata import entry_points
+
+    from hub.cli import COMMANDS_GROUP
+
+    (entry,) = [e for e in entry_points(group=COMMANDS_GROUP) if e.name == "demo"]
+    assert entry.value == "demo.room:add_demo_command"
