@@ -9,7 +9,7 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 TEST_ENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy GPIOZERO_PIN_FACTORY=mock
 
-.PHONY: demo test lint typecheck bench soak system-demo system-test system-image clean
+.PHONY: demo test lint typecheck bench soak hardware system-demo system-test system-image clean
 
 system-demo:
 	@tools/system-packages demo
@@ -40,7 +40,7 @@ demo: system-demo $(RUN_STAMP)
 test: system-test $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak" $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak and not hardware" $(PYTEST_ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
@@ -50,6 +50,10 @@ typecheck: $(TEST_STAMP)
 
 bench: system-test $(TEST_STAMP)
 	$(TEST_ENV) $(BIN)/python -m bench
+
+# on a table's Raspberry Pi: its real buttons and dice tower (tests/hardware)
+hardware: $(TEST_STAMP)
+	SDL_VIDEODRIVER=dummy $(BIN)/python -m pytest -m hardware tests/hardware $(PYTEST_ARGS)
 
 soak: system-test $(TEST_STAMP)
 	$(TEST_ENV) $(BIN)/python -m pytest -m soak $(PYTEST_ARGS)
