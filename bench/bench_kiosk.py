@@ -4,6 +4,11 @@
   whole measurement; CPU time is read from ``/proc/<pid>/stat`` (utime + stime of the kiosk
   process) between two instants after its first frame. ``BENCH_KIOSK_SECONDS`` shortens the
   default 60 s window for a quick run.
+* **Restore** (target: at most 0.3 s): opening and verifying the journal and rebuilding the
+  table's state in process (``Journal(repair=True)`` + ``TableController.restore``), for a whole
+  25-point match and for a day of matches on one table (100,000 inputs: the journal keeps every
+  match the table played); from the newest checkpoint, and by full replay (checkpoints removed).
+  The median of ``BENCH_KIOSK_RESTORES`` (default 7) restores is reported.
 * **Start-up** (target: at most 1.5 s): from starting the process to its first frame (systemd's
   ``READY=1``, received on a notify socket as systemd would) with a restored journal of a whole
   25-point match played with a clock (presses, rolls, cube, results, breaks and a tick a second,
@@ -19,6 +24,7 @@ import os
 import random
 import signal
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -32,6 +38,8 @@ from kiosk.journal import Journal
 PLAYERS = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
 CPU_TARGET = 5.0
 START_TARGET_S = 1.5
+RESTORE_TARGET_S = 0.3
+DAY_INPUTS = 100_000
 
 
 def _config(tmp: Path, data: Path) -> Path:
@@ -112,10 +120,26 @@ def bench_cpu(seconds: float) -> float:
 
 def write_match_journal(path: Path, seed: int = 25) -> int:
     """A whole 25-point match with a clock, as a real table journals it. Returns the row count."""
+    return write_day_journal(path, seed, min_inputs=1)
+
+
+def write_day_journal(path: Path, seed: int = 25, min_inputs: int = DAY_INPUTS) -> int:
+    """Whole 25-point matches with a clock, one after another on the same table, until the
+    journal holds at least ``min_inputs`` inputs (a table's day). Returns the row count."""
     rng = random.Random(seed)
     t = [0]
     journal = Journal(path)
     ctl = TableController(journal, "b1", clock_ms=lambda: t[0], wall_ms=lambda: 1_795_000_000_000 + t[0])
+    match_no = 0
+    while match_no == 0 or journal.count() < min_inputs:
+        match_no += 1
+        _play_match(ctl, rng, t, f"m25-{match_no}")
+    rows = journal.count()
+    journal.close()
+    return rows
+
+
+def _play_match(ctl: TableController, rng: random.Random, t: list[int], match_id: str) -> None:
 
     def wait(ms: int) -> None:
         end = t[0] + ms
@@ -123,7 +147,7 @@ def write_match_journal(path: Path, seed: int = 25) -> int:
             t[0] = min(end, t[0] + 100)
             ctl.maybe_tick()
 
-    ctl.submit({"input": "assign", "match_id": "m25", "length": 25, "players": PLAYERS, "clock": True})
+    ctl.submit({"input": "assign", "match_id": match_id, "length": 25, "players": PLAYERS, "clock": True})
     ctl.submit({"input": "checkin", "side": "A"})
     ctl.submit({"input": "checkin", "side": "B"})
     while ctl.state.phase != "finished":
@@ -154,9 +178,54 @@ def write_match_journal(path: Path, seed: int = 25) -> int:
         if ctl.state.phase == "playing":
             kind = rng.choice(["single"] * 6 + ["gammon"])
             ctl.submit({"input": "win", "side": rng.choice("AB"), "kind": kind})
-    rows = journal.count()
-    journal.close()
-    return rows
+
+
+def _restore_once(path: Path) -> tuple[float, int]:
+    """Seconds to open (and verify) the journal and rebuild the state, as the kiosk does at start;
+    and the input the restore started from (0: a full replay)."""
+    t0 = time.perf_counter()
+    journal = Journal(path, repair=True)
+    try:
+        ctl = TableController(journal, "b1")
+        ctl.restore()
+        return time.perf_counter() - t0, ctl.restored_from
+    finally:
+        journal.close()
+
+
+def _fresh_copy(master: bytes, work: Path, checkpoints: bool) -> None:
+    """The journal as the kiosk left it (a restore after a power cut journals its pause)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{work}{suffix}").unlink(missing_ok=True)
+    work.write_bytes(master)
+    if not checkpoints:
+        db = sqlite3.connect(work)
+        db.execute("DELETE FROM checkpoint")
+        db.commit()
+        db.close()
+
+
+def bench_restore(restores: int) -> list[tuple[str, int, dict[str, float]]]:
+    """(journal, inputs, {"checkpoint": median s, "full replay": median s}) for a 25-point match
+    and for a 100,000-input day."""
+    results = []
+    with tempfile.TemporaryDirectory(prefix="bench-kiosk-") as tmpdir:
+        for label, min_inputs in (("25-point match", 1), (f"{DAY_INPUTS:,}-input day", DAY_INPUTS)):
+            path = Path(tmpdir) / f"{min_inputs}.sqlite3"
+            rows = write_day_journal(path, min_inputs=min_inputs)
+            master = path.read_bytes()
+            work = Path(tmpdir) / "work.sqlite3"
+            figures = {}
+            for mode, checkpoints in (("checkpoint", True), ("full replay", False)):
+                times = []
+                for _ in range(restores):
+                    _fresh_copy(master, work, checkpoints)
+                    seconds, start = _restore_once(work)
+                    assert (start > 0) == checkpoints
+                    times.append(seconds)
+                figures[mode] = statistics.median(times)
+            results.append((label, rows, figures))
+    return results
 
 
 def bench_startup(starts: int) -> tuple[float, int, dict]:
@@ -186,6 +255,15 @@ def bench_startup(starts: int) -> tuple[float, int, dict]:
 def main() -> int:
     seconds = float(os.environ.get("BENCH_KIOSK_SECONDS", "60"))
     starts = int(os.environ.get("BENCH_KIOSK_STARTS", "5"))
+    restores = int(os.environ.get("BENCH_KIOSK_RESTORES", "7"))
+    print(f"kiosk restore (journal opened and verified, state rebuilt), median of {restores}:")
+    for label, rows, figures in bench_restore(restores):
+        print(
+            f"  {label} ({rows:,} inputs): from a checkpoint {figures['checkpoint']:.3f} s"
+            f" (target <= {RESTORE_TARGET_S:g} s); full replay {figures['full replay']:.3f} s"
+        )
+    if os.environ.get("BENCH_KIOSK_RESTORE_ONLY"):
+        return 0
     print(f"kiosk CPU with a running clock, {seconds:g} s window:")
     cpu = bench_cpu(seconds)
     print(f"  CPU: {cpu:.2f} % of one core (target <= {CPU_TARGET:g} %)")

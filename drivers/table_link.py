@@ -9,10 +9,12 @@ API::
                      on_cmd: Callable[[dict], None],         # a hub command (PROTOCOL §3.3)
                      username=None, password=None, version=VERSION, boot_id=None,
                      keepalive=10, backoff=(0.2, 10.0), window=64,
-                     on_online: Callable[[bool], None] | None = None)
+                     on_online: Callable[[bool], None] | None = None,
+                     status_fields: Callable[[], dict] | None = None)  # more status fields
     link.start()
     link.publish_event(evt) -> int      # durable in the outbox first, then sent in order (QoS 1)
     link.publish_state(snapshot)        # retained, QoS 1, latest wins
+    link.refresh_status()               # publish status again (status_fields changed)
     link.online -> bool ; link.wait_online(timeout) -> bool
     link.wait_drained(timeout) -> bool  # every stored event acknowledged by the broker
     link.stop(timeout=5.0, graceful=True)
@@ -97,6 +99,7 @@ class TableLink:
         on_online: Callable[[bool], None] | None = None,
         tls: bool = False,
         tls_ca_file: str | None = None,
+        status_fields: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         if not is_valid_id(table):
             raise ValueError(f"invalid table id {table!r} (letters, digits, _ . - only)")
@@ -111,6 +114,7 @@ class TableLink:
         self._on_assign = on_assign
         self._on_cmd = on_cmd
         self._on_online = on_online
+        self._status_fields = status_fields
         self._window = window
         self._t_status = self.topics.table_status(table)
         self._t_state = self.topics.table_state(table)
@@ -193,8 +197,20 @@ class TableLink:
             self._send_state(payload)
 
     # ----------------------------------------------------------------- sending
+    def refresh_status(self) -> None:
+        """Publish ``status`` (online) again: what ``status_fields`` returns has changed."""
+        if self.online:
+            self.client.publish(self._t_status, self._status(True), qos=1, retain=True)
+
     def _status(self, online: bool) -> dict[str, Any]:
-        return {"online": online, "boot_id": self.boot_id, "version": self.version, "wall": now_wall()}
+        status: dict[str, Any] = {}
+        if self._status_fields is not None:
+            try:
+                status.update(self._status_fields())
+            except Exception:
+                log.exception("table %s: status_fields failed", self.table)
+        status.update(online=online, boot_id=self.boot_id, version=self.version, wall=now_wall())
+        return status
 
     def _will(self) -> tuple[str, bytes, int, bool]:
         return (self._t_status, encode_json(self._status(False)), 1, True)

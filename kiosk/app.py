@@ -11,8 +11,10 @@ journals a ``tick`` while a clock runs, draws only what changed, and pings syste
   panel. ``--headless`` uses SDL's dummy video driver (tests, benchmarks).
 * Everything else is optional and comes up on its own: no GPIO (a desktop) means no buttons, no
   dice device means manual dice entry, no broker means a table that works alone.
-* On start the journal is replayed; a match that was under way comes back with its clock paused
-  (reason ``power_loss``) until someone resumes it.
+* On start the journal is verified and replayed; a match that was under way comes back with its
+  clock paused (reason ``power_loss``) until someone resumes it. A damaged or lost journal
+  (:mod:`kiosk.journal_health`) pauses the match for the TD instead, shows a banner until a TD
+  has dealt with it, and is reported to the hub in the table's ``status`` (``journal``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from typing import Any
 from kiosk.config import Config, ConfigError, describe, load, save_setting, with_settings
 from kiosk.controller import TableController
 from kiosk.journal import Journal, JournalClock, JournalError, wall_ms
+from kiosk.journal_health import FILE_NAME as HEALTH_FILE
+from kiosk.journal_health import JournalHealth, Notice
 from kiosk.notify import Notifier
 from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
 from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
@@ -76,7 +80,7 @@ class KioskApp:
         self.notifier = notifier or Notifier()
         self.pin_factory = pin_factory
         self.monotonic = monotonic
-        self.journal = Journal(config.journal_path)
+        self.journal = Journal(config.journal_path, repair=True)
         self.clock = JournalClock(self.journal.last_at(), monotonic)
         self.controller = TableController(
             self.journal,
@@ -84,7 +88,11 @@ class KioskApp:
             clock_ms=self.clock,
             tick_interval_ms=config.tick_interval_ms,
             default_profile=config.profile,
+            health=JournalHealth(config.data_path / HEALTH_FILE),
         )
+        #: the journal notice last shown and reported (``status.journal``), read by the link
+        self._notice: Notice | None = None
+        self._status_fields: dict[str, Any] = {"journal": None}
         self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.script = ScriptPlayer(script, self.clock) if script else None
         self.stopping = threading.Event()
@@ -118,6 +126,7 @@ class KioskApp:
             self.controller.restored_inputs,
             json.dumps(self.controller.published_snapshot(), separators=(",", ":")),
         )
+        self._sync_notice()
         self._open_screen()
         self._start_buttons()
         self._start_dice()
@@ -153,6 +162,7 @@ class KioskApp:
         self.controller.maybe_tick()
         if self.buttons is not None:
             self.buttons.poll()
+        self._sync_notice()
         self._publish_state()
         online = self.link is not None and self.link.online
         if self.local is not None and online != self.local.hub_online:
@@ -180,7 +190,7 @@ class KioskApp:
         if self.outbox is not None:
             self.outbox.close()
             self.outbox = None
-        self.journal.close()
+        self.controller.close()
         if self.window is not None:
             self.window.close()
         self.notifier.close()
@@ -208,7 +218,21 @@ class KioskApp:
         self.view = KioskView(self.window.size, lang=self.config.language, flip=self.config.screen.flip)
         self.local = LocalState()
         self.local.td_pin = self.config.td_pin
+        self.local.journal_notice = _banner(self._notice)
         self._full_redraw = True
+
+    def _sync_notice(self) -> None:
+        """Show and report the journal notice when it appears or clears (``status.journal``)."""
+        notice = self.controller.journal_notice
+        if notice == self._notice:
+            return
+        self._notice = notice
+        self._status_fields = {"journal": notice.status() if notice else None}
+        if self.local is not None:
+            self.local.journal_notice = _banner(notice)
+            self._redraw = True
+        if self.link is not None:
+            self.link.refresh_status()
 
     def _draw(self) -> None:
         snap = self.controller.snapshot()
@@ -405,6 +429,7 @@ class KioskApp:
                 tls=broker.tls,
                 tls_ca_file=broker.ca_file or None,
                 boot_id=self.boot_id,
+                status_fields=lambda: self._status_fields,
             )
             self.link.start()
         except Exception as exc:
@@ -438,6 +463,13 @@ class KioskApp:
         self._state_dirty = False
         self._state_sent_at = now
         self.link.publish_state(self.controller.published_snapshot())
+
+
+def _banner(notice: Notice | None) -> dict[str, Any] | None:
+    """What the screen's banner needs of a notice (see ``kiosk.ui.screens.banner``)."""
+    if notice is None:
+        return None
+    return {"problem": notice.problem, "after_input": notice.after_input, "match_id": notice.match_id}
 
 
 def _setup_logging(level: str) -> None:

@@ -20,7 +20,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeGuard
 
-from kiosk.journal import Journal, JournalClock, wall_ms
+from kiosk import checkpoint
+from kiosk.journal import Journal, JournalClock, JournalError, Scan, wall_ms
+from kiosk.journal_health import DAMAGED, LOST, JournalHealth, Notice
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
 
@@ -51,6 +53,8 @@ class TableController:
         tick_interval_ms: int = 1000,
         keep_events: int = 200,
         default_profile: str | None = None,
+        health: JournalHealth | None = None,
+        checkpoint_every: int = checkpoint.EVERY,
     ):
         self.journal = journal
         self.table_id = table_id
@@ -62,8 +66,13 @@ class TableController:
         self.state: TableState = new_table(table_id)
         self.events: deque[dict[str, Any]] = deque(maxlen=keep_events)
         self.listeners: list[Listener] = []
+        #: the journal's marker and open notice (``health.notice``: shown, sent to the hub)
+        self.health = health if health is not None else JournalHealth(None)
+        self.checkpoint_every = checkpoint_every
         #: inputs found in the journal at restore
         self.restored_inputs = 0
+        #: the checkpoint the restore started from (0: replayed from the first input)
+        self.restored_from = 0
         self._last_at = journal.last_at()
         self._published = snapshot(self.state)
 
@@ -72,24 +81,104 @@ class TableController:
     def restore(self) -> list[dict[str, Any]]:
         """Rebuild the state from the journal; pause a match that was running when it stopped.
 
-        The pause is stamped at the journal's last ``at``: the time between the last journaled
-        input (at most one tick interval before the cut) and the restart is nobody's time.
-        Returns the events of that pause (empty if nothing needed pausing).
+        The state comes from the newest usable checkpoint plus the inputs after it (the same
+        state as replaying every input). A journal found damaged or lost raises a notice and
+        pauses a match under way for the TD (reason ``td``); otherwise a match under way is
+        paused for ``power_loss``. The pause is stamped at the journal's last ``at``: the time
+        between the last journaled input (at most one tick interval before the cut) and the
+        restart is nobody's time. Returns the events of that pause (empty if none was needed).
         """
-        rows = [json.loads(line) for line in self.journal.lines()]
-        state = new_table(self.table_id)
-        for i, row in enumerate(rows):
-            if _is_covered_tick(row, rows[i + 1] if i + 1 < len(rows) else None, state.now):
-                continue
-            state, _ = apply(state, row)
+        scan = self.journal.take_scan() or self.journal.scan()
+        state = self._rebuild(scan)
         self.state = state
-        self.restored_inputs = len(rows)
+        self.restored_inputs = scan.good
         self._published = snapshot(state)
+        notice = self._check_journal(scan, state)
+        self.health.mark(state.match_id, state.seq, scan.good)
+        if notice is not None:
+            if self.health.notice is None:
+                self.health.raise_notice(notice)
+            else:  # the TD has not seen the table since the first problem: that one stays shown
+                log.error("journal %s again (%s); the open notice stays", notice.problem, notice.reason)
+            if state.phase in PAUSABLE:
+                log.error("journal %s: clock paused until the TD comes", notice.problem)
+                return self.submit({"input": "pause", "reason": "td"}, at=state.now)
+            return []
         if not needs_power_loss_pause(state):
             return []
         events = self.submit({"input": "pause", "reason": POWER_LOSS}, at=state.now)
         log.warning("restored match %s after power loss: clock paused", state.match_id)
         return events
+
+    def _rebuild(self, scan: Scan) -> TableState:
+        """The state after the scan's good inputs: from a checkpoint when one is usable."""
+        state, start = new_table(self.table_id), 0
+        fmt = checkpoint.current_format()
+        for cp in scan.checkpoints:
+            if cp.format != fmt:
+                log.info("checkpoint at input %d is of another rulebook; not used", cp.n)
+                continue
+            try:
+                decoded = checkpoint.decode(cp.body)
+            except checkpoint.CheckpointError as exc:
+                log.warning("checkpoint at input %d not used: %s", cp.n, exc)
+                continue
+            if isinstance(decoded, TableState):
+                # the table's label is configuration, not match data (see set_table_id)
+                state, start = replace(decoded, table=self.table_id), cp.n
+                break
+        self.restored_from = start
+        rows = [_parse(line) for line in scan.lines[start:]]
+        for i, row in enumerate(rows):
+            if _is_covered_tick(row, rows[i + 1] if i + 1 < len(rows) else None, state.now):
+                continue
+            state, _ = apply(state, row)
+        return state
+
+    def _check_journal(self, scan: Scan, state: TableState) -> Notice | None:
+        """A new notice when the journal came back damaged, shorter than recorded, or lost."""
+        damage = self.journal.damage
+        wall = self.wall_ms()
+        if damage is not None:
+            return Notice(
+                problem=DAMAGED,
+                match_id=state.match_id,
+                after_input=damage.after_input,
+                last_seq=None,
+                aside=damage.aside.name if damage.aside else None,
+                reason=damage.reason,
+                since_wall=wall,
+            )
+        if scan.problem is not None:  # a journal opened without repair (tools): report only
+            log.error("journal damaged after input %d: %s", scan.good, scan.problem)
+        marker = self.health.marker
+        if marker is None or marker.inputs <= scan.good:
+            return None
+        if marker.match_id is not None and (scan.good == 0 or marker.match_id != state.match_id):
+            log.error(
+                "journal lost: it holds %d inputs, match %s had %d", scan.good, marker.match_id, marker.inputs
+            )
+            return Notice(
+                problem=LOST,
+                match_id=marker.match_id,
+                after_input=scan.good,
+                last_seq=marker.seq,
+                aside=None,
+                reason=f"the journal holds {scan.good} inputs; {marker.inputs} were recorded",
+                since_wall=wall,
+            )
+        if scan.good == 0:
+            return None  # no match was under way: nothing the TD needs to know
+        log.error("journal ends at input %d; %d were recorded", scan.good, marker.inputs)
+        return Notice(
+            problem=DAMAGED,
+            match_id=state.match_id,
+            after_input=scan.good,
+            last_seq=None,
+            aside=None,
+            reason=f"the journal ends at input {scan.good}; {marker.inputs} were recorded",
+            since_wall=wall,
+        )
 
     # -- inputs -------------------------------------------------------------------------------
 
@@ -120,6 +209,7 @@ class TableController:
         self.journal.append(line)
         self._last_at = stamp
         self.state, events = apply(self.state, line)
+        self._after_input(events)
         for event in events:
             if "rejected" in event:
                 log.info("rejected %s: %s", event.get("type"), event["rejected"])
@@ -132,6 +222,32 @@ class TableController:
                 except Exception:  # a listener's failure must not stop the table
                     log.exception("listener failed")
         return events
+
+    def _after_input(self, events: list[dict[str, Any]]) -> None:
+        """Checkpoint, marker and notice upkeep after a journaled input (never fatal)."""
+        inputs = self.journal.count()
+        state = self.state
+        if self.checkpoint_every > 0 and inputs % self.checkpoint_every == 0:
+            try:
+                self.journal.put_checkpoint(inputs, checkpoint.current_format(), checkpoint.encode(state))
+            except (checkpoint.CheckpointError, JournalError) as exc:
+                log.warning("no checkpoint at input %d: %s", inputs, exc)
+            self.health.mark(state.match_id, state.seq, inputs)
+        elif self.health.due_mark(state.match_id, inputs):
+            self.health.mark(state.match_id, state.seq, inputs)
+        if self.health.clears(state.match_id, events):
+            log.info("journal notice cleared by the TD (or a new match)")
+            self.health.clear_notice()
+
+    @property
+    def journal_notice(self) -> Notice | None:
+        """The open journal notice (the banner; ``status.journal`` for the hub)."""
+        return self.health.notice
+
+    def close(self) -> None:
+        """Record the marker as of now (a clean stop), then close the journal."""
+        self.health.mark(self.state.match_id, self.state.seq, self.journal.count())
+        self.journal.close()
 
     def tick_due(self, now: int | None = None) -> bool:
         """Whether a ``tick`` should be journaled now.
@@ -185,14 +301,26 @@ def needs_power_loss_pause(state: TableState) -> bool:
     return state.clock.is_running() or state.is_in_game()
 
 
-def _is_covered_tick(row: dict[str, Any], after: dict[str, Any] | None, now: int) -> bool:
+def _is_covered_tick(row: Any, after: Any, now: int) -> bool:
     """A tick followed by a later tick changes nothing the later one does not (a tick "advances
     time only", PROTOCOL.md §1; a flag falls at its exact instant whichever tick finds it).
     Skipping such runs makes restoring hours of clock time quick; the state is the same."""
-    if row.get("input") != "tick" or after is None or after.get("input") != "tick":
+    if not isinstance(row, dict) or not isinstance(after, dict):
+        return False
+    if row.get("input") != "tick" or after.get("input") != "tick":
         return False
     at, later = row.get("at"), after.get("at")
     return _is_ms(at) and _is_ms(later) and now <= at <= later
+
+
+def _parse(line: str) -> Any:
+    """A verified journal line (its checksum held, so it is the object that was written); a line
+    that is not JSON after all is handed on as ``None``, which the reducer rejects."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        log.error("journal line is not JSON: %.80r", line)
+        return None
 
 
 def _is_ms(value: Any) -> TypeGuard[int]:

@@ -41,6 +41,8 @@ class LocalState:
 
     #: the hub link is up (shown in the top bar)
     hub_online: bool = False
+    #: an open journal notice (``problem``, ``after_input``, ``match_id``), shown as a banner
+    journal_notice: dict[str, Any] | None = None
     #: the TD menu's PIN (from the configuration)
     td_pin: str = "0000"
     #: the open dialog, if any (see OVERLAYS)

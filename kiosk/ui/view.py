@@ -17,7 +17,7 @@ from kiosk.ui.layout import geometry
 from kiosk.ui.local import LocalState
 from kiosk.ui.render import Renderer, TextPlacement
 from kiosk.ui.scene import Intent, Scene
-from kiosk.ui.screens import between, common, dialogs, lobby, play
+from kiosk.ui.screens import banner, between, common, dialogs, lobby, play
 from kiosk.ui.screens.base import Ctx
 from kiosk.ui.screens.common import DELAY_BAR_STEPS
 from kiosk.ui.text import TextCache
@@ -66,6 +66,8 @@ class KioskView:
             SCREENS.get(str(snap.get("phase")), lobby.waiting)(c)
         if overlay is not None:
             dialogs.build(c, overlay)
+        if local.journal_notice is not None:
+            banner.banner(c, local.journal_notice)
         return c.scene
 
     def draw(

@@ -1,0 +1,40 @@
+"""The journal banner: across the top of every screen while the journal notice is open.
+
+Why a banner and not a dialog: the players must still see the match (score, clocks) that the
+table restored, and the TD must still reach the TD menu; the banner covers only the top bar,
+says what happened in the table's language, and a touch on it opens the TD menu's PIN pad.
+It goes away when the application clears ``local.journal_notice`` (a TD dealt with the table).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kiosk.ui import keys, theme
+from kiosk.ui.screens.base import Ctx
+
+
+def message(c: Ctx, notice: dict[str, Any]) -> str:
+    """The banner's text for a notice, in the table's language."""
+    tr = c.tr()
+    if notice.get("problem") == "lost":
+        match = str(notice.get("match_id") or "–")
+        return tr("Journal lost for match {match} — call the TD").format(match=match)
+    return tr("Journal damaged after input {n} — call the TD").format(n=int(notice.get("after_input") or 0))
+
+
+def banner(c: Ctx, notice: dict[str, Any]) -> None:
+    lay = c.lay
+    rect = (0, 0, lay.W, lay.top)
+    pen = c.region("banner", rect, theme.AMBER, overlay=True)
+    icon = lay.top * 9 // 20
+    pen.bell((lay.pad * 2, (lay.top - icon) // 2, icon, icon), theme.TEXT_DARK)
+    text_x = lay.pad * 4 + icon
+    pen.text(
+        message(c, notice),
+        (text_x, 4, lay.W - text_x - lay.pad * 2, lay.top - 8),
+        lay.f_label,
+        theme.TEXT_DARK,
+        wrap=True,
+    )
+    pen.hit(rect, [{"ui": "open", "overlay": "pin"}], keys.TD_MENU)
