@@ -1,8 +1,11 @@
 """Screen geometry: one tuned layout per supported display, scaled for any other size.
 
-The Raspberry Pi Touch Display is 800×480 and the Touch Display 2 is 1280×720 (landscape). Screens
-are built in the coordinates of the nearest of these two layouts (by aspect ratio, then size) and
-scaled to the real surface by :class:`Geo`, so an odd size still gets a sensible screen.
+The Raspberry Pi Touch Display is 800×480 and the Touch Display 2 is 1280×720 (landscape); both are
+about 155 × 87 mm (``kiosk.ui.physical``), so the large layout is the small one at 1.5 times the
+pixels. Screens are built in the coordinates of the nearest of these two layouts (by aspect ratio,
+then size) and scaled to the real surface by :class:`Geo`, so an odd size still gets a sensible
+screen. Sizes are chosen for a player 1.5 m away and for fingers: every touch target is at least
+9 mm in both directions and 1.4 mm from the screen's edge.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ class Layout:
     f_badge: int
     f_chip: int
     f_huge: int
+    #: the match length under "Match to" (readable from the next table)
+    f_length: int
 
     @property
     def side_w(self) -> int:
@@ -56,13 +61,13 @@ class Layout:
 SMALL = Layout(
     W=800,
     H=480,
-    top=56,
+    top=68,
     pad=8,
-    center=184,
-    bottom=96,
-    name_h=50,
-    score_h=92,
-    clock_h=124,
+    center=204,
+    bottom=92,
+    name_h=46,
+    score_h=96,
+    clock_h=116,
     radius=10,
     f_small=18,
     f_label=22,
@@ -73,20 +78,21 @@ SMALL = Layout(
     f_delay=30,
     f_title=34,
     f_badge=30,
-    f_chip=20,
+    f_chip=22,
     f_huge=120,
+    f_length=46,
 )
 
 LARGE = Layout(
     W=1280,
     H=720,
-    top=80,
+    top=102,
     pad=12,
-    center=300,
-    bottom=140,
-    name_h=76,
-    score_h=140,
-    clock_h=190,
+    center=320,
+    bottom=138,
+    name_h=68,
+    score_h=144,
+    clock_h=172,
     radius=14,
     f_small=26,
     f_label=32,
@@ -97,8 +103,9 @@ LARGE = Layout(
     f_delay=44,
     f_title=50,
     f_badge=44,
-    f_chip=30,
+    f_chip=32,
     f_huge=180,
+    f_length=68,
 )
 
 LAYOUTS = (SMALL, LARGE)

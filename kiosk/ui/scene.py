@@ -90,11 +90,15 @@ class Region:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """A touch area: touching ``rect`` (or pressing one of ``keys``) yields ``intents``."""
+    """A touch area: touching ``rect`` (or pressing one of ``keys``) yields ``intents``.
+
+    ``shown`` is what the player sees of it (a button's face); ``rect`` may be larger, for fingers.
+    """
 
     rect: Rect
     intents: tuple[Intent, ...]
     keys: tuple[int, ...] = ()
+    shown: Rect | None = None
 
 
 @dataclass(slots=True)

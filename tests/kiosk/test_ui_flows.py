@@ -351,7 +351,7 @@ def test_each_player_picks_their_own_language():
     assert "Χρόνος καθυστέρησης" in texts and "Delay" in texts  # A's half Greek, B's English
     greek = k.placement("Χρόνος καθυστέρησης")
     assert greek.rect[0] < SMALL[0] // 2
-    assert "Match to 7" in texts  # the shared centre keeps the table's language
+    assert "Match to" in texts  # the shared centre keeps the table's language
 
 
 def test_flip_puts_side_a_on_the_right():

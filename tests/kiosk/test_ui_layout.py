@@ -141,3 +141,48 @@ def test_flip_mirrors_the_halves():
     a = next(p for p in plain.last_layout if p.text == "Alice Lambert")
     b = next(p for p in flipped.last_layout if p.text == "Alice Lambert")
     assert a.rect[0] < 640 < b.rect[0]
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_a_paused_clock_is_marked_by_a_word_on_its_own_line(lang):
+    """Not "14:00II": the mark stands over the time, and nothing drawn beside the digits."""
+    from kiosk.ui.scene import Fill, Poly, Text
+
+    for size in SIZES:
+        view, _ = render(size, lang, "paused", {})
+        snap = SNAPS["paused"]
+        side = snap["clock"]["on"]
+        region = next(r for r in view.last_scene.regions if r.key == f"{side}.clock")
+        texts = [p for p in view.last_layout if p.region == region.key]
+        word = next(p for p in texts if p.text == translator(lang)("Paused"))
+        digits = next(p for p in texts if re.fullmatch(r"[\d:.]+", p.text))
+        assert word.rect[1] + word.rect[3] <= digits.rect[1]
+        top, bottom = digits.rect[1], digits.rect[1] + digits.rect[3]
+        for item in region.items:
+            if isinstance(item, Fill | Poly):
+                ys = (
+                    [item.rect[1], item.rect[1] + item.rect[3]]
+                    if isinstance(item, Fill)
+                    else [p[1] for p in item.points]
+                )
+                assert max(ys) <= top or min(ys) >= bottom, f"{item} beside the digits"
+        assert any(isinstance(i, Text) and i.text == translator(lang)("Paused") for i in region.items)
+
+
+@pytest.mark.parametrize("sample", list(samples.SAMPLES))
+def test_scores_are_never_dimmed(sample):
+    """Only a clock that is not running dims: both scores keep full contrast on every screen."""
+    from kiosk.ui.scene import Text
+    from kiosk.ui.theme import TEXT
+
+    view, _ = render((800, 480), "en", sample, {})
+    scores = [
+        i
+        for r in view.last_scene.regions
+        if r.key in ("A.head", "B.head")
+        for i in r.items
+        if isinstance(i, Text) and i.text.isdigit()
+    ]
+    if SNAPS[sample].get("match_id") and SNAPS[sample]["phase"] not in ("waiting", "opening"):
+        assert len(scores) == 2, sample
+    assert all(i.color == TEXT for i in scores), sample

@@ -157,7 +157,7 @@ class Pen:
             return
         x, y, w, h = rect
         area = (x - grow, y - grow, w + 2 * grow, h + 2 * grow)
-        self.ctx.scene.hits.append(Hit(self.geo.r(area), tuple(intents), keys))
+        self.ctx.scene.hits.append(Hit(self.geo.r(area), tuple(intents), keys, self.geo.r(rect)))
 
     # -- widgets -----------------------------------------------------------------------------------
 

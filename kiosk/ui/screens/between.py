@@ -20,9 +20,7 @@ def between_games(c: Ctx) -> None:
     lay = c.lay
     tr = c.tr()
     pen, area = common.center_stack(c)
-    small = lay.H * 105 // 1000
-    big = lay.H * 15 // 100
-    undo_r, next_r = common.stack_rects(area, [small, big], lay.pad)
+    undo_r, next_r = common.center_buttons(c, area, 2)
     if facts.can_undo(c.snap):
         common.undo_button(pen, c, undo_r, lay.f_label)
     pen.button(
@@ -71,8 +69,7 @@ def _summary(c: Ctx) -> None:
     """The last game's result and, when it comes next, the Crawford notice (large)."""
     lay = c.lay
     split = common.center_split(c)
-    x, y, w, h = split["badge"]
-    total = h + split["cube"][3]
+    x, y, w, total = split["cube"]
     pen = c.region("C.summary", (x, y, w, total), theme.BG)
     tr = c.tr()
     text = last_game_text(c, tr)
@@ -123,8 +120,7 @@ def break_screen(c: Ctx) -> None:
     common.match_info(c)
     tr = c.tr()
     split = common.center_split(c)
-    x, y, w, h = split["badge"]
-    total = h + split["cube"][3]
+    x, y, w, total = split["cube"]
     pen = c.region("C.break", (x, y, w, total), theme.BG)
     icon = total // 4
     pen.pause_icon((x + (w - icon) // 2, y + lay.pad * 2, icon * 3 // 4, icon), theme.TEXT)
@@ -254,7 +250,7 @@ def finished(c: Ctx) -> None:
     pen2 = c.region("C.buttons", (x, y + top_h, w, h - top_h), theme.BG)
     area = inset((x, y + top_h, w, h - top_h), lay.pad)
     if facts.can_undo(c.snap):
-        (undo_r,) = common.stack_rects(area, [lay.H * 105 // 1000], lay.pad)
+        (undo_r,) = common.stack_rects(area, [common.button_heights(c)[0]], lay.pad)
         common.undo_button(pen2, c, undo_r, lay.f_label)
     elif confirmed.get("A") and confirmed.get("B"):
         pen2.note(area, tr("Both players confirmed. Thank you!"), theme.GOOD, size=lay.f_small)

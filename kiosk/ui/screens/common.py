@@ -21,6 +21,12 @@ DELAY_BAR_STEPS = 60
 # -- top bar ---------------------------------------------------------------------------------------
 
 
+def chip_rect(c: Ctx) -> tuple[int, int]:
+    """The top bar's buttons: their y and height (a finger's width, off the screen's edge)."""
+    lay = c.lay
+    return lay.pad, lay.top - 2 * lay.pad
+
+
 def top_bar(c: Ctx) -> None:
     lay = c.lay
     for side in SIDES:
@@ -36,7 +42,13 @@ def top_bar(c: Ctx) -> None:
     label_w = w - 4 * lay.pad - 2 * icon
     table = str(c.snap.get("table") or "–")
     pen.text(tr("Table {table}").format(table=table), (label_x, 4, label_w, lay.top - 8), lay.f_chip)
-    pen.hit((x, 0, w, lay.top), [{"ui": "open", "overlay": "pin"}], keys.TD_MENU)
+    y, h = chip_rect(c)
+    pen.hit(
+        (x + lay.pad // 2, y, w - lay.pad, h),
+        [{"ui": "open", "overlay": "pin"}],
+        keys.TD_MENU,
+        grow=lay.pad // 2,
+    )
 
 
 def _top_side(c: Ctx, side: str) -> None:
@@ -47,12 +59,12 @@ def _top_side(c: Ctx, side: str) -> None:
         return
     tr = c.tr(side)
     where = keys.pos(c.is_left(side))
-    chip_h = lay.top - 2 * (lay.pad - 2)
-    y = lay.pad - 2
+    y, chip_h = chip_rect(c)
+    edge = lay.pad * 3 // 2  # from the screen's edge
     lang_w = lay.top * 6 // 5
-    td_w = w - lang_w - 4 * lay.pad
+    td_w = w - lang_w - edge - 2 * lay.pad
     left = c.is_left(side)
-    lang_x = x + lay.pad if left else x + w - lay.pad - lang_w
+    lang_x = x + edge if left else x + w - edge - lang_w
     td_x = lang_x + lang_w + lay.pad if left else lang_x - lay.pad - td_w
     # language chip: globe + code
     lang_rect = (lang_x, y, lang_w, chip_h)
@@ -62,7 +74,7 @@ def _top_side(c: Ctx, side: str) -> None:
     code = c.side_lang(side).upper()
     code_x = lang_x + lay.pad * 3 // 2 + g
     pen.text(code, (code_x, y, lang_x + lang_w - code_x - lay.pad // 2, chip_h), lay.f_chip)
-    pen.hit(lang_rect, [{"ui": "open", "overlay": "lang", "side": side}], keys.LANG[where], grow=2)
+    pen.hit(lang_rect, [{"ui": "open", "overlay": "lang", "side": side}], keys.LANG[where], grow=lay.pad // 2)
     # call-the-TD chip, or the indicator that the TD was called
     td_rect = (td_x, y, td_w, chip_h)
     called = c.snap.get("td_call")
@@ -77,7 +89,7 @@ def _top_side(c: Ctx, side: str) -> None:
         pen.fill(td_rect, theme.SECONDARY, lay.radius)
         pen.bell(bell, theme.TEXT)
         pen.text(tr("Call the TD"), label_box, lay.f_chip, theme.TEXT, wrap=True)
-        pen.hit(td_rect, [{"input": "call_td", "side": side}], keys.CALL_TD[where], grow=2)
+        pen.hit(td_rect, [{"input": "call_td", "side": side}], keys.CALL_TD[where], grow=lay.pad // 2)
 
 
 # -- player panel rows -----------------------------------------------------------------------------
@@ -105,18 +117,23 @@ def name_row(pen: Pen, c: Ctx, side: str, color: Color = theme.TEXT) -> None:
     pen.text(c.name(side), (x + lay.pad * 2, y + 4, w - lay.pad * 4, h - 4), lay.f_name, color)
 
 
-def head(c: Ctx, side: str, bg: Color, fg: Color = theme.TEXT, *, score_size: int | None = None) -> Pen:
-    """Name and score of one player."""
+def head(c: Ctx, side: str, bg: Color, name_fg: Color = theme.TEXT) -> Pen:
+    """Name and score of one player. The score is never dimmed: whoever leads, both scores stay
+    the easiest numbers on the screen to read (only a clock that is not running dims)."""
     lay = c.lay
     rect = rows(c, side)["head"]
     pen = c.region(f"{side}.head", rect, bg)
-    name_row(pen, c, side, fg)
+    name_row(pen, c, side, name_fg)
     x, y, w, _ = rect
     score = (c.snap.get("score") or {}).get(side, 0)
-    pen.text(
-        str(score), (x + lay.pad, y + lay.name_h, w - 2 * lay.pad, lay.score_h), score_size or lay.f_score, fg
-    )
+    pen.text(str(score), score_box(c, x, y + lay.name_h, w), lay.f_score, theme.TEXT)
     return pen
+
+
+def score_box(c: Ctx, x: int, y: int, w: int) -> Rect:
+    """Where a score-sized number is fitted: the cube's value uses the same box height, so it is
+    drawn exactly as large as the scores."""
+    return (x + c.lay.pad, y, w - 2 * c.lay.pad, c.lay.score_h)
 
 
 def clock_row(
@@ -157,9 +174,23 @@ def clock_row(
     elif flagged:
         pen.flag((mx, my - mark // 4, mark * 3 // 4, mark * 3 // 2), theme.FLAG)
     elif paused:
-        pen.pause_icon((mx, my, mark * 3 // 4, mark), theme.TEXT_DIM)
+        # a word over the time, never bars beside it (they read as digits: "14:00II")
+        label_h = h * 3 // 10
+        pause_mark(pen, c, (x + lay.pad, y + lay.pad // 2, w - 2 * lay.pad, label_h), tr("Paused"))
+        text_box = (x + lay.pad, y + label_h, w - 2 * lay.pad, h - label_h - lay.pad // 2)
     pen.text(clock_text(reserve), text_box, lay.f_clock, color)
     return pen
+
+
+def pause_mark(pen: Pen, c: Ctx, rect: Rect, word: str) -> None:
+    """A paused clock's mark: a pause sign in a ring, then the word, on one line in amber."""
+    lay = c.lay
+    x, y, w, h = rect
+    ring = h * 4 // 5
+    pen.circle((x + ring // 2, y + h // 2), ring // 2, theme.AMBER, max(2, ring // 10))
+    bar_h = ring // 2
+    pen.pause_icon((x + ring * 3 // 10, y + (h - bar_h) // 2, ring * 2 // 5, bar_h), theme.AMBER)
+    pen.text(word, (x + ring + lay.pad, y, w - ring - lay.pad, h), lay.f_label, theme.AMBER, align="left")
 
 
 def delay_row(c: Ctx, side: str, bg: Color, *, running: bool) -> Pen:
@@ -242,54 +273,79 @@ def undo_button(pen: Pen, c: Ctx, rect: Rect, size: int) -> None:
 
 
 def center_split(c: Ctx) -> dict[str, Rect]:
-    """The centre column's parts: match info, badge, cube, and the button stack."""
+    """The centre column's parts: match info, the cube, and the button stack."""
     lay = c.lay
     x, w = c.center_x(), lay.center
     y = lay.top
-    info_h = lay.H * 10 // 100
-    badge_h = lay.H * 16 // 100
-    cube_h = lay.H * 20 // 100
-    buttons_y = y + info_h + badge_h + cube_h
+    info_h = lay.H * 20 // 100
+    cube_h = lay.H * 26 // 100
+    buttons_y = y + info_h + cube_h
     return {
         "info": (x, y, w, info_h),
-        "badge": (x, y + info_h, w, badge_h),
-        "cube": (x, y + info_h + badge_h, w, cube_h),
+        "cube": (x, y + info_h, w, cube_h),
         "buttons": (x, buttons_y, w, lay.H - buttons_y),
         "below_info": (x, y + info_h, w, lay.H - y - info_h),
     }
 
 
+#: heights of the centre's buttons, in parts of the screen height (9 mm and more on both displays)
+SMALL_BUTTON = 11
+BIG_BUTTON = 15
+
+
+def button_heights(c: Ctx) -> tuple[int, int]:
+    return c.lay.H * SMALL_BUTTON // 100, c.lay.H * BIG_BUTTON // 100
+
+
+def center_buttons(c: Ctx, area: Rect, n: int) -> list[Rect]:
+    """``n`` buttons stacked at the bottom of ``area``: the last (the main one) is the tallest."""
+    small, big = button_heights(c)
+    room = area[3] - (n - 1) * (small + c.lay.pad)
+    return stack_rects(area, [small] * (n - 1) + [min(big, room)], c.lay.pad)
+
+
+def _info_rows(c: Ctx) -> tuple[int, int]:
+    """Heights of the "Match to" label and of the length under it (the rest: the game's number)."""
+    h = center_split(c)["info"][3]
+    return h * 23 // 100, h * 56 // 100
+
+
+def in_crawford_game(c: Ctx) -> bool:
+    return bool(c.snap.get("crawford")) and facts.in_game(c.snap)
+
+
 def match_info(c: Ctx) -> None:
+    """ "Match to" over the length in large type, then the game's number (or post-Crawford).
+
+    In the Crawford game the notice takes the game number's line too, to be larger."""
     lay = c.lay
-    rect = center_split(c)["info"]
-    pen = c.region("C.info", rect, theme.BG)
+    x, y, w, h = center_split(c)["info"]
+    label_h, number_h = _info_rows(c)
+    if in_crawford_game(c):
+        h = label_h + number_h
+    pen = c.region("C.info", (x, y, w, h), theme.BG)
     tr = c.tr()
-    x, y, w, h = rect
     length = c.snap.get("length") or 0
     game = c.snap.get("game") or 0
-    half = h // 2
-    pen.text(
-        tr("Match to {length}").format(length=length),
-        (x + lay.pad, y + 2, w - 2 * lay.pad, half),
-        lay.f_label,
-    )
-    if game and facts.in_game(c.snap):
-        pen.text(
-            tr("Game {number}").format(number=game),
-            (x + lay.pad, y + half, w - 2 * lay.pad, h - half - 2),
-            lay.f_small,
-            theme.TEXT_DIM,
-            bold=False,
-        )
+    ix, iw = x + lay.pad, w - 2 * lay.pad
+    pen.text(tr("Match to"), (ix, y, iw, label_h), lay.f_small, bold=False)
+    pen.text(str(length), (ix, y + label_h, iw, number_h), lay.f_length)
+    foot = (ix, y + label_h + number_h, iw, h - label_h - number_h)
+    if in_crawford_game(c):
+        return
+    if c.snap.get("post_crawford") and facts.in_game(c.snap):
+        pen.text(tr("Post-Crawford"), foot, lay.f_small, theme.TEXT_DIM, bold=False)
+    elif game and facts.in_game(c.snap):
+        pen.text(tr("Game {number}").format(number=game), foot, lay.f_small, theme.TEXT_DIM, bold=False)
 
 
 def crawford_badge(pen: Pen, c: Ctx, rect: Rect, text: str) -> None:
     """The Crawford notice: black on amber in a heavy frame — meant to be unmistakable."""
     lay = c.lay
-    box = inset(rect, lay.pad)
+    box = inset(rect, lay.pad // 2)
     pen.fill(box, theme.AMBER, lay.radius)
     pen.frame(inset(box, 3), theme.TEXT_DARK, 3, lay.radius)
-    pen.text(text, inset(box, lay.pad + 2), lay.f_badge, theme.TEXT_DARK, wrap=True)
+    pen.text(text, inset(box, lay.pad * 3 // 4 + 1), lay.f_badge, theme.TEXT_DARK, wrap=True)
 
 
 def badge_and_cube(c: Ctx) -> None:
@@ -297,65 +353,58 @@ def badge_and_cube(c: Ctx) -> None:
     lay = c.lay
     split = center_split(c)
     tr = c.tr()
-    if c.snap.get("crawford") and facts.in_game(c.snap):
-        x, y, w, h = split["badge"]
-        total = h + split["cube"][3]
-        pen = c.region("C.crawford", (x, y, w, total), theme.BG)
-        badge_h = total * 13 // 20
-        crawford_badge(pen, c, (x, y, w, badge_h), tr("CRAWFORD GAME"))
-        row = (x + lay.pad, y + badge_h + lay.pad, w - 2 * lay.pad, total - badge_h - 2 * lay.pad)
-        icon = min(row[3], w // 5)
-        box = (row[0] + lay.pad, row[1] + (row[3] - icon) // 2, icon, icon)
-        pen.frame(box, theme.TEXT_DIM, 2, lay.radius // 3)
-        pen.cross(inset(box, icon // 5), theme.TEXT_DIM, 2)
-        text_x = box[0] + icon + lay.pad
+    if in_crawford_game(c):
+        x, y, w, h = split["cube"]
+        label_h, number_h = _info_rows(c)
+        top = split["info"][1] + label_h + number_h
+        y, h = top, y + h - top
+        pen = c.region("C.crawford", (x, y, w, h), theme.BG)
+        note_h = lay.f_small * 5 // 4
+        crawford_badge(pen, c, (x, y, w, h - note_h), tr("CRAWFORD GAME"))
         pen.text(
             tr("No doubling"),
-            (text_x, row[1], row[0] + row[2] - text_x, row[3]),
+            (x + lay.pad, y + h - note_h, w - 2 * lay.pad, note_h),
             lay.f_small,
             theme.TEXT_DIM,
             bold=False,
-            wrap=True,
         )
         return
-    pen = c.region("C.badge", split["badge"], theme.BG)
-    if c.snap.get("post_crawford"):
-        pen.text(
-            tr("Post-Crawford"), inset(split["badge"], lay.pad * 2), lay.f_small, theme.TEXT_DIM, bold=False
-        )
     cube_view(c)
 
 
 def cube_view(c: Ctx) -> None:
-    """The cube: its value and where it is (centre, or an arrow to its owner with the owner's name)."""
+    """The cube: its value as large as the scores, and where it is (centre, or an arrow to its
+    owner with the owner's name)."""
     lay = c.lay
     rect = center_split(c)["cube"]
     pen = c.region("C.cube", rect, theme.BG)
     tr = c.tr()
     x, y, w, h = rect
     cb = facts.cube(c.snap)
-    size = h // 2
-    label_h = h - size - lay.pad
-    cx = x + (w - size) // 2
     owner, offered = cb.get("owner"), cb.get("offered_by")
     value = int(cb.get("value") or 1)
-    box = (cx, y + lay.pad // 2, size, size)
     shown = facts.offered_value(c.snap) if offered else value
-    pen.fill(box, theme.DIE_FACE, lay.radius // 2)
+    digits = len(str(shown))
+    face_h = lay.score_h * 7 // 8
+    face_w = max(face_h, digits * lay.f_score * 7 // 10 + 2 * lay.pad)
+    box = score_box(c, x, y, w)
+    face = (x + (w - face_w) // 2, box[1] + (lay.score_h - face_h) // 2, face_w, face_h)
+    pen.fill(face, theme.DIE_FACE, lay.radius)
     if offered:
-        pen.frame(inset(box, -3), theme.AMBER, 4, lay.radius // 2)
-    pen.text(str(shown), inset(box, lay.pad // 2), lay.f_title, theme.TEXT_DARK)
+        pen.frame(inset(face, -3), theme.AMBER, 4, lay.radius)
+    pen.text(str(shown), box, lay.f_score, theme.TEXT_DARK)
     holder = owner if not offered else other(offered)
-    arrow_w = (w - size) // 2 - 2 * lay.pad
+    arrow_w = min(lay.pad * 4, (w - face_w) // 2 - 2 * lay.pad)
     if holder is not None and arrow_w > 8:
         towards_left = c.is_left(holder)
-        ax = x + lay.pad if towards_left else cx + size + lay.pad
+        ax = face[0] - lay.pad - arrow_w if towards_left else face[0] + face_w + lay.pad
         pen.arrow(
-            (ax, y + size // 2 - size // 5, arrow_w, size * 2 // 5),
+            (ax, face[1] + face_h * 3 // 10, arrow_w, face_h * 2 // 5),
             "left" if towards_left else "right",
             theme.TEXT,
         )
-    label_box = (x + lay.pad // 2, y + size + lay.pad, w - lay.pad, label_h)
+    label_y = box[1] + lay.score_h
+    label_box = (x + lay.pad // 2, label_y, w - lay.pad, y + h - label_y)
     if offered:
         text = tr("{name} doubles").format(name=c.name(offered))
     elif owner:

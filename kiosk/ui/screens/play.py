@@ -14,8 +14,7 @@ def play(c: Ctx) -> None:
     for side in SIDES:
         active = running == side
         bg = theme.PANEL_ACTIVE if active else theme.PANEL
-        fg = theme.TEXT if active or not clock.get("enabled") else theme.TEXT_DIM
-        common.head(c, side, bg, fg)
+        common.head(c, side, bg)
         common.clock_row(c, side, bg, running=active)
         common.delay_row(c, side, bg, running=active)
         _play_actions(c, side)
@@ -76,10 +75,8 @@ def _center_buttons(c: Ctx) -> None:
     lay = c.lay
     pen, area = common.center_stack(c)
     tr = c.tr()
-    small = lay.H * 105 // 1000
-    big = lay.H * 15 // 100
     offered = facts.cube(c.snap).get("offered_by") is not None
-    pause_r, undo_r, result_r = common.stack_rects(area, [small, small, big], lay.pad)
+    pause_r, undo_r, result_r = common.center_buttons(c, area, 3)
     pen.button(
         pause_r,
         tr("Pause"),
@@ -108,7 +105,7 @@ def paused(c: Ctx) -> None:
     resumes = clock.get("on")
     reason = c.snap.get("clock", {}).get("paused") or ""
     for side in SIDES:
-        common.head(c, side, theme.PANEL, theme.TEXT_DIM)
+        common.head(c, side, theme.PANEL)
         common.clock_row(c, side, theme.PANEL, paused=resumes == side)
         common.delay_row(c, side, theme.PANEL, running=False)
         common.bottom(c, side)
@@ -120,12 +117,11 @@ def _paused_center(c: Ctx, reason: str) -> None:
     lay = c.lay
     tr = c.tr()
     split = common.center_split(c)
-    x, y, w, h = split["badge"]
-    total = h + split["cube"][3]
+    x, y, w, total = split["cube"]
     pen = c.region("C.badge", (x, y, w, total), theme.BG)
-    icon = h * 2 // 5
-    pen.pause_icon((x + (w - icon) // 2, y + lay.pad, icon * 3 // 4, icon), theme.AMBER)
-    title_y = y + icon + 2 * lay.pad
+    icon = total // 4
+    pen.pause_icon((x + (w - icon) // 2, y + lay.pad // 2, icon * 3 // 4, icon), theme.AMBER)
+    title_y = y + icon + lay.pad
     title_h = total * 3 // 10
     pen.text(
         tr("Clock paused"),
@@ -141,9 +137,7 @@ def _paused_center(c: Ctx, reason: str) -> None:
     note_y = title_y + title_h
     pen.note((x + lay.pad, note_y, w - 2 * lay.pad, y + total - note_y), text, theme.TEXT, size=lay.f_small)
     pen2, area = common.center_stack(c)
-    small = lay.H * 105 // 1000
-    big = lay.H * 15 // 100
-    undo_r, result_r, resume_r = common.stack_rects(area, [small, small, big], lay.pad)
+    undo_r, result_r, resume_r = common.center_buttons(c, area, 3)
     if reason == "td":
         pen2.note(resume_r, tr("Waiting for the TD"), theme.TEXT_DIM, size=lay.f_small)
     else:
@@ -178,7 +172,7 @@ def flag(c: Ctx) -> None:
     for side in SIDES:
         mine = side == flagged
         bg = theme.PANEL_ALERT if mine else theme.PANEL
-        common.head(c, side, bg, theme.TEXT if mine else theme.TEXT_DIM)
+        common.head(c, side, bg)
         common.clock_row(c, side, bg, flagged=mine)
         pen = common.info_row(c, side, bg)
         if mine:

@@ -1,0 +1,81 @@
+"""Every dialog of the screen by name: what opens it, and a sample table where it applies.
+
+One list serves ``bgtable screenshot --dialog NAME`` (documentation, bug reports), the gallery in
+docs/screens.md and the tests that check every dialog (text fits, touch targets in millimetres).
+A name opens the dialog as a player or the TD would reach it: the local screen state after the
+touches that lead there (``overlay``, the choices already made).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kiosk.ui.local import LocalState
+
+
+@dataclass(frozen=True)
+class NamedDialog:
+    #: what the dialog is for (``bgtable screenshot --dialog list`` prints it)
+    about: str
+    #: a sample journal (``kiosk.ui.samples``) in which the dialog applies
+    sample: str
+    #: LocalState fields after the touches that open it
+    local: dict[str, Any] = field(default_factory=dict)
+
+
+DIALOGS: dict[str, NamedDialog] = {
+    "lang": NamedDialog(
+        "a player's language (left player)", "playing", {"overlay": "lang", "overlay_side": "A"}
+    ),
+    "pass": NamedDialog(
+        "pass a double: asks once more", "cube_offer", {"overlay": "pass", "overlay_side": "A"}
+    ),
+    "break": NamedDialog(
+        "take a break: asks once more", "between_games", {"overlay": "break", "overlay_side": "B"}
+    ),
+    "result": NamedDialog("game over, step 1: who won", "playing", {"overlay": "result"}),
+    "result-kind": NamedDialog(
+        "game over, step 2: how (played out or resigned)",
+        "cube_owned",
+        {"overlay": "result", "result_winner": "B"},
+    ),
+    "result-confirm": NamedDialog(
+        "game over, step 3: confirm",
+        "cube_owned",
+        {"overlay": "result", "result_winner": "B", "result_kind": "backgammon"},
+    ),
+    "pause": NamedDialog("pause the clock: the reason", "playing", {"overlay": "pause"}),
+    "undo": NamedDialog("undo the last entry", "between_games", {"overlay": "undo"}),
+    "undo-take": NamedDialog("undo a take", "cube_owned", {"overlay": "undo"}),
+    "opening": NamedDialog(
+        "opening roll of the next game (after a tie)",
+        "crawford_next",
+        {"overlay": "opening", "opening": {"A": 4, "B": None}, "message": "tie"},
+    ),
+    "pin": NamedDialog(
+        "the TD menu's PIN (after a wrong one)",
+        "playing",
+        {"overlay": "pin", "pin_entry": "12", "message": "wrong_pin"},
+    ),
+    "td": NamedDialog("the TD menu", "td_called", {"overlay": "td"}),
+    "td-flag": NamedDialog("the TD menu after a time-out", "flag", {"overlay": "td"}),
+    "td-paused": NamedDialog("the TD menu with the clock paused", "paused", {"overlay": "td"}),
+    "td-time": NamedDialog(
+        "TD: set each player's time",
+        "playing",
+        {"overlay": "td_time", "td_reserve": {"A": 600_000, "B": 3_725_000}},
+    ),
+    "td-clock": NamedDialog("TD: impose a clock", "playing", {"overlay": "td_clock"}),
+    "td-lang": NamedDialog("TD: the table's language", "playing", {"overlay": "td_lang"}),
+    "td-table": NamedDialog("TD: the table number", "playing", {"overlay": "td_table", "td_table": "14"}),
+}
+
+
+def local_for(name: str, snap: dict[str, Any], *, hub_online: bool = True) -> LocalState:
+    """The screen state with dialog ``name`` open over ``snap`` (KeyError for an unknown name)."""
+    dialog = DIALOGS[name]
+    local = LocalState(hub_online=hub_online, synced=True, match_id=snap.get("match_id"))
+    for key, value in dialog.local.items():
+        setattr(local, key, value)
+    return local
