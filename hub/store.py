@@ -209,6 +209,13 @@ class Store:
             out.append(evt)
         return out
 
+    def match_events(self, match_id: str, limit: int) -> list[dict[str, Any]]:
+        """The first ``limit`` events of one match, wherever it was played, in ``seq`` order."""
+        rows = self.db.execute(
+            "SELECT body FROM events WHERE match_id = ? ORDER BY seq LIMIT ?", (match_id, limit)
+        ).fetchall()
+        return [json.loads(r["body"]) for r in rows]
+
     def max_seq(self, table: str, match_id: str) -> int:
         row = self.db.execute(
             "SELECT MAX(seq) FROM events WHERE tbl = ? AND match_id = ?", (table, match_id)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import logging
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,8 @@ from hub.core import Hub
 from hub.exports import results_csv, results_json
 from hub.room import board_tile
 from hub.schedule import ScheduleError
+from hub.transcripts import match_transcript
+from rulebook import transcript
 
 log = logging.getLogger("hub.web")
 STATIC = Path(__file__).parent / "static"
@@ -252,6 +256,66 @@ async def api_table_events(request: web.Request) -> web.Response:
 
 
 @reader
+async def api_transcript(request: web.Request) -> web.StreamResponse:
+    """A match's transcript: JSON (default), ``?format=text`` or ``?format=mat``."""
+    hub = request.app[HUB_KEY]
+    match_id = request.match_info["match_id"]
+    t = match_transcript(hub.room_state, hub.store, match_id)
+    if t is None:
+        return _error(404, "no such match")
+    fmt = request.query.get("format", "json")
+    if fmt == "json":
+        return _json(t)
+    if fmt not in ("text", "mat"):
+        return _error(400, "format: expected json, text or mat")
+    body = transcript.to_text(t) if fmt == "text" else transcript.to_mat(t)
+    name = f"{match_id}.{'txt' if fmt == 'text' else 'mat'}"
+    return web.Response(
+        text=body,
+        content_type="text/plain",
+        charset="utf-8",
+        headers={"Content-Disposition": f'inline; filename="{_safe_filename(name)}"'},
+    )
+
+
+def _safe_filename(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+
+
+@reader
+async def page_transcript(request: web.Request) -> web.StreamResponse:
+    """A printable page of a match's transcript (the text, with links to the files)."""
+    hub = request.app[HUB_KEY]
+    match_id = request.match_info["match_id"]
+    t = match_transcript(hub.room_state, hub.store, match_id)
+    if t is None:
+        return _error(404, "no such match")
+    quoted = urllib.parse.quote(match_id, safe="")
+    page = TRANSCRIPT_PAGE.format(
+        title=html.escape(f"Transcript {match_id}"),
+        body=html.escape(transcript.to_text(t)),
+        json=f"/api/matches/{quoted}/transcript",
+        mat=f"/api/matches/{quoted}/transcript?format=mat",
+    )
+    return web.Response(text=page, content_type="text/html", charset="utf-8")
+
+
+TRANSCRIPT_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body {{ font: 14px/1.45 system-ui, sans-serif; margin: 1.5rem; color: #111; }}
+pre {{ font: 13px/1.45 ui-monospace, "DejaVu Sans Mono", monospace; white-space: pre-wrap; }}
+nav a {{ margin-right: 1rem; }}
+@media print {{ nav {{ display: none; }} body {{ margin: 0; }} pre {{ font-size: 10pt; }} }}
+</style></head>
+<body><nav><a href="/">Room</a><a href="{json}">JSON</a><a href="{mat}">Match file (.mat)</a>
+<a href="javascript:print()">Print</a></nav>
+<h1>{title}</h1><pre>{body}</pre></body></html>
+"""
+
+
+@reader
 async def api_alerts(request: web.Request) -> web.Response:
     hub = request.app[HUB_KEY]
     if request.query.get("all"):
@@ -455,6 +519,8 @@ def make_app(hub: Hub, auth: Auth, *, public: bool = False) -> web.Application:
     r.add_post("/api/results/{match_id}/verify", _action(_verify, body=False))
     r.add_post("/api/results/{match_id}/correct", _action(_correct))
     r.add_get("/api/audit", api_audit)
+    r.add_get("/api/matches/{match_id}/transcript", api_transcript)
+    r.add_get("/transcript/{match_id}", page_transcript)
     r.add_get("/api/ws", api_ws)
 
     async def on_shutdown(app: web.Application) -> None:

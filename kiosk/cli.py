@@ -1,4 +1,4 @@
-"""``bgtable``: the table's command line (kiosk, replay, screenshot, dice simulator)."""
+"""``bgtable``: the table's command line (kiosk, replay, transcript, screenshot, dice simulator)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from kiosk import transcript_cli
 from rulebook.replay import JournalFormatError, parse_lines
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     jr.add_argument("--db", help="the journal database itself (instead of --config)")
     jr.set_defaults(func=cmd_journal)
 
+    transcript_cli.add_parser(sub)
     _add_kiosk_commands(sub)
     return parser
 

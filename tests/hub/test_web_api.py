@@ -267,3 +267,57 @@ def test_bghub_cli_with_the_embedded_broker(tmp_path):
             proc.kill()
             proc.wait()
     assert password.group(1).encode() not in db.read_bytes()
+
+
+def test_a_matchs_transcript_from_the_hub_matches_the_tables_story(tmp_path, mosquitto, clock):
+    ev = event_id("transcript")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, schedule=one_match("8", 5))
+    try:
+        with sim_table(ev, "8", mosquitto.host, mosquitto.port, clock) as sim:
+            sim.wait_for(lambda s: s.match_id == "r1-t8")
+            sim.checkin("A")
+            sim.checkin("B")
+            sim.opening_roll(5, 2)
+            sim.press("B")
+            sim.press("A")
+            sim.double("B")
+            sim.take("A")
+            sim.roll(6, 4)
+            sim.win("A", "gammon")
+            sim.opening_roll(1, 3)
+            sim.win("B", "single")
+            sim.opening_roll(4, 3)
+            sim.win("A", "single")
+            hub.wait_for(lambda h: "r1-t8" in h.results)
+
+        async def scenario(c: Client) -> None:
+            await c.start_session()
+            assert (await c.get("/api/matches/r1-t8/transcript"))[0] == 401
+            await c.login()
+            status, t = await c.get("/api/matches/r1-t8/transcript")
+            assert status == 200
+            assert t["players"]["A"]["name"] == "Ann" and t["length"] == 5
+            assert [(g["game"], g["result"]["winner"], g["result"]["points"]) for g in t["games"]] == [
+                (1, "A", 4),
+                (2, "B", 1),
+                (3, "A", 1),
+            ]
+            assert t["games"][1]["crawford"] is True
+            assert t["result"] == {"winner": "A", "end_reason": "points", "score": {"A": 5, "B": 1}}
+            assert [e["event"] for e in t["entries"] if e["event"] in ("roll", "double", "take")] == [
+                "double",
+                "take",
+                "roll",
+            ]
+            status, text = await c.get("/api/matches/r1-t8/transcript?format=text")
+            assert status == 200 and "Bob doubles to 2" in text and "Ann takes (2)" in text
+            status, mat = await c.get("/api/matches/r1-t8/transcript?format=mat")
+            assert status == 200 and " 5 point match" in mat and "Wins 4 points" in mat
+            status, page = await c.get("/transcript/r1-t8")
+            assert status == 200 and "<pre>" in page and "Ann takes (2)" in page
+            assert (await c.get("/api/matches/r1-t8/transcript?format=pdf"))[0] == 400
+            assert (await c.get("/api/matches/nope/transcript"))[0] == 404
+
+        run(scenario, hub.url)
+    finally:
+        hub.stop()

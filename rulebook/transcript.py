@@ -1,0 +1,590 @@
+"""Match transcripts: the whole story of a match, built from the table's events.
+
+A transcript is what a TD or an arbiter reads after a dispute, and what a player keeps: every
+game's start and end, each cube action, every roll (with a tower or entered by hand), every clock
+press with the time that turn used, breaks, pauses, penalties and the TD's actions, in order and
+with their times. Recording a match is allowed (WBGF 1.7 ii, 3.8); nothing here aids play.
+
+The same events exist at the table (replayed from its journal) and at the hub (as received), so
+one pure builder serves ``bgtable transcript`` and the dashboard. Three renderings:
+
+* ``to_json``: the transcript as data (a dict, JSON-ready);
+* ``to_text``: a readable, printable page;
+* ``to_mat``: the part a backgammon match file can carry, in the Jellyfish ``.mat`` layout that
+  GNU Backgammon and eXtreme Gammon read: the header tags, each game's score, dice and cube
+  actions, and who won how many points. The table does not see the checkers, so the moves are
+  left blank for a transcriber to fill in before the file is analysed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from typing import Any
+
+#: events that are only plumbing for the hub and the screen: not part of a match's story
+_SILENT = frozenset({"tick", "assign", "invalid"})
+#: TD commands, named as a TD reads them
+_COMMAND_WORDS = {
+    "penalty": "penalty",
+    "forfeit": "forfeit",
+    "waive": "waiver",
+    "start_clock": "clock started for the late player",
+    "set_time": "time set",
+    "impose_clock": "clock imposed",
+    "set_length": "match length corrected",
+    "correct_score": "score corrected",
+    "resolve_flag": "time flag resolved",
+    "td_ack": "TD at the table",
+}
+
+
+@dataclass(slots=True)
+class GameSummary:
+    """One game as the transcript's table of games shows it."""
+
+    game: int
+    score_before: dict[str, int]
+    crawford: bool = False
+    started_wall: int | None = None
+    first: str | None = None
+    opening: list[int] | None = None
+    winner: str | None = None
+    kind: str | None = None
+    points: int | None = None
+    cube: int | None = None
+    resigned: bool = False
+    ended_wall: int | None = None
+    rolls: int = 0
+    #: clock time each side used in this game (sum of its turns), ms
+    used_ms: dict[str, int] = field(default_factory=lambda: {"A": 0, "B": 0})
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "score_before": dict(self.score_before),
+            "crawford": self.crawford,
+            "started_wall": self.started_wall,
+            "opening": {"dice": self.opening, "first": self.first} if self.opening else None,
+            "result": None
+            if self.winner is None
+            else {
+                "winner": self.winner,
+                "kind": self.kind,
+                "points": self.points,
+                "cube": self.cube,
+                "resigned": self.resigned,
+                "ended_wall": self.ended_wall,
+            },
+            "rolls": self.rolls,
+            "used_ms": dict(self.used_ms),
+        }
+
+
+def build(events: Iterable[Mapping[str, Any]], info: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The transcript of one match from its events (in ``seq`` order; duplicates ignored).
+
+    ``info`` is what the events do not say: a state snapshot of the match (``players``,
+    ``length``, ``profile``, ``table``, ``round``, ``clock.enabled``, ``winner``...), or the
+    schedule's row. Missing pieces stay empty; a transcript is never refused.
+    """
+    info = info or {}
+    ordered = _in_order(events)
+    players = _players(info)
+    games: list[GameSummary] = []
+    entries: list[dict[str, Any]] = []
+    score = {"A": 0, "B": 0}
+    game_no = 0
+    last_boundary: int | None = None
+    paused_since: int | None = None
+    paused_ms = 0
+    result: dict[str, Any] | None = None
+    match_id = info.get("match_id")
+    for e in ordered:
+        kind = e.get("type")
+        if not isinstance(kind, str):
+            continue
+        match_id = match_id or e.get("match_id")
+        at = _int(e.get("at"))
+        wall = _int(e.get("wall"))
+        if e.get("rejected"):
+            entries.append(_entry("refused", e, game_no, input=kind, reason=str(e["rejected"])[:200]))
+            continue
+        if kind in _SILENT:
+            continue
+        if kind == "opening_roll":
+            if e.get("tie"):
+                entries.append(_entry("opening_tie", e, game_no, dice=e.get("dice")))
+                continue
+            game_no = _int(e.get("game")) or game_no + 1
+            summary = GameSummary(
+                game=game_no,
+                score_before=dict(score),
+                crawford=bool(e.get("crawford")),
+                started_wall=wall,
+                first=_side(e.get("first")),
+                opening=_dice(e.get("dice")),
+            )
+            games.append(summary)
+            last_boundary, paused_ms, paused_since = at, 0, None
+            entries.append(
+                _entry(
+                    "game_start",
+                    e,
+                    game_no,
+                    first=summary.first,
+                    dice=summary.opening,
+                    crawford=summary.crawford,
+                    score=dict(score),
+                )
+            )
+        elif kind == "press":
+            side = _side(e.get("side"))
+            used = None
+            if at is not None and last_boundary is not None:
+                used = max(0, at - last_boundary - paused_ms)
+                if games and side in ("A", "B") and games[-1].winner is None:
+                    games[-1].used_ms[side] += used
+            last_boundary, paused_ms = at, 0
+            entries.append(_entry("press", e, game_no, side=side, used_ms=used))
+        elif kind == "roll":
+            if games:
+                games[-1].rolls += 1
+            entries.append(
+                _entry(
+                    "roll",
+                    e,
+                    game_no,
+                    side=_side(e.get("side")),
+                    dice=_dice(e.get("dice")),
+                    source=e.get("source"),
+                )
+            )
+        elif kind in ("double", "take"):
+            entries.append(_entry(kind, e, game_no, side=_side(e.get("side")), value=_int(e.get("value"))))
+        elif kind == "game_over":
+            won = _score(e.get("score"))
+            if won is not None:
+                score = won
+            if games:
+                g = games[-1]
+                g.winner, g.kind = _side(e.get("winner")), str(e.get("kind") or "")
+                g.points, g.cube = _int(e.get("points")), _int(e.get("cube"))
+                g.resigned, g.ended_wall = bool(e.get("resigned")), wall
+            entries.append(
+                _entry(
+                    "game_over",
+                    e,
+                    game_no,
+                    winner=_side(e.get("winner")),
+                    kind=e.get("kind"),
+                    points=_int(e.get("points")),
+                    cube=_int(e.get("cube")),
+                    resigned=bool(e.get("resigned")),
+                    score=dict(score),
+                )
+            )
+        elif kind == "undo":
+            restored = _score(e.get("score"))
+            if restored is not None:
+                score = restored
+            if games and games[-1].winner is not None and games[-1].game == game_no:
+                g = games[-1]
+                g.winner = g.kind = g.points = g.cube = g.ended_wall = None
+                g.resigned = False
+            result = None
+            entries.append(_entry("undo", e, game_no, score=dict(score)))
+        elif kind == "pause":
+            paused_since = at
+            entries.append(_entry("pause", e, game_no, reason=e.get("reason"), side=_side(e.get("side"))))
+        elif kind == "resume":
+            if paused_since is not None and at is not None:
+                paused_ms += max(0, at - paused_since)
+            paused_since = None
+            entries.append(_entry("resume", e, game_no))
+        elif kind == "penalty":
+            won = _score(e.get("score"))
+            if won is not None:
+                score = won
+            entries.append(
+                _entry(
+                    "penalty",
+                    e,
+                    game_no,
+                    against=_side(e.get("against")),
+                    points=_int(e.get("points")),
+                    reason=e.get("reason"),
+                    id=e.get("id"),
+                    score=dict(score),
+                )
+            )
+        elif kind == "correct_score":
+            won = _score(e.get("score"))
+            if won is not None:
+                score = won
+            entries.append(_entry("correct_score", e, game_no, before=e.get("before"), score=dict(score)))
+        elif kind == "match_over":
+            result = {
+                "winner": _side(e.get("winner")),
+                "end_reason": e.get("end_reason"),
+                "score": _score(e.get("score")) or dict(score),
+            }
+            entries.append(_entry("match_over", e, game_no, **result))
+        elif kind == "cmd_done":
+            if e.get("ok") is False:
+                entries.append(_entry("td_refused", e, game_no, command=e.get("cmd"), reason=e.get("error")))
+        else:
+            fields = {
+                k: v
+                for k, v in e.items()
+                if k not in ("type", "seq", "match_id", "at", "wall", "event", "game")
+                and (v is None or isinstance(v, str | int | float | bool))
+            }
+            if "side" in fields:
+                fields["side"] = _side(fields["side"])
+            entries.append(_entry(kind, e, game_no, **fields))
+    if result is None and info.get("winner") in ("A", "B"):
+        result = {
+            "winner": info["winner"],
+            "end_reason": info.get("end_reason"),
+            "score": _score(info.get("score")),
+        }
+    clock = info.get("clock")
+    return {
+        "match_id": match_id,
+        "table": info.get("table"),
+        "round": info.get("round"),
+        "length": _int(info.get("length")),
+        "profile": info.get("profile"),
+        "clock": bool(clock.get("enabled")) if isinstance(clock, Mapping) else None,
+        "players": players,
+        "result": result,
+        "games": [g.as_dict() for g in games],
+        "entries": entries,
+    }
+
+
+# -- renderings ---------------------------------------------------------------------------------
+
+
+def to_text(t: Mapping[str, Any], tz: tzinfo | None = None) -> str:
+    """A readable page: a header, the games in order with every entry, the result."""
+    tz = tz or _local_tz()
+    names = {s: _name(t, s) for s in ("A", "B")}
+    head = [f"Match {t.get('match_id') or '?'}"]
+    if t.get("table"):
+        head.append(f"table {t['table']}")
+    if t.get("round"):
+        head.append(f"round {t['round']}")
+    if t.get("length"):
+        head.append(f"{t['length']} points")
+    if t.get("profile"):
+        head.append(str(t["profile"]))
+    if t.get("clock") is not None:
+        head.append("clock" if t["clock"] else "no clock")
+    lines = [" · ".join(head)]
+    for s in ("A", "B"):
+        pid = (t.get("players") or {}).get(s, {}).get("id")
+        lines.append(f"  {s}: {names[s]}" + (f" (id {pid})" if pid else ""))
+    result = t.get("result")
+    if result:
+        lines.append("Result: " + _result_line(result, names))
+    current = -1
+    for e in t.get("entries") or []:
+        if e["game"] != current:
+            current = e["game"]
+            lines.append("")
+            lines.append(_game_heading(t, current, names))
+        lines.append(
+            f"  {_clock_time(e.get('wall'), tz)}  {_describe(e, names, t.get('clock') is not False)}"
+        )
+    games = t.get("games") or []
+    if games:
+        lines += ["", "Games:"]
+        for g in games:
+            res = g.get("result")
+            used = g.get("used_ms") or {}
+            what = (
+                f"{names[res['winner']]} {_kind_words(res)}, {res['points']} point(s), cube {res['cube']}"
+                if res
+                else "not finished"
+            )
+            clock = (
+                f" · clock used {_duration(used.get('A', 0))} / {_duration(used.get('B', 0))}"
+                if t.get("clock")
+                else ""
+            )
+            lines.append(f"  {g['game']:>2}. {_score_text(g['score_before'])} → {what}{clock}")
+    return "\n".join(lines) + "\n"
+
+
+def to_mat(t: Mapping[str, Any], tz: tzinfo | None = None) -> str:
+    """The Jellyfish ``.mat`` layout: header tags, games with dice and cube actions, moves blank."""
+    tz = tz or _local_tz()
+    names = {s: _mat_name(_name(t, s)) for s in ("A", "B")}
+    out: list[str] = []
+    first_wall = next((e.get("wall") for e in t.get("entries") or [] if e.get("wall")), None)
+    tags = {"Player 1": names["A"], "Player 2": names["B"]}
+    if first_wall:
+        when = datetime.fromtimestamp(first_wall / 1000, tz)
+        tags["EventDate"] = when.strftime("%Y.%m.%d")
+        tags["EventTime"] = when.strftime("%H.%M")
+    if t.get("round"):
+        tags["Round"] = str(t["round"])
+    if t.get("match_id"):
+        tags["Match ID"] = str(t["match_id"])
+    tags.update({"Crawford": "On", "Jacoby": "Off", "Beaver": "Off", "CubeLimit": "64"})
+    out += [f'; [{k} "{v}"]' for k, v in tags.items()]
+    out += ["", f" {t.get('length') or 0} point match", ""]
+    by_game: dict[int, list[dict[str, Any]]] = {}
+    for e in t.get("entries") or []:
+        by_game.setdefault(e["game"], []).append(e)
+    for g in t.get("games") or []:
+        out.append(f" Game {g['game']}")
+        before = g["score_before"]
+        out.append(f" {names['A']} : {before['A']}".ljust(38) + f"{names['B']} : {before['B']}")
+        out += _mat_game(by_game.get(g["game"], []), g)
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+#: width of the left (player 1) column of a move line, and the word that ends a game
+_COLUMN = 34
+WINS = "Wins "
+
+
+def _mat_game(entries: list[dict[str, Any]], game: Mapping[str, Any]) -> list[str]:
+    """Move lines: one cell per action, A in the left column and B in the right."""
+    cells: list[tuple[str, str]] = []
+    opening = game.get("opening") or {}
+    if opening.get("dice") and opening.get("first") in ("A", "B"):
+        first = opening["first"]
+        d = opening["dice"]
+        cells.append((first, f"{d[0]}{d[1]}:" if first == "A" else f"{d[1]}{d[0]}:"))
+    for e in entries:
+        kind, side = e["event"], e.get("side")
+        if kind == "roll" and side in ("A", "B") and e.get("dice"):
+            cells.append((side, f"{e['dice'][0]}{e['dice'][1]}:"))
+        elif kind == "double" and side in ("A", "B"):
+            cells.append((side, f" Doubles => {e.get('value') or 2}"))
+        elif kind == "take" and side in ("A", "B"):
+            cells.append((side, " Takes"))
+        elif kind == "undo":
+            # the last score or cube entry was taken back at the table (never a roll)
+            if cells and not cells[-1][1].endswith(":"):
+                undone = cells.pop()[1]
+                if undone.startswith(WINS) and cells and cells[-1][1] == " Drops":
+                    cells.pop()
+        elif kind == "game_over" and e.get("winner") in ("A", "B"):
+            winner = e["winner"]
+            if e.get("kind") == "pass":
+                cells.append(("B" if winner == "A" else "A", " Drops"))
+            points = e.get("points") or 0
+            cells.append((winner, f"{WINS}{points} point{'s' if points != 1 else ''}"))
+    lines: list[str] = []
+    row: dict[str, str] = {}
+    number = 0
+
+    def flush() -> None:
+        nonlocal number, row
+        if row:
+            number += 1
+            lines.append(f"{number:>3}) {row.get('A', ''):<{_COLUMN}}{row.get('B', '')}".rstrip())
+            row = {}
+
+    for side, text in cells:
+        if text.startswith(WINS):
+            flush()
+            indent = 6 if side == "A" else 6 + _COLUMN
+            lines.append(" " * indent + text)
+            continue
+        if side in row or (side == "A" and "B" in row):
+            flush()
+        row[side] = text
+    flush()
+    return lines
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _in_order(events: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    seen: set[int] = set()
+    out = []
+    for e in events:
+        seq = e.get("seq")
+        if isinstance(seq, int) and not isinstance(seq, bool):
+            if seq in seen:
+                continue
+            seen.add(seq)
+        out.append(e)
+    return sorted(out, key=lambda e: e["seq"] if isinstance(e.get("seq"), int) else 0)
+
+
+def _entry(event: str, e: Mapping[str, Any], game: int, **fields: Any) -> dict[str, Any]:
+    return {
+        "event": event,
+        "game": game,
+        "seq": e.get("seq"),
+        "at": _int(e.get("at")),
+        "wall": _int(e.get("wall")),
+        **fields,
+    }
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _side(value: Any) -> str | None:
+    return value if value in ("A", "B") else None
+
+
+def _dice(value: Any) -> list[int] | None:
+    if isinstance(value, list | tuple) and len(value) == 2 and all(_int(d) is not None for d in value):
+        return [int(value[0]), int(value[1])]
+    return None
+
+
+def _score(value: Any) -> dict[str, int] | None:
+    if isinstance(value, Mapping) and _int(value.get("A")) is not None and _int(value.get("B")) is not None:
+        return {"A": int(value["A"]), "B": int(value["B"])}
+    return None
+
+
+def _players(info: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    players = info.get("players")
+    out = {}
+    for s in ("A", "B"):
+        p = players.get(s) if isinstance(players, Mapping) else None
+        name = p.get("name") if isinstance(p, Mapping) else None
+        pid = p.get("id") if isinstance(p, Mapping) else None
+        out[s] = {"name": name if isinstance(name, str) else "", "id": pid if isinstance(pid, str) else ""}
+    return out
+
+
+def _name(t: Mapping[str, Any], side: str) -> str:
+    name = ((t.get("players") or {}).get(side) or {}).get("name")
+    return name or f"Player {side}"
+
+
+def _mat_name(name: str) -> str:
+    cleaned: str = "".join(ch for ch in name if ch.isprintable() and ch not in '"').strip()
+    return cleaned or "Player"
+
+
+def _local_tz() -> tzinfo:
+    return datetime.now(UTC).astimezone().tzinfo or timezone(timedelta(0))
+
+
+def _clock_time(wall: Any, tz: tzinfo) -> str:
+    if not isinstance(wall, int):
+        return "--:--:--"
+    return datetime.fromtimestamp(wall / 1000, tz).strftime("%H:%M:%S")
+
+
+def _duration(ms: int) -> str:
+    seconds = ms // 1000
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _score_text(score: Mapping[str, Any]) -> str:
+    return f"{score.get('A', 0)}–{score.get('B', 0)}"
+
+
+def _game_heading(t: Mapping[str, Any], game: int, names: Mapping[str, str]) -> str:
+    if game == 0:
+        return "Before the first game"
+    g = next((g for g in t.get("games") or [] if g["game"] == game), None)
+    crawford = " — Crawford game" if g and g.get("crawford") else ""
+    before = f" (score {_score_text(g['score_before'])})" if g else ""
+    return f"Game {game}{before}{crawford}"
+
+
+def _kind_words(res: Mapping[str, Any]) -> str:
+    kind = res.get("kind")
+    if kind == "pass":
+        return "wins (double passed)"
+    how = {"single": "a single game", "gammon": "a gammon", "backgammon": "a backgammon"}.get(
+        str(kind), str(kind)
+    )
+    return ("wins " if not res.get("resigned") else "wins by resignation, ") + how
+
+
+def _result_line(result: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    winner = result.get("winner")
+    score = result.get("score") or {}
+    who = names.get(winner, "?") if isinstance(winner, str) else "?"
+    return f"{who} wins {_score_text(score)} ({result.get('end_reason') or 'points'})"
+
+
+def _describe(e: Mapping[str, Any], names: Mapping[str, str], clock: bool = True) -> str:
+    """One entry in words (English: the transcript is the TD's and the arbiter's document)."""
+    k = str(e["event"])
+    side = _side(e.get("side"))
+    who = names[side] if side else ""
+    if k == "game_start":
+        d = e.get("dice") or ["?", "?"]
+        starts = names.get(e.get("first") or "", "?")
+        return f"opening roll {d[0]}-{d[1]}: {starts} starts"
+    if k == "opening_tie":
+        d = e.get("dice") or ["?", "?"]
+        return f"opening roll {d[0]}-{d[1]}: tie, roll again"
+    if k == "press" and not clock:
+        return f"{who} ends the turn"
+    if k == "press":
+        used = e.get("used_ms")
+        return f"{who} presses the clock" + (f" after {_duration(used)}" if isinstance(used, int) else "")
+    if k == "roll":
+        d = e.get("dice") or ["?", "?"]
+        return f"{who or 'roll'} {d[0]}-{d[1]}" + (f" ({e['source']})" if e.get("source") else "")
+    if k == "double":
+        return f"{who} doubles to {e.get('value')}"
+    if k == "take":
+        return f"{who} takes ({e.get('value')})"
+    if k == "game_over":
+        winner = names.get(e.get("winner") or "", "?")
+        score = _score_text(e.get("score") or {})
+        return f"{winner} {_kind_words(e)}, {e.get('points')} point(s) — score {score}"
+    if k == "match_over":
+        return "match over: " + _result_line(e, names)
+    if k == "pause":
+        return f"clock paused ({e.get('reason')})" + (f" by {who}" if who else "")
+    if k == "resume":
+        return "clock resumed"
+    if k == "penalty":
+        against = names.get(e.get("against") or "", "?")
+        return (
+            f"penalty: {e.get('points')} point(s) against {against} ({e.get('reason')}) — score "
+            f"{_score_text(e.get('score') or {})}"
+        )
+    if k == "correct_score":
+        return f"TD corrects the score from {e.get('before')} to {_score_text(e.get('score') or {})}"
+    if k == "refused":
+        return f"refused {e.get('input')}: {e.get('reason')}"
+    if k == "td_refused":
+        return f"TD command {e.get('command')} refused: {e.get('reason')}"
+    if k == "checkin":
+        return f"{who} checks in"
+    if k == "break":
+        return f"{who} takes a break"
+    if k == "return":
+        over = e.get("overrun_ms")
+        return f"{who} is back" + (f" ({_duration(over)} late)" if isinstance(over, int) and over > 0 else "")
+    if k == "flag":
+        return f"{who}'s time has run out"
+    if k == "call_td":
+        return f"{who} calls the TD"
+    if k in _COMMAND_WORDS:
+        return "TD: " + _COMMAND_WORDS[k]
+    if k == "undo":
+        return "last entry undone"
+    if k == "confirm":
+        return f"{who} confirms the result"
+    rest = ", ".join(
+        f"{key} {value}"
+        for key, value in e.items()
+        if key not in ("event", "game", "seq", "at", "wall") and value is not None
+    )
+    return k.replace("_", " ") + (f" ({rest})" if rest else "")
