@@ -4,14 +4,12 @@ shows them in a real Chromium."""
 
 from __future__ import annotations
 
-import os
 import random
-from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
 from hub.dice_stats import MIN_ROLLS
-from tests.e2e.test_dashboard import CHROMIUM_ARGS, SCREENSHOTS_ENV, login
+from tests.e2e.pages import CHROMIUM_ARGS, login, shots_dir
 from tests.hub.support import T0, event_id, one_match, schedule_csv, sim_table, start_hub
 from tests.hub.test_web_api import Client, run
 
@@ -134,7 +132,6 @@ def screenshot(url: str, tmp_path) -> None:
             expect(page.locator("#dice-rows tr.suspect")).to_have_count(1, timeout=10_000)
             expect(page.locator("#dice-rows tr")).to_have_count(2)
             expect(page.locator("#dice-room")).to_contain_text("1 looks biased")
-            out = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
-            page.screenshot(path=str(out / "dashboard-dice.png"), full_page=True)
+            page.screenshot(path=str(shots_dir(tmp_path) / "dashboard-dice.png"), full_page=True)
         finally:
             browser.close()
