@@ -5,14 +5,20 @@ result for its neighbour, or send itself a TD command. This module writes, into 
 
 - ``mosquitto.conf``: no anonymous clients, a password file, an ACL file, client id forced to the
   username, persistence (retained states and assignments survive a broker restart), optional TLS;
-- ``passwd``: one credential per table (username = table id) and one for the hub (``hub``), hashed
-  in Mosquitto's own PBKDF2-SHA512 ``$7$`` format, so ``mosquitto_passwd`` is not needed;
+- ``passwd``: one credential per table (username = table id), one for the hub (``hub``) and a
+  read-only one for diagnostics (``monitor``), hashed in Mosquitto's own PBKDF2-SHA512 ``$7$``
+  format, so ``mosquitto_passwd`` is not needed;
 - ``acl``: a table may publish only its own ``status``/``state``/``evt`` and read only its own
   ``assign``/``cmd``/``resync`` and the hub's ``status``; the hub reads and writes the whole event;
-- ``tables/{table}.toml`` and ``hub.toml``: each client's own credential in plain text, to copy
-  into that client's configuration when provisioning it. With ``--table-template`` (the keys all
-  tables share) each table's file is its whole ``table.toml``; the template is kept in the
-  directory for later runs.
+  ``monitor`` reads the whole event (and the broker's ``$SYS`` statistics) and writes nothing;
+- limits (:func:`room_limits`), so that no client — a broken or tampered table, or a stranger
+  on the room's network who has no credential at all — can make the broker allocate more than a
+  bounded amount: a largest packet, a cap on what is queued for one client, on messages in
+  flight, and on connections per listener, sized for the room;
+- ``tables/{table}.toml``, ``hub.toml`` and ``monitor.toml``: each client's own credential in
+  plain text, to copy into that client's configuration when provisioning it. With
+  ``--table-template`` (the keys all tables share) each table's file is its whole
+  ``table.toml``; the template is kept in the directory for later runs.
 
 Every file is readable by its owner only (0600, directories 0700; with ``--broker-user`` the
 broker's files belong to that user). Re-running refuses to replace existing credentials unless
@@ -41,8 +47,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drivers.mqtt_topics import MAX_PAYLOAD
+
 #: Username of the hub's credential; no table may take it.
 HUB_USER = "hub"
+#: Username of the read-only diagnostics credential (``mosquitto_sub -u monitor``); reserved too.
+MONITOR_USER = "monitor"
+RESERVED_USERS = (HUB_USER, MONITOR_USER)
 #: Table and event ids: safe inside an MQTT topic level and as a Mosquitto username / client id.
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 #: A range item in a table list: ``5-9``, ``01-12`` or ``A1-A12`` (same prefix on both ends).
@@ -59,6 +70,7 @@ PASSWD_NAME = "passwd"
 ACL_NAME = "acl"
 CONF_NAME = "mosquitto.conf"
 HUB_FRAGMENT = "hub.toml"
+MONITOR_FRAGMENT = "monitor.toml"
 TABLES_DIR = "tables"
 DATA_DIR = "data"
 #: The last --table-template, kept so that a later --keep or --force run writes the same keys.
@@ -80,8 +92,8 @@ def validate_id(kind: str, value: str) -> str:
             f"invalid {kind} id {value!r}: use 1 to 32 letters, digits, '_' or '-', starting with a "
             "letter or digit (no spaces, '/', '+', '#')"
         )
-    if kind == "table" and value == HUB_USER:
-        raise BrokerConfigError(f"table id {HUB_USER!r} is reserved for the hub's credential")
+    if kind == "table" and value in RESERVED_USERS:
+        raise BrokerConfigError(f"table id {value!r} is reserved for the {value}'s credential")
     return value
 
 
@@ -200,10 +212,54 @@ class BrokerSettings:
         return self.persistence_dir if self.persistence_dir is not None else self.out / DATA_DIR
 
 
+@dataclass(frozen=True)
+class RoomLimits:
+    """What one client may make the broker hold (``mosquitto.conf`` options of the same names)."""
+
+    #: the largest MQTT packet (bytes, header and topic included): the product's own payload
+    #: limit plus room for the topic; a larger packet, even a half-sent CONNECT that merely
+    #: announces its length, disconnects its sender before anything is allocated for it
+    max_packet_size: int
+    #: bytes queued for one client while it is away or slow (the hub's persistent session)
+    max_queued_bytes: int
+    #: messages queued for one client (whichever limit comes first)
+    max_queued_messages: int
+    #: QoS 1 messages in flight to one client at once
+    max_inflight_messages: int
+    #: connections per listener: every table, the hub and the monitor, with room to spare
+    max_connections: int
+
+
+#: bytes for the fixed header and the topic of a packet at the payload limit
+PACKET_OVERHEAD = 1024
+#: connections beyond the room's own: reconnects overlapping, spare tables, a second monitor
+SPARE_CONNECTIONS = 16
+
+
+def room_limits(tables: int) -> RoomLimits:
+    """The limits for a room of ``tables`` tables.
+
+    Why these numbers: real messages are far below :data:`MAX_PAYLOAD` (an event is under 2 KB,
+    the state of a whole 25-point match about 5 KB), and every client of the product already
+    refuses larger payloads. 20,000 queued messages keep ten minutes of a busy room's events for
+    a hub that is away; 64 MiB stops a table sending packets at the limit from queueing
+    gigabytes for it (what is dropped past it, the hub asks the tables for again). So the worst
+    a stranger can make the broker hold is about ``max_connections × max_packet_size``.
+    """
+    return RoomLimits(
+        max_packet_size=MAX_PAYLOAD + PACKET_OVERHEAD,
+        max_queued_bytes=64 * 1024 * 1024,
+        max_queued_messages=20_000,
+        max_inflight_messages=20,
+        max_connections=tables + len(RESERVED_USERS) + max(SPARE_CONNECTIONS, tables // 5),
+    )
+
+
 def render_conf(settings: BrokerSettings) -> str:
     """The broker's configuration: authenticated listeners only, ACL, persistence, optional TLS."""
     out = settings.out
     bind = f" {settings.bind}" if settings.bind else ""
+    limits = room_limits(len(settings.tables))
     lines = [
         f"# Mosquitto configuration for event {settings.event!r}: written by `bghub broker-config`.",
         "# Regenerate it with that command rather than editing it (see docs/deployment.md).",
@@ -220,8 +276,15 @@ def render_conf(settings: BrokerSettings) -> str:
         "persistence true",
         f"persistence_location {str(settings.data_dir).rstrip('/')}/",
         "autosave_interval 60",
-        "# A hub that is away for a while must not lose a busy room's events.",
-        "max_queued_messages 20000",
+        "",
+        "# Limits: nothing any client sends, authenticated or not, makes the broker hold more than",
+        "# a bounded amount. A packet larger than max_packet_size disconnects its sender (a CONNECT",
+        "# announcing a huge length is dropped before anything is allocated for it).",
+        f"max_packet_size {limits.max_packet_size}",
+        "# A hub that is away for a while must not lose a busy room's events, nor be sent gigabytes.",
+        f"max_queued_messages {limits.max_queued_messages}",
+        f"max_queued_bytes {limits.max_queued_bytes}",
+        f"max_inflight_messages {limits.max_inflight_messages}",
         "set_tcp_nodelay true",
         "",
         "log_dest stderr",
@@ -235,7 +298,7 @@ def render_conf(settings: BrokerSettings) -> str:
         "# would open Mosquitto's default listener on port 1883 of every interface.",
         f"listener {settings.port}{bind}",
         "protocol mqtt",
-        *_listener_options(),
+        *_listener_options(limits),
     ]
     if settings.tls is not None:
         tls = settings.tls
@@ -243,7 +306,7 @@ def render_conf(settings: BrokerSettings) -> str:
             "",
             f"listener {tls.port}{bind}",
             "protocol mqtt",
-            *_listener_options(),
+            *_listener_options(limits),
             f"certfile {tls.cert}",
             f"keyfile {tls.key}",
         ]
@@ -252,10 +315,12 @@ def render_conf(settings: BrokerSettings) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _listener_options() -> list[str]:
+def _listener_options(limits: RoomLimits) -> list[str]:
     return [
         "# The client id is the username: one table's credential cannot take over another's session.",
         "use_username_as_clientid true",
+        "# Every table, the hub and the monitor, with room to spare (not reloaded on SIGHUP).",
+        f"max_connections {limits.max_connections}",
     ]
 
 
@@ -276,6 +341,12 @@ def render_acl(event: str, tables: Sequence[str]) -> str:
         "# The hub reads and writes everything of this event.\n"
         f"user {HUB_USER}\n"
         f"topic readwrite {prefix}/#\n"
+        "\n"
+        "# Diagnostics (mosquitto_sub -u monitor): reads everything of this event and the broker's\n"
+        "# own statistics, writes nothing; its own client id, so it never disconnects the hub.\n"
+        f"user {MONITOR_USER}\n"
+        f"topic read {prefix}/#\n"
+        "topic read $SYS/#\n"
     ]
     for table in tables:
         base = f"{prefix}/table/{table}"
@@ -293,7 +364,7 @@ def render_acl(event: str, tables: Sequence[str]) -> str:
 
 
 def render_passwd(credentials: dict[str, str]) -> str:
-    """``username:$7$…`` lines, hub first, then the tables in the order given."""
+    """``username:$7$…`` lines, hub and monitor first, then the tables in the order given."""
     return "".join(f"{user}:{hash_password(password)}\n" for user, password in credentials.items())
 
 
@@ -406,6 +477,28 @@ def render_table_fragment(settings: BrokerSettings, table: str, password: str) -
     return "\n".join(lines) + "\n"
 
 
+def render_monitor_fragment(settings: BrokerSettings, password: str) -> str:
+    """The read-only diagnostics credential, with the command line that uses it."""
+    tls = settings.tls
+    port = tls.port if tls else settings.port
+    tls_args = f" --cafile {TABLE_CA_PATH}" if tls else ""
+    return (
+        f"# Read-only credential for diagnostics at event {settings.event}"
+        " (written by `bghub broker-config`).\n"
+        "# It reads every topic of the event and writes none; use it instead of the hub's, which would\n"
+        "# take the hub's session over and disconnect the real hub:\n"
+        f"#   mosquitto_sub -h {settings.host} -p {port}{tls_args} -u {MONITOR_USER} -P 'PASSWORD' "
+        f"-t 'bg/v1/{settings.event}/#' -v\n"
+        f"event = {toml_string(settings.event)}\n"
+        "\n"
+        "[broker]\n"
+        f"host = {toml_string(settings.host)}\n"
+        f"port = {port}\n"
+        f"username = {toml_string(MONITOR_USER)}\n"
+        f"password = {toml_string(password)}\n"
+    )
+
+
 def render_hub_fragment(settings: BrokerSettings, password: str) -> str:
     """The hub's credential (the hub runs beside the broker: plain port, loopback by default)."""
     return (
@@ -436,9 +529,9 @@ class GenerateResult:
 
 
 def existing_credentials(out: Path) -> dict[str, str]:
-    """Usernames and passwords from a previous run's fragments (hub.toml, tables/*.toml)."""
+    """Usernames and passwords from a previous run's fragments (hub, monitor, tables/*.toml)."""
     found: dict[str, str] = {}
-    paths = [out / HUB_FRAGMENT, *sorted((out / TABLES_DIR).glob("*.toml"))]
+    paths = [out / HUB_FRAGMENT, out / MONITOR_FRAGMENT, *sorted((out / TABLES_DIR).glob("*.toml"))]
     for path in paths:
         if not path.is_file():
             continue
@@ -474,7 +567,7 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
 
     result = GenerateResult()
     credentials: dict[str, str] = {}
-    for user in (HUB_USER, *settings.tables):
+    for user in (*RESERVED_USERS, *settings.tables):
         if keep and user in previous:
             credentials[user] = previous[user]
             result.kept.append(user)
@@ -494,7 +587,10 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
         out / PASSWD_NAME: render_passwd(credentials),
         out / ACL_NAME: render_acl(settings.event, settings.tables),
     }
-    fragments = {out / HUB_FRAGMENT: render_hub_fragment(settings, credentials[HUB_USER])}
+    fragments = {
+        out / HUB_FRAGMENT: render_hub_fragment(settings, credentials[HUB_USER]),
+        out / MONITOR_FRAGMENT: render_monitor_fragment(settings, credentials[MONITOR_USER]),
+    }
     if settings.table_template:
         fragments[stored_template] = render_template(settings.table_template)
     for table in settings.tables:
@@ -684,7 +780,8 @@ def main_broker_config(args: argparse.Namespace) -> int:
         return 2
     out = settings.out
     print(f"wrote {out / CONF_NAME}, {out / PASSWD_NAME}, {out / ACL_NAME}")
-    print(f"wrote {out / HUB_FRAGMENT} and {len(settings.tables)} table fragments in {out / TABLES_DIR}/")
+    print(f"wrote {out / HUB_FRAGMENT}, {out / MONITOR_FRAGMENT} (read-only, for diagnostics)")
+    print(f"wrote {len(settings.tables)} table fragments in {out / TABLES_DIR}/")
     print(f"credentials: {len(result.new)} new, {len(result.kept)} kept, {len(result.removed)} removed")
     if result.removed:
         print(f"removed tables: {', '.join(result.removed)}")

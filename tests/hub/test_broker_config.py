@@ -121,7 +121,7 @@ def settings(out: Path, tables: tuple[str, ...] = ("1", "2", "3"), **kwargs) -> 
 
 
 def fragment(out: Path, name: str) -> dict:
-    path = out / "hub.toml" if name == "hub" else out / "tables" / f"{name}.toml"
+    path = out / f"{name}.toml" if name in ("hub", "monitor") else out / "tables" / f"{name}.toml"
     return tomllib.loads(path.read_text())
 
 
@@ -136,21 +136,21 @@ def test_generate_writes_private_files_whose_passwords_match_the_hashes(tmp_path
     assert stat.S_IMODE(out.stat().st_mode) == 0o700
     for directory in (out / "tables", out / "data"):
         assert stat.S_IMODE(directory.stat().st_mode) == 0o700
-    files = [out / "mosquitto.conf", out / "passwd", out / "acl", out / "hub.toml"]
+    files = [out / "mosquitto.conf", out / "passwd", out / "acl", out / "hub.toml", out / "monitor.toml"]
     files += sorted((out / "tables").iterdir())
     assert [p.name for p in sorted((out / "tables").iterdir())] == ["1.toml", "2.toml", "3.toml"]
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     hashes = passwd_entries(out)
-    assert list(hashes) == ["hub", "1", "2", "3"]
+    assert list(hashes) == ["hub", "monitor", "1", "2", "3"]
     passwords = set()
-    for name in ("hub", "1", "2", "3"):
+    for name in ("hub", "monitor", "1", "2", "3"):
         broker = fragment(out, name)["broker"]
         assert broker["username"] == name
         assert fragment(out, name)["event"] == "ev1"
         assert verify_password(broker["password"], hashes[name])
         passwords.add(broker["password"])
-    assert len(passwords) == 4
+    assert len(passwords) == 5
     assert fragment(out, "2")["table_id"] == "2"
     assert fragment(out, "2")["broker"]["host"] == "bghub.local"
     assert fragment(out, "2")["broker"]["port"] == 11883
@@ -211,9 +211,9 @@ def test_rerun_refuses_to_overwrite_credentials(tmp_path: Path):
 def test_force_replaces_every_password(tmp_path: Path):
     out = tmp_path / "room"
     generate(settings(out))
-    old = {name: fragment(out, name)["broker"]["password"] for name in ("hub", "1", "2", "3")}
+    old = {name: fragment(out, name)["broker"]["password"] for name in ("hub", "monitor", "1", "2", "3")}
     result = generate(settings(out), force=True)
-    assert sorted(result.new) == ["1", "2", "3", "hub"] and result.kept == []
+    assert sorted(result.new) == ["1", "2", "3", "hub", "monitor"] and result.kept == []
     hashes = passwd_entries(out)
     for name, password in old.items():
         assert fragment(out, name)["broker"]["password"] != password
@@ -223,14 +223,14 @@ def test_force_replaces_every_password(tmp_path: Path):
 def test_keep_reuses_passwords_adds_new_tables_and_removes_dropped_ones(tmp_path: Path):
     out = tmp_path / "room"
     generate(settings(out, tables=("1", "2", "3")))
-    old = {name: fragment(out, name)["broker"]["password"] for name in ("hub", "1", "2", "3")}
+    old = {name: fragment(out, name)["broker"]["password"] for name in ("hub", "monitor", "1", "2", "3")}
     result = generate(settings(out, tables=("1", "3", "4")), keep=True)
-    assert sorted(result.kept) == ["1", "3", "hub"]
+    assert sorted(result.kept) == ["1", "3", "hub", "monitor"]
     assert result.new == ["4"]
     assert result.removed == ["2"]
     hashes = passwd_entries(out)
-    assert list(hashes) == ["hub", "1", "3", "4"]
-    for name in ("hub", "1", "3"):
+    assert list(hashes) == ["hub", "monitor", "1", "3", "4"]
+    for name in ("hub", "monitor", "1", "3"):
         assert fragment(out, name)["broker"]["password"] == old[name]
         assert verify_password(old[name], hashes[name])
     assert verify_password(fragment(out, "4")["broker"]["password"], hashes["4"])
@@ -276,7 +276,7 @@ def test_module_entry_point_writes_a_room(tmp_path: Path):
     out = tmp_path / "room"
     done = run_module("--event", "open", "--tables", "1-3,A1", "--out", str(out), "--port", "2883")
     assert done.returncode == 0, done.stderr
-    assert "credentials: 5 new, 0 kept, 0 removed" in done.stdout
+    assert "credentials: 6 new, 0 kept, 0 removed" in done.stdout
     assert sorted(p.stem for p in (out / "tables").iterdir()) == ["1", "2", "3", "A1"]
     again = run_module("--event", "open", "--tables", "1-3", "--out", str(out))
     assert again.returncode == 2
@@ -318,7 +318,7 @@ def test_subcommand_registers_on_a_parent_parser(tmp_path: Path, capsys: pytest.
     args = parser.parse_args(["broker-config", "--event", "ev", "--tables", "1-2", "--out", str(out)])
     assert args.func(args) == 0
     assert (out / "passwd").is_file()
-    assert "credentials: 3 new" in capsys.readouterr().out
+    assert "credentials: 4 new" in capsys.readouterr().out
 
 
 def test_main_relative_out_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
