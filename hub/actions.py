@@ -156,7 +156,10 @@ class Actions:
         return payload
 
     def ack_alert(self, alert_id: int, actor: str) -> bool:
-        """Acknowledge an active alert; False if it already was (or is no longer active)."""
+        """Acknowledge an active alert; False if it already was (or is no longer active).
+
+        Acknowledging a TD call also clears the call on the table's screen (``td_ack``): the TD
+        has one *acknowledge*, not one on the dashboard and another at the table."""
         now = self.clock.now_wall()
         alert = self.alerts.find(alert_id)
         if alert is None:
@@ -165,6 +168,9 @@ class Actions:
             return False
         if not self.alerts.acknowledge(alert, actor, now):
             return False
+        table = alert.get("tbl")
+        if alert["kind"] == "td_call" and table is not None and self.room.is_known(table):
+            self.td_command(table, "td_ack", {}, actor)
         self._refresh(now, set())
         return True
 

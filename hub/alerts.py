@@ -21,7 +21,7 @@ from hub.watch import AlertSpec, WatchConfig, result_alert, table_alerts
 log = logging.getLogger("hub")
 
 #: Alerts raised by a single event (not a lasting situation): resolved only by acknowledgement.
-ONE_SHOT = frozenset({"cmd_failed", "assign_refused"})
+ONE_SHOT = frozenset({"cmd_failed", "assign_refused", "dice"})
 
 
 def public_alert(row: dict[str, Any]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from hub.automation import Automation
 from hub.clock import Clock, SystemClock
 from hub.commands import CommandSender
 from hub.config import HubConfig
+from hub.dice_watch import DiceWatch
 from hub.ingest import Ingest
 from hub.room import TableView
 from hub.rounds import Current
@@ -68,6 +69,8 @@ class Hub:
             room, store, self.clock, link, self.sender, self.alerts,
             refresh=self._refresh, changed=self._changed,
         )
+        self.dice = DiceWatch(room, store, self.alerts)
+        self.ingest.event_observers.append(self.dice.on_event)
         self.automation = Automation(room, store, config, link, self.sender)
         self.display = Views(room, self.alerts, store, config, self.clock, link, self._publish)
         self.actions = Actions(

@@ -86,6 +86,8 @@ class Ingest:
         self._refresh = refresh
         self._notify = changed
         self.tracker = SeqTracker()
+        #: called with (table, event, now) for every event stored (e.g. the dice watch)
+        self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
         self.stats = {"messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "resyncs": 0}
         self._restored: set[tuple[str, str | None]] = set()
         self._inbox: collections.deque[tuple[str, str, dict[str, Any]]] = collections.deque()
@@ -213,6 +215,11 @@ class Ingest:
             self.stats["duplicates"] += 1
             return False
         self.stats["events"] += 1
+        for observe in self.event_observers:
+            try:
+                observe(table, evt, now)
+            except Exception:  # an observer's fault must not lose the event or stop the batch
+                log.exception("table %s: event observer failed", table)
         kind = evt["type"]
         if kind == "cmd_done" and isinstance(evt.get("id"), str):
             ok = evt.get("ok") is True

@@ -60,6 +60,9 @@ CREATE TABLE IF NOT EXISTS table_flags (
 CREATE TABLE IF NOT EXISTS releases (match_id TEXT PRIMARY KEY, wall INTEGER NOT NULL, actor TEXT);
 CREATE TABLE IF NOT EXISTS assigned (
     tbl TEXT PRIMARY KEY, match_id TEXT NOT NULL, wall INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS dice (
+    tbl TEXT NOT NULL, tower TEXT NOT NULL, body TEXT NOT NULL, alerted_rolls INTEGER,
+    alerts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, tower));
 """
 
 _SCHEDULE_COLS = (
@@ -215,6 +218,21 @@ class Store:
             "SELECT body FROM events WHERE match_id = ? ORDER BY seq LIMIT ?", (match_id, limit)
         ).fetchall()
         return [json.loads(r["body"]) for r in rows]
+
+    def dice_tallies(self) -> list[tuple[str, str, str, int | None, int]]:
+        """Every tower's stored tally: (table, tower, tally JSON, rolls at the last alert, alerts)."""
+        rows = self.db.execute("SELECT tbl, tower, body, alerted_rolls, alerts FROM dice").fetchall()
+        return [(r["tbl"], r["tower"], r["body"], r["alerted_rolls"], r["alerts"]) for r in rows]
+
+    def put_dice_tally(
+        self, table: str, tower: str, body: str, alerted_rolls: int | None, alerts: int
+    ) -> None:
+        self.db.execute(
+            "INSERT INTO dice (tbl, tower, body, alerted_rolls, alerts) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (tbl, tower) DO UPDATE SET body = excluded.body, "
+            "alerted_rolls = excluded.alerted_rolls, alerts = excluded.alerts",
+            (table, tower, body, alerted_rolls, alerts),
+        )
 
     def max_seq(self, table: str, match_id: str) -> int:
         row = self.db.execute(

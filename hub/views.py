@@ -104,19 +104,24 @@ class Views:
         view = room.views.get(table) or TableView(table)
         match = room.match_for(table)
         mid = (view.state or {}).get("match_id") or (match.match_id if match else None)
+        commands = self.store.commands(table, limit=200)
+        state = view.state if view.state is not None and view.state.get("match_id") == mid else None
         return {
             "tile": self.tile(table),
             "state": view.state,
             "status": view.status,
+            "match_id": mid,
             "schedule": [m.as_dict() for m in room.schedule if m.table == table],
             "events": self.store.events(table, mid, limit=300)
             if mid
             else self.store.events(table, limit=300),
-            "commands": self.store.commands(table, limit=200),
+            "commands": commands,
             "alerts": [a for a in self.alerts.listed() if a["table"] == table],
             "audit": self.store.audit_log(table, limit=100),
             "automation_suspended": table in room.suspended,
             "result": room.results.get(mid) if mid else None,
+            "waivers": waivable_penalties(state, commands),
+            "undo_end": undoable_end(state, commands),
         }
 
     def schedule_rows(self) -> list[dict[str, Any]]:
@@ -133,3 +138,61 @@ class Views:
 
     def result_list(self) -> list[dict[str, Any]]:
         return sorted(self.room.results.values(), key=lambda r: (natural(r["round"]), natural(r["table"])))
+
+
+def _by_id(commands: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for c in commands}
+
+
+def waivable_penalties(state: dict[str, Any] | None, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The match's penalties not waived yet, each with when it was given and by whom (the TD
+    chooses by reason, points and time, not by an id)."""
+    if state is None or state.get("phase") == "finished":
+        return []
+    sent = _by_id(commands)
+    out = []
+    for p in state.get("penalty_log") or []:
+        if not isinstance(p, dict) or p.get("waived") or not isinstance(p.get("id"), str):
+            continue
+        cmd = sent.get(p["id"]) or {}
+        out.append(
+            {
+                "id": p["id"],
+                "against": p.get("against"),
+                "points": p.get("points"),
+                "reason": p.get("reason"),
+                "wall": cmd.get("created_wall"),
+                "origin": cmd.get("origin") or "table",
+                "actor": cmd.get("actor"),
+            }
+        )
+    return out
+
+
+def undoable_end(state: dict[str, Any] | None, commands: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The command that ended the match, when waiving it reopens the match as it was (the table's
+    rules take back a forfeit, or the lateness point that made one): the dashboard's *Undo*."""
+    if state is None or state.get("phase") != "finished":
+        return None
+    reason = state.get("end_reason")
+    if reason not in ("forfeit", "lateness"):
+        return None
+    mid = state.get("match_id")
+    done = [
+        c
+        for c in commands  # newest first
+        if c["match_id"] == mid and c["done_ok"] and c["type"] in ("forfeit", "penalty")
+    ]
+    for c in done:
+        body = c["body"]
+        if c["type"] == "forfeit" or (reason == "lateness" and body.get("reason") == "late"):
+            return {
+                "command_id": c["id"],
+                "type": c["type"],
+                "against": body.get("against"),
+                "reason": body.get("reason"),
+                "origin": c["origin"],
+                "actor": c["actor"],
+                "wall": c["created_wall"],
+            }
+    return None

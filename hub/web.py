@@ -24,6 +24,7 @@ from hub.actions import ActionError
 from hub.alerts import public_alert
 from hub.auth import COOKIE, Auth, Session
 from hub.core import Hub
+from hub.dice_watch import THRESHOLDS, dice_csv
 from hub.exports import results_csv, results_json
 from hub.room import board_tile
 from hub.schedule import ScheduleError
@@ -315,6 +316,29 @@ nav a {{ margin-right: 1rem; }}
 """
 
 
+async def page_dice(request: web.Request) -> web.StreamResponse:
+    return web.FileResponse(STATIC / "dice.html", headers={"Cache-Control": "no-cache"})
+
+
+@reader
+async def api_dice(request: web.Request) -> web.Response:
+    """Every tower's counts and fairness tests (suspect first), the room's total, the thresholds."""
+    dice = request.app[HUB_KEY].dice
+    return _json({"thresholds": THRESHOLDS, "room": dice.room_total(), "towers": dice.rows()})
+
+
+@reader
+async def api_dice_csv(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    name = _safe_filename(f"dice-{hub.config.event}.csv")
+    return web.Response(
+        body=dice_csv(hub.dice.rows()).encode("utf-8-sig"),  # the BOM: spreadsheets read UTF-8
+        content_type="text/csv",
+        charset="utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
 @reader
 async def api_alerts(request: web.Request) -> web.Response:
     hub = request.app[HUB_KEY]
@@ -521,6 +545,9 @@ def make_app(hub: Hub, auth: Auth, *, public: bool = False) -> web.Application:
     r.add_get("/api/audit", api_audit)
     r.add_get("/api/matches/{match_id}/transcript", api_transcript)
     r.add_get("/transcript/{match_id}", page_transcript)
+    r.add_get("/dice", page_dice)
+    r.add_get("/api/dice", api_dice)
+    r.add_get("/api/dice.csv", api_dice_csv)
     r.add_get("/api/ws", api_ws)
 
     async def on_shutdown(app: web.Application) -> None:

@@ -218,6 +218,7 @@ class KioskApp:
         self.view = KioskView(self.window.size, lang=self.config.language, flip=self.config.screen.flip)
         self.local = LocalState()
         self.local.td_pin = self.config.td_pin
+        self.local.manual_dice = self.config.dice.manual_entry
         self.local.journal_notice = _banner(self._notice)
         self._full_redraw = True
 

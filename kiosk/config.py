@@ -66,6 +66,8 @@ class DiceConfig:
     #: serial device of the dice tower (or a pyserial URL); empty: no tower
     device: str = ""
     baud: int = 115200
+    #: players enter every roll on the screen (only at a table without a tower)
+    manual_entry: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +238,7 @@ SECTIONS: dict[str, tuple[type, dict[str, Validator]]] = {
         PinsConfig,
         {"enabled": _bool, "A": _gpio, "B": _gpio, "pause": _gpio, "td": _gpio},
     ),
-    "dice": (DiceConfig, {"device": _str, "baud": _baud}),
+    "dice": (DiceConfig, {"device": _str, "baud": _baud, "manual_entry": _bool}),
     "screen": (
         ScreenConfig,
         {"size": _size, "rotation": _rotation, "flip": _bool, "fullscreen": _bool},
@@ -269,6 +271,8 @@ def from_mapping(data: dict[str, Any]) -> Config:
     _check_pins(config.pins)
     if config.broker.ca_file and not config.broker.tls:
         raise ConfigError("broker.ca_file: only used with broker.tls = true")
+    if config.dice.manual_entry and config.dice.device:
+        raise ConfigError("dice.manual_entry: only for a table without a dice tower (dice.device is set)")
     return config
 
 

@@ -56,7 +56,8 @@ def offered_value(snap: dict[str, Any]) -> int:
 
 
 def can_double(snap: dict[str, Any], side: str) -> bool:
-    return snap.get("phase") == "playing" and bool((cube(snap).get("usable") or {}).get(side))
+    inferred = snap.get("phase") == "playing" and bool((cube(snap).get("usable") or {}).get(side))
+    return allows(snap, "double", (side,), inferred)
 
 
 def can_undo(snap: dict[str, Any]) -> bool:
@@ -65,6 +66,8 @@ def can_undo(snap: dict[str, Any]) -> bool:
     Uses the snapshot's ``can_undo`` when it has one; otherwise infers it: a result entered and the
     next game not started, or a cube action in the game in progress.
     """
+    if legal(snap, "A") is not None or legal(snap, "B") is not None:
+        return allows(snap, "undo", ("A", "B"), False)
     if "can_undo" in snap:
         return bool(snap["can_undo"])
     phase = snap.get("phase")
@@ -95,6 +98,10 @@ def is_away(snap: dict[str, Any], side: str) -> bool:
 
 
 def can_break(snap: dict[str, Any], side: str) -> bool:
+    return allows(snap, "break", (side,), _can_break(snap, side))
+
+
+def _can_break(snap: dict[str, Any], side: str) -> bool:
     if is_away(snap, side):
         return False
     phase = snap.get("phase")
@@ -143,3 +150,68 @@ def points_for(kind: str, cube_value: int) -> int:
 def last_game(snap: dict[str, Any]) -> dict[str, Any] | None:
     games = snap.get("games") or []
     return games[-1] if games else None
+
+
+# -- the rulebook's own answer, when the snapshot carries it -----------------------------------------
+
+
+def legal(snap: dict[str, Any], who: str) -> frozenset[str] | None:
+    """What ``who`` ("A", "B" or "td") may do now, from the snapshot's ``legal`` field; None when
+    the snapshot has none (then the screen infers it from the other fields, as below).
+
+    Read leniently: per side a list of action names (or of objects with a ``type``/``action``),
+    or a mapping of action name to a truthy value.
+    """
+    table = snap.get("legal")
+    if not isinstance(table, dict):
+        return None
+    entry = table.get(who)
+    if isinstance(entry, dict):
+        return frozenset(str(k) for k, v in entry.items() if v)
+    names: set[str] = set()
+    for item in entry if isinstance(entry, list | tuple) else ():
+        if isinstance(item, str):
+            names.add(item)
+        elif isinstance(item, dict):
+            name = item.get("type") or item.get("action") or item.get("input")
+            if isinstance(name, str):
+                names.add(name)
+    return frozenset(names)
+
+
+def allows(snap: dict[str, Any], action: str, sides: tuple[str, ...], inferred: bool) -> bool:
+    """Whether one of ``sides`` may do ``action``: the rulebook's ``legal`` answer when the snapshot
+    has one, else ``inferred`` (what the screen reads off the other fields)."""
+    answers = [legal(snap, who) for who in sides]
+    if all(a is None for a in answers):
+        return inferred
+    return any(a is not None and action in a for a in answers)
+
+
+def can_pause(snap: dict[str, Any]) -> bool:
+    """A player may pause the clock: only at a table with a clock, while a game is played."""
+    clock = snap.get("clock") or {}
+    inferred = bool(clock.get("enabled")) and snap.get("phase") == "playing"
+    return allows(snap, "pause", ("A", "B"), inferred)
+
+
+def roller(snap: dict[str, Any]) -> str | None:
+    """The player whose roll comes next (for dice entered by hand), or None.
+
+    With a clock, the player on turn once their clock runs and before they rolled; without one,
+    the player on turn until they rolled, then the opponent (nothing else marks the turn's end).
+    """
+    if snap.get("phase") != "playing" or cube(snap).get("offered_by") is not None:
+        return None
+    turn = snap.get("turn")
+    if turn not in ("A", "B"):
+        return None
+    rolled = bool(snap.get("dice"))
+    clock = snap.get("clock") or {}
+    if clock.get("enabled"):
+        return turn if clock.get("running") == turn and not rolled else None
+    return ("B" if turn == "A" else "A") if rolled else turn
+
+
+def can_roll(snap: dict[str, Any], side: str) -> bool:
+    return allows(snap, "roll", (side,), roller(snap) == side)

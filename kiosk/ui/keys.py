@@ -15,6 +15,8 @@ import pygame
 MAIN = {"left": (pygame.K_q,), "right": (pygame.K_p,)}
 SECOND = {"left": (pygame.K_w,), "right": (pygame.K_o,)}
 CALL_TD = {"left": (pygame.K_e,), "right": (pygame.K_i,)}
+#: entering a roll by hand (a table without a dice tower)
+ROLL = {"left": (pygame.K_d,), "right": (pygame.K_k,)}
 LANG = {"left": (pygame.K_a,), "right": (pygame.K_l,)}
 PRESS = {"left": (pygame.K_z, pygame.K_LSHIFT), "right": (pygame.K_m, pygame.K_RSHIFT)}
 

@@ -17,7 +17,7 @@ from kiosk.ui.i18n import LANGUAGES
 SIDES = ("A", "B")
 
 #: dialogs that belong to one player's half of the screen (``overlay_side`` names the player)
-SIDE_OVERLAYS = frozenset({"lang", "pass", "break"})
+SIDE_OVERLAYS = frozenset({"lang", "pass", "break", "dice"})
 #: dialogs over the whole screen below the top bar
 FULL_OVERLAYS = frozenset(
     {"result", "pause", "undo", "opening", "pin", "td", "td_time", "td_clock", "td_lang", "td_table"}
@@ -45,6 +45,8 @@ class LocalState:
     journal_notice: dict[str, Any] | None = None
     #: the TD menu's PIN (from the configuration)
     td_pin: str = "0000"
+    #: players enter each roll on the screen (a table without a dice tower, ``dice.manual_entry``)
+    manual_dice: bool = False
     #: the open dialog, if any (see OVERLAYS)
     overlay: str | None = None
     #: the player a side dialog belongs to
@@ -53,9 +55,12 @@ class LocalState:
     langs: dict[str, str | None] = field(default_factory=_sides)
     #: opening roll: the die each player touched so far
     opening: dict[str, int | None] = field(default_factory=_sides)
-    #: result entry: the winner and the kind chosen so far
+    #: result entry: the winner and the kind chosen so far, and whether the loser resigned
     result_winner: str | None = None
     result_kind: str | None = None
+    result_resigned: bool = False
+    #: a roll entered by hand: the first die touched
+    dice_pick: int | None = None
     #: digits typed on the PIN pad
     pin_entry: str = ""
     #: TD menu edits in progress
@@ -94,6 +99,9 @@ class LocalState:
         self.overlay_side = side if side in SIDES else None
         if overlay == "result":
             self.result_winner = self.result_kind = None
+            self.result_resigned = False
+        if overlay == "dice":
+            self.dice_pick = None
         if overlay == "pin":
             self.pin_entry = ""
         if overlay == "opening":
@@ -103,6 +111,8 @@ class LocalState:
         self.overlay = None
         self.overlay_side = None
         self.result_winner = self.result_kind = None
+        self.result_resigned = False
+        self.dice_pick = None
         self.pin_entry = ""
 
     def _ui_lang(self, intent: dict[str, Any]) -> None:
@@ -139,10 +149,26 @@ class LocalState:
         kind = intent.get("kind")
         if kind in RESULT_KINDS and self.result_winner is not None:
             self.result_kind = kind
+            self.result_resigned = intent.get("resigned") is True
+
+    def _ui_roll_die(self, intent: dict[str, Any]) -> None:
+        """A die touched in the roll dialog: the first is kept, the second completes the roll (the
+        dialog's touch also carries the ``roll`` input), which closes the dialog."""
+        value = intent.get("value")
+        if self.overlay != "dice" or not isinstance(value, int) or not 1 <= value <= 6:
+            return
+        if self.dice_pick is None:
+            self.dice_pick = value
+        else:
+            self._ui_close(intent)
+
+    def _ui_roll_clear(self, intent: dict[str, Any]) -> None:
+        self.dice_pick = None
 
     def _ui_result_back(self, intent: dict[str, Any]) -> None:
         if self.result_kind is not None:
             self.result_kind = None
+            self.result_resigned = False
         elif self.result_winner is not None:
             self.result_winner = None
         else:

@@ -45,6 +45,21 @@ DIALOGS: dict[str, NamedDialog] = {
         "cube_owned",
         {"overlay": "result", "result_winner": "B", "result_kind": "backgammon"},
     ),
+    "result-resign": NamedDialog(
+        "game over, step 3: confirm a resignation",
+        "cube_owned",
+        {"overlay": "result", "result_winner": "B", "result_kind": "gammon", "result_resigned": True},
+    ),
+    "dice": NamedDialog(
+        "a roll entered by hand (dice.manual_entry), first die",
+        "no_clock",
+        {"overlay": "dice", "overlay_side": "B", "manual_dice": True},
+    ),
+    "dice-second": NamedDialog(
+        "a roll entered by hand, second die",
+        "no_clock",
+        {"overlay": "dice", "overlay_side": "B", "manual_dice": True, "dice_pick": 5},
+    ),
     "pause": NamedDialog("pause the clock: the reason", "playing", {"overlay": "pause"}),
     "undo": NamedDialog("undo the last entry", "between_games", {"overlay": "undo"}),
     "undo-take": NamedDialog("undo a take", "cube_owned", {"overlay": "undo"}),

@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import expect
 
 from rulebook.snapshot import snapshot
+from tests.e2e.pages import WAIT, answer, confirm_text, context, login, shots_dir
 from tests.hub import scene as scene_mod
 from tests.hub.support import PASSWORD, event_id
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-#: where test_screenshots writes; the documentation's copies are made with
-#: BGHUB_SCREENSHOTS=docs/screenshots (a plain test run leaves the tree untouched)
-SCREENSHOTS_ENV = "BGHUB_SCREENSHOTS"
-WAIT = 10_000  # ms
 
 
 @pytest.fixture(scope="module")
@@ -34,34 +21,17 @@ def room(mosquitto, tmp_path_factory):
     scene.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser, room):
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
-    pg = context.new_page()
+    ctx = context(browser)
+    pg = ctx.new_page()
     yield pg
-    context.close()
-
-
-def login(page: Page, url: str) -> None:
-    page.goto(url + "/")
-    expect(page.locator("#login-view")).to_be_visible(timeout=WAIT)
-    page.fill("#password", PASSWORD)
-    page.click("#login-form button[type=submit]")
-    expect(page.locator(".tile").first).to_be_visible(timeout=WAIT)
+    ctx.close()
 
 
 def test_screenshots(browser, room, tmp_path):
     """The dashboard's look, saved for the documentation."""
-    out = Path(os.environ.get(SCREENSHOTS_ENV) or tmp_path)
-    out.mkdir(parents=True, exist_ok=True)
+    out = shots_dir(tmp_path)
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     login(page, room.hub.url)
@@ -122,12 +92,13 @@ def test_acknowledging_an_alert(page, room):
     item = page.locator("#feed .alert", has_text="Camille Durand (A) calls the TD")
     expect(item).to_be_visible(timeout=WAIT)
     expect(item).not_to_have_class("acked")
-    item.get_by_role("button", name="Acknowledge").click()
-    expect(item).to_contain_text("acknowledged by td", timeout=WAIT)
-    acked = room.hub.call(lambda: [a for a in room.hub.hub.alert_list() if a["kind"] == "td_call"])
-    assert acked[0]["acked_wall"] is not None and acked[0]["acked_by"] == "td"
+    item.get_by_role("button", name="Acknowledge (clears the call)").click()
+    # one acknowledge: the alert, and the call on the table's screen
+    room.sims["5"].wait_for(lambda s: s.td_call is None)
+    expect(item).to_be_hidden(timeout=WAIT)
     audit = room.hub.call(room.hub.hub.store.audit_log, "5")
     assert any(a["action"] == "ack_alert" for a in audit)
+    assert any(a["action"] == "cmd:td_ack" for a in audit)
 
 
 def test_importing_a_schedule_shows_line_errors_then_imports(page, room, tmp_path):
@@ -162,10 +133,16 @@ def test_importing_a_schedule_shows_line_errors_then_imports(page, room, tmp_pat
 def test_verifying_and_exporting_results(page, room):
     login(page, room.hub.url)
     page.click('.tabs a[data-view="results"]')
-    row = page.locator('#results-table tr[data-match="r1-t6"]')
+    row = page.locator('#results-table tr.result-row[data-match="r1-t6"]')
     expect(row).to_contain_text("0 – 3", timeout=WAIT)
     expect(row).to_contain_text("not yet")
-    row.get_by_role("button", name="Verify").click()
+    row.get_by_role("button", name="Verify…").click()
+    assert confirm_text(page) == "Verify r1-t6 at table 6: Ingrid Berg won 3–0 on points?"
+    games = page.locator("#confirm-detail table tbody tr")
+    expect(games).to_have_count(2)
+    expect(games.first).to_contain_text("Ingrid Berg")
+    expect(games.first).to_contain_text("gammon")
+    answer(page, ok=True)
     expect(row).to_contain_text("✓ td", timeout=WAIT)
     with page.expect_download() as info:
         page.click("#export-csv")
@@ -185,9 +162,15 @@ def test_td_waives_a_lateness_point_from_the_table_page(page, room):
     login(page, room.hub.url)
     page.goto(room.hub.url + "/#/table/2")
     expect(page.locator(".scoreboard")).to_contain_text("Marc Olsen", timeout=WAIT)
-    form = page.locator(".action", has_text="Waive a penalty")
-    expect(form.locator("select option").first).to_have_text("late:r1-t2:B:1 (B, 1)", timeout=WAIT)
-    form.get_by_role("button", name="Waive").click()
+    page.click('#action-bar [data-action="waive"]')
+    item = page.locator("#action-panel .waivers li").first
+    expect(item).to_contain_text("1 point against Marc Olsen — lateness, automatic at", timeout=WAIT)
+    assert "late:" not in item.inner_text()  # the TD chooses by reason, points and time, not by id
+    item.get_by_role("button", name="Waive…").click()
+    sentence = confirm_text(page)
+    assert sentence.startswith("Waive 1 point for lateness against Marc Olsen (given automatically at ")
+    assert sentence.endswith("Akiko Yazawa goes from 1 to 0.")
+    answer(page, ok=True)
     room.sims["2"].wait_for(lambda s: snapshot(s)["penalties"]["B"] == 0)
     expect(page.locator(".scoreboard .big").first).to_have_text("0", timeout=WAIT)
 

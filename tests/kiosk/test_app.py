@@ -445,3 +445,27 @@ def test_unusable_data_dir_refuses_to_start(tmp_path):
     )
     assert proc.returncode == 2
     assert "bgtable run: journal:" in proc.stderr and "file" in proc.stderr
+
+
+def test_rolls_entered_on_the_screen_are_journaled_as_manual(make_app, tmp_path):
+    """``dice.manual_entry``: at a table without a tower the player on roll enters the dice."""
+    seed_playing_match(tmp_path / "data")
+    app = make_app(dice=DiceConfig(manual_entry=True))
+    assert app.local.manual_dice
+
+    def key(k: int) -> None:
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0))
+
+    app.step()
+    key(pygame.K_SPACE)  # resume after the restore
+    run_until(app, lambda: inputs(app)[-1] == "resume", "resume")
+    key(pygame.K_m)  # B starts A's clock; A plays the opening roll
+    key(pygame.K_z)  # A ends the turn: B's clock, B to roll
+    run_until(app, lambda: app.controller.state.clock.running == "B", "B's clock")
+    key(pygame.K_k)  # the right-hand player's roll entry
+    run_until(app, lambda: app.local.overlay == "dice", "the roll dialog")
+    key(pygame.K_4)
+    key(pygame.K_2)
+    run_until(app, lambda: inputs(app)[-1] == "roll", "the roll")
+    assert journaled(app)[-1]["dice"] == [4, 2] and journaled(app)[-1]["source"] == "manual"
+    assert app.controller.snapshot()["dice"] == [4, 2]

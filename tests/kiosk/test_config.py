@@ -144,3 +144,14 @@ def test_describe_hides_secrets():
     described = cfg.describe(config)
     assert described["broker"]["password"] == "***"
     assert described["td_pin"] == "***"
+
+
+def test_manual_dice_entry_is_a_table_option_for_tables_without_a_tower():
+    from kiosk.config import ConfigError, from_mapping
+
+    assert from_mapping({}).dice.manual_entry is False
+    assert from_mapping({"dice": {"manual_entry": True}}).dice.manual_entry is True
+    with pytest.raises(ConfigError, match=r"dice\.manual_entry: only for a table without a dice tower"):
+        from_mapping({"dice": {"manual_entry": True, "device": "/dev/ttyACM0"}})
+    with pytest.raises(ConfigError, match=r"dice\.manual_entry: expected true or false"):
+        from_mapping({"dice": {"manual_entry": "yes"}})

@@ -147,13 +147,22 @@ def test_double_take_and_pass_flow():
     assert k.placement("Double").rect[0] > SMALL[0] // 2  # B's button, on the right
     assert k.tap("Double") == [{"input": "double", "side": "B"}]
     assert k.snap["cube"]["offered_by"] == "B"
-    # A answers on the left half
+    # A answers on the left half; the doubler is told to press, so A thinks on A's own time (4.4 ii)
     assert k.placement("Take").rect[0] < SMALL[0] // 2
+    hint = k.placement("Press your clock button: Alice Lambert answers on their own time")
+    assert hint.rect[0] > SMALL[0] // 2
+    k.key(pygame.K_m)  # B's clock button
+    assert k.snap["clock"]["running"] == "A"
     assert "Doubled to 2: waiting for the answer" in k.texts()
     k.tap("Take")
     cube = k.snap["cube"]
     assert cube["value"] == 2 and cube["owner"] == "A" and cube["offered_by"] is None
     assert "Owner: Alice Lambert" in k.texts()
+    # the taker presses back: B's turn goes on
+    assert k.placement("Press your clock button: Boris Ivanov goes on playing").rect[0] < SMALL[0] // 2
+    k.key(pygame.K_z)
+    assert k.snap["clock"]["running"] == "B"
+    assert not any(t.startswith("Press your clock button") for t in k.texts())
 
 
 def test_pass_asks_for_confirmation_then_ends_the_game():
@@ -471,3 +480,120 @@ def test_language_by_keys():
     k.key(pygame.K_4)  # the fourth language: Български
     assert k.local.langs == {"A": None, "B": "bg"}
     assert "Забавяне" in k.texts() and "Delay" in k.texts()
+
+
+def _tap_lowest(k: Kiosk, text: str) -> list[dict]:
+    """Touch the lowest drawn ``text`` on the screen (e.g. the second row of a dialog)."""
+    found = sorted((p for p in k.view.last_layout if p.text == text), key=lambda p: p.rect[1])
+    assert found, f"{text!r} is not on the screen: {k.texts()}"
+    x, y, w, h = found[-1].rect
+    return k.tap_at((x + w // 2, y + h // 2))
+
+
+def test_a_resignation_is_recorded_as_a_resignation():
+    """4.5: a player may resign a single game, a gammon or a backgammon; the record says so."""
+    k = Kiosk(samples.cube_owned())  # cube 2 owned by A
+    k.tap("Game over")
+    k.tap("Boris Ivanov")
+    assert "Alice Lambert resigned" in k.texts() and "Played to the end" in k.texts()
+    _tap_lowest(k, "Gammon")
+    assert k.local.result_kind == "gammon" and k.local.result_resigned
+    assert "Alice Lambert resigns: Gammon" in k.texts()
+    assert "Points for Boris Ivanov: 4" in k.texts()
+    k.tap("Confirm")
+    assert k.sent[-1] == {"input": "resign", "side": "A", "kind": "gammon"}
+    game = k.snap["games"][-1]
+    assert game["resigned"] is True and game["winner"] == "B" and game["points"] == 4
+    assert k.snap["score"] == {"A": 0, "B": 4}
+    assert "Game 1: Alice Lambert resigned (Gammon)\nPoints: 4" in k.texts()
+
+
+def test_a_game_played_out_is_not_a_resignation():
+    k = Kiosk(samples.cube_owned())
+    k.tap("Game over")
+    k.tap("Boris Ivanov")
+    k.tap("Single game")  # the upper row: played to the end
+    assert not k.local.result_resigned
+    k.tap("Confirm")
+    assert k.sent[-1] == {"input": "win", "side": "B", "kind": "single"}
+    assert k.snap["games"][-1]["resigned"] is False
+
+
+def _manual(journal: samples.Journal) -> Kiosk:
+    k = Kiosk(journal)
+    k.local.manual_dice = True
+    k.draw()
+    return k
+
+
+def test_dice_entered_by_hand_at_a_table_without_clock_or_tower():
+    k = _manual(samples.no_clock())  # B is on roll
+    assert k.texts().count("Enter the roll") == 1
+    assert k.placement("Enter the roll").rect[0] > SMALL[0] // 2
+    k.tap("Enter the roll")
+    assert k.local.overlay == "dice" and k.local.overlay_side == "B"
+    assert "Your roll: touch both dice" in k.texts()
+    faces = {h.intents[0]["value"]: h for h in k.view.last_scene.hits if h.intents[0].get("ui") == "roll_die"}
+    assert sorted(faces) == [1, 2, 3, 4, 5, 6]
+    x, y, w, h = faces[5].rect
+    k.tap_at((x + w // 2, y + h // 2))
+    assert k.local.dice_pick == 5 and k.sent == []
+    assert "First die: 5. Touch the second." in k.texts()
+    faces = {h.intents[0]["value"]: h for h in k.view.last_scene.hits if h.intents[0].get("ui") == "roll_die"}
+    x, y, w, h = faces[3].rect
+    k.tap_at((x + w // 2, y + h // 2))
+    assert k.sent == [{"input": "roll", "dice": [5, 3], "source": "manual"}]
+    assert k.local.overlay is None and not k.rejected
+    assert k.snap["dice"] == [5, 3] and k.snap["turn"] == "B"
+    assert "Roll" in k.texts()  # B's roll shown while B moves
+    # without a clock nothing else ends B's turn: the next roll is A's
+    assert k.placement("Enter the roll").rect[0] < SMALL[0] // 2
+    k.key(pygame.K_d)  # A's key for the roll
+    assert k.local.overlay == "dice" and k.local.overlay_side == "A"
+    k.key(pygame.K_6)
+    k.key(pygame.K_6)
+    assert k.sent[-1] == {"input": "roll", "dice": [6, 6], "source": "manual"}
+    assert k.snap["turn"] == "A" and k.snap["dice"] == [6, 6]
+
+
+def test_dice_entered_by_hand_at_a_clock_table_follow_the_clock():
+    k = _manual(samples.playing())  # B's clock runs, B has not rolled
+    assert k.placement("Enter the roll").rect[0] > SMALL[0] // 2
+    assert "Double" in k.texts()  # before the roll B may still double
+    k.tap("Enter the roll")
+    k.key(pygame.K_2)
+    k.key(pygame.K_1)
+    assert k.snap["dice"] == [2, 1]
+    assert "Enter the roll" not in k.texts() and "Double" not in k.texts()  # 4.4 ii: no double after a roll
+    k.key(pygame.K_m)  # B presses: A's turn, A's clock
+    assert k.placement("Enter the roll").rect[0] < SMALL[0] // 2
+
+
+def test_no_dice_entry_unless_the_table_is_configured_for_it():
+    k = Kiosk(samples.no_clock())
+    assert "Enter the roll" not in k.texts()
+    k.key(pygame.K_k)
+    assert k.local.overlay is None
+
+
+def test_no_pause_at_a_table_without_a_clock():
+    k = Kiosk(samples.no_clock())
+    assert "Pause" not in k.texts()
+    k.key(pygame.K_SPACE)
+    assert k.local.overlay is None
+    k = Kiosk(samples.playing())
+    assert "Pause" in k.texts()
+
+
+def test_the_rulebook_legal_actions_are_preferred_when_the_snapshot_has_them():
+    """The rulebook is the one judge: a snapshot's ``legal`` field decides which buttons show."""
+    k = Kiosk(samples.playing())  # B may double by the cube's own fields
+    snap = dict(k.snap, legal={"A": [], "B": ["roll"]})
+    k.local.manual_dice = True
+    k.view.draw(k.surface, snap, k.local, snap["wall"])
+    texts = [p.text for p in k.view.last_layout]
+    assert "Double" not in texts and "Pause" not in texts and "Enter the roll" in texts
+    snap = dict(k.snap, legal={"A": {"pause": True}, "B": {"double": True, "roll": False}})
+    k.view.draw(k.surface, snap, k.local, snap["wall"])
+    texts = [p.text for p in k.view.last_layout]
+    assert "Double" in texts and "Pause" in texts and "Enter the roll" not in texts

@@ -6,7 +6,7 @@ from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import countdown_text, elapsed_text
 from kiosk.ui.layout import inset
 from kiosk.ui.screens import common, messages
-from kiosk.ui.screens.base import SIDES, Ctx
+from kiosk.ui.screens.base import SIDES, Ctx, other
 
 
 def between_games(c: Ctx) -> None:
@@ -59,9 +59,15 @@ def last_game_text(c: Ctx, tr) -> str:
     if game is None:
         return ""
     kind = tr(messages.KINDS.get(game.get("kind") or "", game.get("kind") or ""))
-    won = tr("Game {number}: {name} won ({kind})").format(
-        number=game.get("game"), name=c.name(game.get("winner") or "A"), kind=kind
-    )
+    winner = game.get("winner") or "A"
+    if game.get("resigned"):
+        won = tr("Game {number}: {name} resigned ({kind})").format(
+            number=game.get("game"), name=c.name(other(winner)), kind=kind
+        )
+    else:
+        won = tr("Game {number}: {name} won ({kind})").format(
+            number=game.get("game"), name=c.name(winner), kind=kind
+        )
     return won + "\n" + tr("Points: {points}").format(points=game.get("points"))
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.i18n import LANGUAGES
-from kiosk.ui.layout import Rect, hsplit, inset
+from kiosk.ui.layout import Rect, hsplit, inset, vsplit
 from kiosk.ui.local import RESULT_KINDS, LocalState
 from kiosk.ui.screens import between, lobby, messages
 from kiosk.ui.screens.base import Ctx, Pen, other
@@ -35,7 +35,9 @@ def is_valid(overlay: str | None, snap: dict[str, Any], local: LocalState) -> bo
     if overlay == "result":
         return facts.in_game(snap) and facts.cube(snap).get("offered_by") is None
     if overlay == "pause":
-        return phase == "playing"
+        return facts.can_pause(snap)
+    if overlay == "dice":
+        return side is not None and local.manual_dice and facts.can_roll(snap, side)
     if overlay == "undo":
         return facts.can_undo(snap)
     if overlay == "opening":
@@ -53,6 +55,8 @@ def build(c: Ctx, overlay: str) -> None:
         _pass(c, side)
     elif overlay == "break" and side:
         _break(c, side)
+    elif overlay == "dice" and side:
+        _dice(c, side)
     elif overlay == "result":
         _result(c)
     elif overlay == "pause":
@@ -236,7 +240,7 @@ def _result(c: Ctx) -> None:
     elif local.result_kind is None:
         _result_kind(c, local.result_winner)
     else:
-        _result_confirm(c, local.result_winner, local.result_kind)
+        _result_confirm(c, local.result_winner, local.result_kind, local.result_resigned)
 
 
 def _result_winner(c: Ctx) -> None:
@@ -262,28 +266,39 @@ def _result_winner(c: Ctx) -> None:
 
 
 def _result_kind(c: Ctx, winner: str) -> None:
+    """How the game was won: played to the end, or the loser resigned (4.5), each as a single
+    game, a gammon or a backgammon with the points it is worth."""
     lay = c.lay
     tr = c.tr()
     pen, area = full_dialog(c)
-    y = title(pen, c, area, tr("{name} won: how?").format(name=c.name(winner)))
+    y = title(pen, c, area, tr("{name} won: how?").format(name=c.name(winner)), lay.H * 10 // 100)
     x, _, w, _ = area
     back = bottom_row(c, area)
     value = int(facts.cube(c.snap).get("value") or 1)
-    choices = hsplit((x, y, w, back[1] - y - 2 * lay.pad), 3, lay.pad * 2)
-    for i, (kind, rect) in enumerate(zip(RESULT_KINDS, choices, strict=True)):
-        points = facts.points_for(kind, value)
-        pen.button(
-            rect,
-            tr(messages.KINDS[kind]),
-            [{"ui": "result_kind", "kind": kind}],
-            keys=keys.KINDS[kind] + keys.digit_keys(i + 1),
-            size=lay.f_button,
-            sublabel=tr("Points: {points}").format(points=points),
-        )
+    loser = other(winner)
+    heading_h = lay.f_small * 3 // 2
+    rows = vsplit((x, y, w, back[1] - y - lay.pad), 2, lay.pad)
+    headings = (tr("Played to the end"), tr("{name} resigned").format(name=c.name(loser)))
+    for r, (row, heading) in enumerate(zip(rows, headings, strict=True)):
+        rx, ry, rw, rh = row
+        pen.text(heading, (rx, ry, rw, heading_h), lay.f_small, theme.TEXT_DIM, bold=False, align="left")
+        cells = hsplit((rx, ry + heading_h, rw, rh - heading_h), 3, lay.pad * 2)
+        for i, (kind, rect) in enumerate(zip(RESULT_KINDS, cells, strict=True)):
+            number = r * 3 + i + 1
+            shortcut = keys.KINDS[kind] if r == 0 else ()
+            pen.button(
+                rect,
+                tr(messages.KINDS[kind]),
+                [{"ui": "result_kind", "kind": kind, "resigned": r == 1}],
+                keys=shortcut + keys.digit_keys(number),
+                style="primary" if r == 0 else "secondary",
+                size=lay.f_label,
+                sublabel=tr("Points: {points}").format(points=facts.points_for(kind, value)),
+            )
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, [{"ui": "result_back"}])
 
 
-def _result_confirm(c: Ctx, winner: str, kind: str) -> None:
+def _result_confirm(c: Ctx, winner: str, kind: str, resigned: bool) -> None:
     lay = c.lay
     tr = c.tr()
     pen, area = full_dialog(c)
@@ -291,15 +306,18 @@ def _result_confirm(c: Ctx, winner: str, kind: str) -> None:
     x, _, w, _ = area
     value = int(facts.cube(c.snap).get("value") or 1)
     points = facts.points_for(kind, value)
+    loser = other(winner)
     line = lay.H // 8
-    pen.text(
-        tr("{name} wins: {kind}").format(name=c.name(winner), kind=tr(messages.KINDS[kind])),
-        (x, y, w, line),
-        lay.f_title,
-        wrap=True,
-    )
+    if resigned:
+        headline = tr("{name} resigns: {kind}").format(name=c.name(loser), kind=tr(messages.KINDS[kind]))
+        entry: dict = {"input": "resign", "side": loser, "kind": kind}
+    else:
+        headline = tr("{name} wins: {kind}").format(name=c.name(winner), kind=tr(messages.KINDS[kind]))
+        entry = {"input": "win", "side": winner, "kind": kind}
+    pen.text(headline, (x, y, w, line), lay.f_title, wrap=True)
     y += line
-    pen.text(tr("Points: {points}").format(points=points), (x, y, w, line * 2 // 3), lay.f_label)
+    gain = tr("Points for {name}: {points}").format(name=c.name(winner), points=points)
+    pen.text(gain, (x, y, w, line * 2 // 3), lay.f_label, wrap=True)
     y += line * 2 // 3
     score = dict(c.snap.get("score") or {"A": 0, "B": 0})
     score[winner] = int(score.get(winner, 0)) + points
@@ -323,9 +341,43 @@ def _result_confirm(c: Ctx, winner: str, kind: str) -> None:
         back,
         tr,
         tr("Confirm"),
-        [{"ui": "close"}, {"input": "win", "side": winner, "kind": kind}],
+        [{"ui": "close"}, entry],
         back_intents=[{"ui": "result_back"}],
     )
+
+
+# -- a roll entered by hand ------------------------------------------------------------------------
+
+
+def _dice(c: Ctx, side: str) -> None:
+    """The player on roll touches the two dice they rolled (the same face twice for a double)."""
+    lay = c.lay
+    tr = c.tr(side)
+    pen, area = side_dialog(c, side)
+    picked = c.local.dice_pick
+    heading = (
+        tr("Your roll: touch both dice")
+        if picked is None
+        else tr("First die: {value}. Touch the second.").format(value=picked)
+    )
+    y = title(pen, c, area, heading, lay.H * 14 // 100)
+    x, _, w, _ = area
+    back = bottom_row(c, area)
+    gap = lay.pad * 2
+    face = min((w - 2 * gap) // 3, (back[1] - y - 2 * lay.pad - gap) // 2)
+    gx = x + (w - 3 * face - 2 * gap) // 2
+    for i in range(6):
+        value = i + 1
+        rect = (gx + (i % 3) * (face + gap), y + (i // 3) * (face + gap), face, face)
+        pen.die(rect, value, picked == value)
+        intents: list[dict] = [{"ui": "roll_die", "value": value}]
+        if picked is not None:
+            intents.append({"input": "roll", "dice": [picked, value], "source": "manual"})
+        pen.hit(rect, intents, keys.digit_keys(value), grow=gap // 2)
+    if picked is None:
+        back_button(pen, c, back, tr)
+    else:
+        back_button(pen, c, back, tr, [{"ui": "roll_clear"}])
 
 
 # -- pause -----------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ def play(c: Ctx) -> None:
 
 
 def _play_actions(c: Ctx, side: str) -> None:
-    """The player's action bar: Double, or Take/Pass when doubled, or the hint to start the clock."""
+    """The player's action bar: Double and (dice entered by hand) the roll, or Take/Pass when
+    doubled, or what to do with the clock."""
     lay = c.lay
     pen = common.bottom(c, side)
     rect = common.bottom_button_rect(c, side)
@@ -33,6 +34,8 @@ def _play_actions(c: Ctx, side: str) -> None:
     cb = facts.cube(c.snap)
     offered = cb.get("offered_by")
     clock = c.snap.get("clock") or {}
+    timed = bool(clock.get("enabled"))
+    running = clock.get("running")
     if offered == other(side):
         take, pas = hsplit(rect, 2, lay.pad)
         value = facts.offered_value(c.snap)
@@ -51,24 +54,60 @@ def _play_actions(c: Ctx, side: str) -> None:
             keys=keys.SECOND[where],
             style="bad",
         )
-    elif offered == side:
-        pen.note(
-            rect, tr("Doubled to {value}: waiting for the answer").format(value=facts.offered_value(c.snap))
-        )
-    elif facts.can_double(c.snap, side):
-        pen.button(
-            rect,
-            tr("Double"),
-            [{"input": "double", "side": side}],
-            keys=keys.MAIN[where],
-            sublabel=tr("Cube to {value}").format(value=facts.offered_value(c.snap)),
-        )
-    elif clock.get("enabled") and clock.get("on") is None and c.snap.get("turn") == other(side):
+        return
+    if offered == side:
+        if timed and running == side:
+            # 4.4 ii: the doubler presses, so that the answer is thought on the opponent's time
+            text = tr("Press your clock button: {name} answers on their own time").format(
+                name=c.name(other(side))
+            )
+            pen.note(rect, text, theme.AMBER)
+        else:
+            value = facts.offered_value(c.snap)
+            pen.note(rect, tr("Doubled to {value}: waiting for the answer").format(value=value))
+        return
+    actions: list[tuple[str, list[dict], tuple[int, ...], str, str]] = []
+    if facts.can_double(c.snap, side):
+        sub = tr("Cube to {value}").format(value=facts.offered_value(c.snap))
+        actions.append((tr("Double"), [{"input": "double", "side": side}], keys.MAIN[where], "primary", sub))
+    if c.local.manual_dice and facts.can_roll(c.snap, side):
+        intents = [{"ui": "open", "overlay": "dice", "side": side}]
+        actions.append((tr("Enter the roll"), intents, keys.ROLL[where], "secondary", ""))
+    if actions:
+        for (label, intents, k, style, sub), cell in zip(
+            actions, hsplit(rect, len(actions), lay.pad), strict=True
+        ):
+            pen.button(cell, label, intents, keys=k, style=style, sublabel=sub)
+        return
+    dice = c.snap.get("dice")
+    if c.local.manual_dice and dice and c.snap.get("turn") == side and len(dice) == 2:
+        _rolled(pen, c, side, rect, (int(dice[0]), int(dice[1])))
+    elif timed and running is None and c.snap.get("turn") == other(side):
         pen.note(
             rect,
             tr("Press your clock button to start {name}'s clock").format(name=c.name(other(side))),
             theme.AMBER,
         )
+    elif timed and running == side and c.snap.get("turn") == other(side):
+        # after a take the taker presses back: the doubler's turn goes on (4.4 iii)
+        pen.note(
+            rect,
+            tr("Press your clock button: {name} goes on playing").format(name=c.name(other(side))),
+            theme.AMBER,
+        )
+
+
+def _rolled(pen, c: Ctx, side: str, rect, dice: tuple[int, int]) -> None:
+    """The roll entered by hand, as two die faces, while the player moves."""
+    lay = c.lay
+    tr = c.tr(side)
+    x, y, w, h = rect
+    face = h - lay.pad
+    label_w = w - 2 * face - 3 * lay.pad
+    pen.text(tr("Roll"), (x, y, label_w, h), lay.f_label, theme.TEXT_DIM, bold=False, align="right")
+    fx = x + label_w + lay.pad
+    for i, value in enumerate(dice):
+        pen.die((fx + i * (face + lay.pad), y + (h - face) // 2, face, face), value, False)
 
 
 def _center_buttons(c: Ctx) -> None:
@@ -77,14 +116,15 @@ def _center_buttons(c: Ctx) -> None:
     tr = c.tr()
     offered = facts.cube(c.snap).get("offered_by") is not None
     pause_r, undo_r, result_r = common.center_buttons(c, area, 3)
-    pen.button(
-        pause_r,
-        tr("Pause"),
-        [{"ui": "open", "overlay": "pause"}],
-        keys=keys.PAUSE,
-        style="secondary",
-        size=lay.f_label,
-    )
+    if facts.can_pause(c.snap):
+        pen.button(
+            pause_r,
+            tr("Pause"),
+            [{"ui": "open", "overlay": "pause"}],
+            keys=keys.PAUSE,
+            style="secondary",
+            size=lay.f_label,
+        )
     if facts.can_undo(c.snap):
         common.undo_button(pen, c, undo_r, lay.f_label)
     if not offered:

@@ -1,0 +1,99 @@
+// Small helpers shared by the dashboard's modules: building elements, formatting times and
+// durations, natural sort, and folding names for an accent-insensitive search.
+// All text from the hub goes through text nodes (never innerHTML).
+
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+export const $ = (id) => document.getElementById(id);
+
+const naturalKey = (t) => (/^\d+$/.test(t) ? [Number(t), ""] : [1e9, String(t)]);
+export function byNatural(a, b) {
+  const ka = naturalKey(a), kb = naturalKey(b);
+  return ka[0] - kb[0] || (ka[1] < kb[1] ? -1 : ka[1] > kb[1] ? 1 : 0);
+}
+
+export function hhmm(wall) {
+  if (!wall) return "";
+  return new Date(wall).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+export function hhmmss(wall) {
+  if (!wall) return "";
+  return new Date(wall).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+export function dayTime(wall) {
+  if (!wall) return "";
+  return new Date(wall).toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" });
+}
+
+/** A clock reserve as m:ss (what the table shows). */
+export function mmss(ms) {
+  if (ms === null || ms === undefined) return "–";
+  const neg = ms < 0;
+  const total = Math.floor(Math.abs(ms) / 1000);
+  const m = Math.floor(total / 60), s = total % 60;
+  return (neg ? "-" : "") + m + ":" + String(s).padStart(2, "0");
+}
+
+/** A duration in words, so that a reserve never reads as a time of day: "14 min", "1 h 05 min". */
+export function duration(ms) {
+  if (ms === null || ms === undefined) return "–";
+  const total = Math.max(0, Math.round(ms / 1000));
+  if (total < 60) return `${total} s`;
+  const minutes = Math.floor(total / 60);
+  if (minutes < 60) {
+    const s = total % 60;
+    return minutes < 10 && s ? `${minutes} min ${String(s).padStart(2, "0")} s` : `${minutes} min`;
+  }
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+}
+
+/** A countdown to a moment: "in 4 min", "started 2 min ago". */
+export function countdown(wall, now) {
+  const diff = wall - now;
+  const min = Math.round(Math.abs(diff) / 60000);
+  if (Math.abs(diff) < 30000) return "starting now";
+  return diff > 0 ? `starts in ${duration(diff)}` : `started ${min} min ago`;
+}
+
+export function parseMmss(text) {
+  const m = /^\s*(\d+)(?::(\d{1,2}))?\s*$/.exec(text);
+  if (!m || Number(m[2] || 0) > 59) return null;
+  return (Number(m[1]) * 60 + Number(m[2] || 0)) * 1000;
+}
+
+// Letters NFD does not take apart (Norwegian, Danish, Polish, German, Icelandic, Croatian).
+const FOLD = { "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ς": "σ" };
+
+/** A name folded for search: lower case, no accents or tonos, so "Ζωή" finds "ζωη", "Søren"
+ * finds "soren", "Ёлкин" finds "елкин" and "Kovács Ödön" finds "kovacs odon". */
+export function fold(text) {
+  return String(text || "")
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[øæœßłđðþıς]/g, (c) => FOLD[c])
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Whether every word of the query starts a word of the name (folded): "ann b" finds "Anna Berg". */
+export function nameMatches(name, query) {
+  const words = fold(name).split(/[\s\-'’.]+/);
+  return fold(query).split(" ").filter(Boolean).every((q) => words.some((w) => w.startsWith(q)) || fold(name).includes(q));
+}

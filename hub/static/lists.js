@@ -1,0 +1,122 @@
+// Schedule and Results: tables on a wide screen, cards under 600 px (each cell carries its
+// label). A result row opens to its games; Verify and Correct are apart, and both confirm.
+import { $, dayTime, h, hhmm } from "./dom.js";
+import { confirmAction } from "./confirm.js";
+import { gamesTable, outcome, say } from "./sentences.js";
+import { api, isTD, toast } from "./state.js";
+import { verifyResult } from "./table.js";
+
+const cell = (label, content, cls) => h("td", { "data-label": label, class: cls || null }, content);
+
+// -- schedule --------------------------------------------------------------------------------
+
+export async function loadSchedule() {
+  const rows = await api("GET", "/api/schedule");
+  const head = ["Round", "Table", "Match", "Player A", "Player B", "Length", "Start", "Clock", "Rules", "State"];
+  $("schedule-table").replaceChildren(
+    h("thead", {}, h("tr", {}, head.map((x) => h("th", {}, x)))),
+    h("tbody", {}, rows.length ? rows.map((m) => h("tr", { dataset: { match: m.match_id } },
+      cell("Round", m.round), cell("Table", m.table), cell("Match", m.match_id),
+      cell("Player A", [m.player_a, m.player_a_id ? h("small", { class: "muted" }, ` ${m.player_a_id}`) : null]),
+      cell("Player B", [m.player_b, m.player_b_id ? h("small", { class: "muted" }, ` ${m.player_b_id}`) : null]),
+      cell("Length", m.length, "num"), cell("Start", dayTime(m.start_wall)), cell("Clock", m.clock ? "yes" : "no"),
+      cell("Rules", m.profile), cell("State", m.result ? "finished" : m.released ? "released" : m.assigned ? "at its table" : "")))
+      : h("tr", {}, h("td", { colspan: head.length, class: "muted" }, "No schedule imported yet."))));
+}
+
+export async function importSchedule(ev) {
+  ev.preventDefault();
+  const out = $("import-result");
+  const file = $("import-file").files[0];
+  if (!file) return;
+  const fd = new FormData();
+  fd.append("file", file);
+  out.replaceChildren();
+  try {
+    const r = await api("POST", "/api/schedule", fd, true);
+    out.replaceChildren(h("p", { class: "ok-text" }, `Imported ${r.matches} match(es): ${r.added} new, ${r.updated} updated.`));
+    loadSchedule();
+  } catch (e) {
+    const errors = (e.data && e.data.errors) || [];
+    out.replaceChildren(h("p", { class: "error" }, e.message),
+      h("ul", { class: "import-errors" }, ...errors.map((x) => h("li", {}, `line ${x.line}: ${x.message}`))));
+  }
+}
+
+// -- results ---------------------------------------------------------------------------------
+
+const open = new Set();   // match ids whose games are shown
+
+export async function loadResults() {
+  const rows = await api("GET", "/api/results");
+  const head = ["Round", "Table", "Match", "Player A", "Score", "Player B", "Result", "Verified", "", ""];
+  $("results-table").replaceChildren(
+    h("thead", {}, h("tr", {}, head.map((x) => h("th", {}, x)))),
+    ...(rows.length ? rows.map(resultBody) : [h("tbody", {}, h("tr", {}, h("td", { colspan: head.length, class: "muted" }, "No result yet.")))]));
+}
+
+function resultBody(r) {
+  const players = { A: r.player_a, B: r.player_b };
+  const shown = open.has(r.match_id);
+  const games = h("tr", { class: "games-row", hidden: !shown },
+    h("td", { colspan: 10 }, h("div", { class: "table-scroll" }, gamesTable(r.games, players)),
+      r.note ? h("p", { class: "muted" }, `Note: ${r.note}`) : null));
+  const toggle = h("button", { type: "button", class: "small ghost expand", "aria-expanded": String(shown),
+    onclick: () => {
+      const now = games.hidden;
+      games.hidden = !now;
+      toggle.setAttribute("aria-expanded", String(now));
+      toggle.textContent = now ? "▾ Games" : "▸ Games";
+      if (now) open.add(r.match_id); else open.delete(r.match_id);
+    } }, shown ? "▾ Games" : "▸ Games");
+  const verify = isTD() && !r.verified
+    ? h("button", { type: "button", class: "small verify", onclick: async () => { if (await verifyResult(r)) loadResults(); } }, "Verify…") : null;
+  const correct = isTD() ? h("button", { type: "button", class: "small ghost correct", onclick: (ev) => correctForm(ev.target, r) }, "Correct…") : null;
+  return h("tbody", { dataset: { match: r.match_id } },
+    h("tr", { class: "result-row", dataset: { match: r.match_id } },
+      cell("Round", r.round), cell("Table", r.table), cell("Match", r.match_id), cell("Player A", r.player_a),
+      cell("Score", `${r.score.A} – ${r.score.B}`, "num"), cell("Player B", r.player_b),
+      cell("Result", `${outcome(players, r.winner, null, r.end_reason) || "no winner"}${r.corrected ? " (corrected)" : ""}`),
+      cell("Verified", r.verified ? `✓ ${r.verified_by || ""} ${hhmm(r.verified_wall)}` : "✗ not yet"),
+      cell("", [toggle, verify], "row-actions"),
+      cell("", correct, "row-actions apart")),
+    games);
+}
+
+function correctForm(button, r) {
+  const players = { A: r.player_a, B: r.player_b };
+  const where = button.parentElement;
+  const form = h("form", { class: "inline correct-form", onsubmit: async (ev) => {
+    ev.preventDefault();
+    const f = ev.target;
+    const score = { A: Number(f.a.value), B: Number(f.b.value) };
+    if (![score.A, score.B].every((x) => Number.isInteger(x) && x >= 0 && x <= 990)) { toast("Scores: whole numbers", true); return; }
+    if (f.winner.value === "") { toast("Choose the winner (or no winner)", true); return; }
+    const winner = f.winner.value === "none" ? null : f.winner.value;
+    if (!await confirmAction(say.correctResult(r, score, winner), { okLabel: "Correct the result", danger: true })) return;
+    try {
+      await api("POST", `/api/results/${encodeURIComponent(r.match_id)}/correct`, { score, winner, note: f.note.value });
+      toast("Result corrected");
+      loadResults();
+    } catch (e) { toast(e.message, true); }
+  } },
+  h("label", {}, `${r.player_a} `, h("input", { type: "number", name: "a", value: r.score.A, min: 0, max: 990, "aria-label": `score ${r.player_a}`, class: "w-score" })),
+  h("label", {}, `${r.player_b} `, h("input", { type: "number", name: "b", value: r.score.B, min: 0, max: 990, "aria-label": `score ${r.player_b}`, class: "w-score" })),
+  h("select", { name: "winner", "aria-label": "winner" }, h("option", { value: "" }, "— winner —"),
+    h("option", { value: "A" }, players.A), h("option", { value: "B" }, players.B), h("option", { value: "none" }, "no winner")),
+  h("input", { name: "note", placeholder: "why", "aria-label": "note" }),
+  h("button", { type: "submit", class: "small danger" }, "Save…"),
+  h("button", { type: "button", class: "small ghost", onclick: () => loadResults() }, "Cancel"));
+  where.replaceChildren(form);
+}
+
+// -- audit (the TD's own actions, kept for the record) --------------------------------------------
+
+export async function loadAudit() {
+  const rows = await api("GET", "/api/audit");
+  const head = ["Time", "Who", "Action", "Table", "Match", "Details"];
+  $("audit-table").replaceChildren(
+    h("thead", {}, h("tr", {}, head.map((x) => h("th", {}, x)))),
+    h("tbody", {}, rows.map((a) => h("tr", {}, cell("Time", hhmm(a.wall)), cell("Who", a.actor), cell("Action", a.action),
+      cell("Table", a.table || ""), cell("Match", a.match_id || ""), cell("Details", JSON.stringify(a.detail))))));
+}
