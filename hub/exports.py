@@ -1,4 +1,11 @@
-"""Results as files for the organiser: CSV for a spreadsheet or the pairing program, JSON in full."""
+"""Results as files for the organiser: CSV for a spreadsheet or the pairing program, JSON in full.
+
+A pairing or rating program matches players by id, not by a name typed twice: each result carries
+the schedule's ``player_a_id`` / ``player_b_id`` (federation or rating ids; empty when the schedule
+gave none). The CSV starts with a UTF-8 byte order mark, so that spreadsheet programs read
+"Ζωή", "Ёлкин" and "Kovács" as written instead of guessing a legacy code page; the columns are
+documented in ``docs/api.md`` (new ones are only ever added at the end).
+"""
 
 from __future__ import annotations
 
@@ -26,7 +33,11 @@ CSV_COLUMNS = (
     "verified_by",
     "corrected",
     "note",
+    "player_a_id",
+    "player_b_id",
 )
+#: the UTF-8 byte order mark: spreadsheet programs then read the file as UTF-8
+BOM = "\ufeff"
 
 
 def _iso(wall: int | None) -> str:
@@ -37,6 +48,7 @@ def _iso(wall: int | None) -> str:
 
 def results_csv(results: list[dict[str, Any]]) -> str:
     out = io.StringIO()
+    out.write(BOM)
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for r in results:
@@ -61,6 +73,8 @@ def results_csv(results: list[dict[str, Any]]) -> str:
                 r.get("verified_by") or "",
                 "yes" if r.get("corrected") else "no",
                 r.get("note") or "",
+                r.get("player_a_id") or "",
+                r.get("player_b_id") or "",
             ]
         )
     return out.getvalue()

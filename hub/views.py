@@ -137,7 +137,15 @@ class Views:
         ]
 
     def result_list(self) -> list[dict[str, Any]]:
-        return sorted(self.room.results.values(), key=lambda r: (natural(r["round"]), natural(r["table"])))
+        """Every result, with the players' ids from the schedule (a pairing program's key)."""
+        by_id = self.room.by_id
+        out = []
+        for r in sorted(self.room.results.values(), key=lambda r: (natural(r["round"]), natural(r["table"]))):
+            m = by_id.get(r["match_id"])
+            out.append(
+                dict(r, player_a_id=m.player_a_id if m else "", player_b_id=m.player_b_id if m else "")
+            )
+        return out
 
 
 def _by_id(commands: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

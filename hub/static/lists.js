@@ -60,7 +60,8 @@ function resultBody(r) {
   const shown = open.has(r.match_id);
   const games = h("tr", { class: "games-row", hidden: !shown },
     h("td", { colspan: 10 }, h("div", { class: "table-scroll" }, gamesTable(r.games, players)),
-      r.note ? h("p", { class: "muted" }, `Note: ${r.note}`) : null));
+      r.note ? h("p", { class: "muted" }, `Note: ${r.note}`) : null,
+      h("a", { href: `/transcript/${encodeURIComponent(r.match_id)}`, target: "_blank", rel: "noopener" }, "Transcript of the match")));
   const toggle = h("button", { type: "button", class: "small ghost expand", "aria-expanded": String(shown),
     onclick: () => {
       const now = games.hidden;

@@ -29,7 +29,7 @@ export function outcome(players, winner, score, reason) {
   const loser = otherSide(winner);
   const w = playerName(players, winner), l = playerName(players, loser);
   const s = score ? ` ${score[winner]}–${score[loser]}` : "";
-  if (reason === "time") return `${w} won${s} on time: ${l}'s time ran out`;
+  if (reason === "time") return `${w} won on time: ${l}'s time ran out`;
   if (reason === "forfeit") return `${w} won by forfeit: ${l} forfeited`;
   if (reason === "lateness") return `${w} won by forfeit: ${l} was too late`;
   return `${w} won${s} ${HOW[reason] || ""}`.trim();

@@ -104,7 +104,8 @@ function build(d) {
       h("a", { class: "back", href: "#/" }, "← Room"),
       h("h1", {}, `Table ${t.table}`),
       part("matchLabel", "span", { class: "match-label" }),
-      part("status", "span", { class: "badge status" })),
+      part("status", "span", { class: "badge status" }),
+      part("transcript", "a", { class: "transcript-link", target: "_blank", rel: "noopener" })),
     h("div", { class: "card scorecard" },
       part("scoreboard", "div", { class: "scoreboard" }),
       part("banner", "p", { class: "result-banner", role: "status" }),
@@ -126,6 +127,8 @@ function update(d) {
   const mid = d.match_id || t.match_id;
   $("table-view").dataset.seq = st.seq ?? "";
   p.matchLabel.textContent = mid ? `${mid}${t.round ? " · round " + t.round : ""}` : "no match";
+  p.transcript.hidden = !mid;
+  if (mid) { p.transcript.href = `/transcript/${encodeURIComponent(mid)}`; p.transcript.textContent = "Transcript"; }
   p.status.className = `badge status st-${t.status}`;
   p.status.replaceChildren(h("span", { "aria-hidden": "true" }, t.status_icon), t.status_label);
   p.scoreboard.replaceChildren(...scoreboard(d));

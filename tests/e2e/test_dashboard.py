@@ -144,10 +144,17 @@ def test_verifying_and_exporting_results(page, room):
     expect(games.first).to_contain_text("gammon")
     answer(page, ok=True)
     expect(row).to_contain_text("✓ td", timeout=WAIT)
+    # the row opens to its games; Verify and Correct are apart
+    games_row = page.locator('#results-table tbody[data-match="r1-t6"] tr.games-row')
+    expect(games_row).to_be_hidden()
+    row.get_by_role("button", name="▸ Games").click()
+    expect(games_row.locator("tbody tr")).to_have_count(2)
+    expect(games_row).to_contain_text("gammon")
     with page.expect_download() as info:
         page.click("#export-csv")
-    text = Path(info.value.path()).read_text(encoding="utf-8")
-    header, *lines = text.strip().splitlines()
+    raw = Path(info.value.path()).read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # UTF-8 BOM: spreadsheet programs read it as UTF-8
+    header, *lines = raw.decode("utf-8-sig").strip().splitlines()
     assert header.startswith("round,table,match_id,player_a,player_b,length,score_a,score_b,winner")
     line = next(x for x in lines if ",r1-t6," in x)
     assert "Ingrid Berg" in line and ",0,3,Ingrid Berg,points," in line and ",yes,td," in line
@@ -183,3 +190,36 @@ def test_board_is_public_and_the_dashboard_is_not(page, room):
     assert response.status == 401
     response = page.request.post(room.hub.url + "/api/tables/1/commands", data={"type": "pause"})
     assert response.status == 403
+
+
+def test_a_time_flag_is_resolved_from_the_table_page_naming_the_winner(page, room):
+    """The flag's decision: the winner chosen by name (none chosen beforehand), confirmed; then
+    the page says who won and how, and the result is verified from the same page."""
+    login(page, room.hub.url)
+    page.goto(room.hub.url + "/#/table/3")
+    resolve = page.locator('#action-bar [data-action="resolve_flag"]')
+    expect(resolve).to_be_visible(timeout=WAIT)
+    resolve.click()
+    form = page.locator('#action-panel [data-form="resolve_flag"]')
+    winner = form.locator("select[name=winner]")
+    assert winner.input_value() == ""
+    assert winner.locator("option").all_inner_texts() == ["— choose —", "Zoltán Kovács", "Éva Szabó"]
+    form.locator("button[type=submit]").click()
+    expect(page.locator("#toast")).to_contain_text("Choose the winner first", timeout=WAIT)
+    winner.select_option("B")
+    form.locator("button[type=submit]").click()
+    assert confirm_text(page) == "Time flag at r1-t3: Éva Szabó wins, Zoltán Kovács loses on time?"
+    answer(page, ok=True)
+    room.sims["3"].wait_for(lambda s: s.phase == "finished")
+    assert snapshot(room.sims["3"].state)["winner"] == "B"
+    banner = page.locator(".result-banner")
+    expect(banner).to_have_text("Éva Szabó won on time: Zoltán Kovács's time ran out.", timeout=WAIT)
+    verify = page.locator('#action-bar [data-action="verify"]')
+    expect(verify).to_be_visible(timeout=WAIT)
+    verify.click()
+    sentence = "Verify r1-t3 at table 3: Éva Szabó won on time: Zoltán Kovács's time ran out?"
+    assert confirm_text(page) == sentence
+    answer(page, ok=True)
+    expect(banner).to_contain_text("Verified by td", timeout=WAIT)
+    expect(verify).to_be_hidden()
+    assert room.hub.call(lambda: room.hub.hub.results["r1-t3"]["verified"])
