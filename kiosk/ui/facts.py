@@ -66,8 +66,8 @@ def can_undo(snap: dict[str, Any]) -> bool:
     Uses the snapshot's ``can_undo`` when it has one; otherwise infers it: a result entered and the
     next game not started, or a cube action in the game in progress.
     """
-    if legal(snap, "A") is not None or legal(snap, "B") is not None:
-        return allows(snap, "undo", ("A", "B"), False)
+    if legal(snap, "table") is not None:
+        return allows(snap, "undo", ("table",), False)
     if "can_undo" in snap:
         return bool(snap["can_undo"])
     phase = snap.get("phase")
@@ -156,18 +156,18 @@ def last_game(snap: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def legal(snap: dict[str, Any], who: str) -> frozenset[str] | None:
-    """What ``who`` ("A", "B" or "td") may do now, from the snapshot's ``legal`` field; None when
-    the snapshot has none (then the screen infers it from the other fields, as below).
-
-    Read leniently: per side a list of action names (or of objects with a ``type``/``action``),
-    or a mapping of action name to a truthy value.
+    """What ``who`` may do now, from the snapshot's ``legal`` field (``rulebook.legal``): "A" and
+    "B" (each player's own actions), "table" (what nobody in particular does: the roll, undo,
+    resume) or "td" (commands). None when the snapshot has none: then the screen infers it from the
+    other fields, as below. An action is allowed when its value is true or a non-empty list
+    (``pause``: the reasons; ``win``/``resign``: the kinds).
     """
     table = snap.get("legal")
     if not isinstance(table, dict):
         return None
     entry = table.get(who)
     if isinstance(entry, dict):
-        return frozenset(str(k) for k, v in entry.items() if v)
+        return frozenset(str(k) for k, v in entry.items() if v and k != "why")
     names: set[str] = set()
     for item in entry if isinstance(entry, list | tuple) else ():
         if isinstance(item, str):
@@ -186,6 +186,18 @@ def allows(snap: dict[str, Any], action: str, sides: tuple[str, ...], inferred: 
     if all(a is None for a in answers):
         return inferred
     return any(a is not None and action in a for a in answers)
+
+
+def can_enter_result(snap: dict[str, Any]) -> bool:
+    """A game's result may be entered (no double waiting for its answer)."""
+    inferred = in_game(snap) and cube(snap).get("offered_by") is None
+    return allows(snap, "win", ("A", "B"), inferred) or allows(snap, "resign", ("A", "B"), False)
+
+
+def can_answer_double(snap: dict[str, Any], side: str, answer: str) -> bool:
+    """``answer`` ("take" or "pass") is open to ``side``: the opponent's double waits."""
+    other_side = "B" if side == "A" else "A"
+    return allows(snap, answer, (side,), cube(snap).get("offered_by") == other_side)
 
 
 def can_pause(snap: dict[str, Any]) -> bool:
@@ -214,4 +226,39 @@ def roller(snap: dict[str, Any]) -> str | None:
 
 
 def can_roll(snap: dict[str, Any], side: str) -> bool:
-    return allows(snap, "roll", (side,), roller(snap) == side)
+    """``side`` may enter the next roll: the rulebook says a roll is due now (``table.roll``), and
+    the roll is that player's."""
+    return roller(snap) == side and allows(snap, "roll", ("table",), True)
+
+
+# -- calling the TD ------------------------------------------------------------------------------------
+
+
+def td_calls(snap: dict[str, Any]) -> dict[str, bool]:
+    """Each side's call of the TD: the snapshot's ``td_calls``, or its older single ``td_call``."""
+    calls = snap.get("td_calls")
+    if isinstance(calls, dict):
+        return {s: bool(calls.get(s)) for s in ("A", "B")}
+    one = snap.get("td_call")
+    return {s: one == s for s in ("A", "B")}
+
+
+def withdraw_input_known() -> bool:
+    """Whether the rulebook takes a ``withdraw_call`` input (asked, not assumed, so the screen
+    offers the touch exactly when the table can apply it)."""
+    from rulebook import table
+
+    return "withdraw_call" in getattr(table, "HANDLERS", {})
+
+
+def can_withdraw_call(snap: dict[str, Any], side: str) -> bool:
+    """``side`` may take back its own call (not the table's call at a time-out)."""
+    if not td_calls(snap)[side]:
+        return False
+    if legal(snap, side) is not None:
+        return allows(snap, "withdraw_call", (side,), False)
+    return withdraw_input_known() and snap.get("phase") != "flag"
+
+
+def can_call_td(snap: dict[str, Any], side: str) -> bool:
+    return allows(snap, "call_td", (side,), not td_calls(snap)[side])

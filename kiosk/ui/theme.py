@@ -25,6 +25,9 @@ SECONDARY: Color = (58, 66, 80)
 GOOD: Color = (34, 139, 78)
 BAD: Color = (178, 44, 44)
 AMBER: Color = (240, 176, 40)
+#: a control on the amber TD-call bar that cannot be used now (drawn flat, no touch area)
+AMBER_MUTED: Color = (196, 146, 44)
+AMBER_MUTED_TEXT: Color = (110, 82, 28)
 LOW_TIME: Color = (255, 160, 70)
 FLAG: Color = (230, 60, 60)
 MARKER: Color = (255, 255, 255)
@@ -39,4 +42,6 @@ STYLES: dict[str, tuple[Color, Color]] = {
     "good": (GOOD, TEXT),
     "bad": (BAD, TEXT),
     "amber": (AMBER, TEXT_DARK),
+    #: a button on the amber TD-call bar
+    "on_amber": (TEXT_DARK, AMBER),
 }

@@ -265,12 +265,14 @@ def test_call_td_and_indicator():
     assert k.tap("Call the TD", 1) == [{"input": "call_td", "side": "B"}]
     assert k.snap["td_call"] == "B"
     tc = k.placement("TD called")
-    assert tc.rect[0] > SMALL[0] // 2
+    assert SMALL[0] // 3 < tc.rect[0] < SMALL[0] // 2  # in the middle of the amber bar
+    assert k.placement("Withdraw the call").rect[0] > SMALL[0] // 2
     assert k.texts().count("Call the TD") == 1
 
 
 def _open_td_menu(k: Kiosk, pin: str) -> None:
-    k.tap("Table 12")
+    """Touch the middle of the top bar (the table number, or "TD called" while a call is open)."""
+    k.tap("TD called" if "TD called" in k.texts() else "Table 12")
     assert k.local.overlay == "pin"
     for digit in pin:
         k.tap(digit)
@@ -588,12 +590,72 @@ def test_no_pause_at_a_table_without_a_clock():
 def test_the_rulebook_legal_actions_are_preferred_when_the_snapshot_has_them():
     """The rulebook is the one judge: a snapshot's ``legal`` field decides which buttons show."""
     k = Kiosk(samples.playing())  # B may double by the cube's own fields
-    snap = dict(k.snap, legal={"A": [], "B": ["roll"]})
+    snap = dict(k.snap, legal={"A": {}, "B": {"double": False}, "table": {"roll": True, "undo": False}})
     k.local.manual_dice = True
     k.view.draw(k.surface, snap, k.local, snap["wall"])
     texts = [p.text for p in k.view.last_layout]
     assert "Double" not in texts and "Pause" not in texts and "Enter the roll" in texts
-    snap = dict(k.snap, legal={"A": {"pause": True}, "B": {"double": True, "roll": False}})
+    snap = dict(k.snap, legal={"A": {"pause": ["dispute"]}, "B": {"double": True}, "table": {"roll": False}})
     k.view.draw(k.surface, snap, k.local, snap["wall"])
     texts = [p.text for p in k.view.last_layout]
     assert "Double" in texts and "Pause" in texts and "Enter the roll" not in texts
+
+
+# -- calling the TD -------------------------------------------------------------------------------
+
+
+def _top_regions(k: Kiosk) -> list:
+    return [r for r in k.view.last_scene.regions if r.key.startswith("top.")]
+
+
+@pytest.mark.parametrize("size", [SMALL, (1280, 720)])
+def test_a_td_call_turns_the_whole_top_bar_amber(size):
+    from kiosk.ui.theme import AMBER, TOPBAR
+
+    k = Kiosk(samples.playing(), size=size)
+    assert {r.bg for r in _top_regions(k)} == {TOPBAR}
+    k.tap("Call the TD", 0)
+    assert k.sent[-1] == {"input": "call_td", "side": "A"}
+    top = _top_regions(k)
+    assert {r.bg for r in top} == {AMBER}
+    assert sum(r.rect[2] for r in top) == size[0]  # from edge to edge
+    assert "TD called" in k.texts()
+    assert k.placement("Withdraw the call").rect[0] < size[0] // 2  # on the caller's side
+    assert k.placement("Call the TD").rect[0] > size[0] // 2  # the other may still call
+
+
+def test_each_sides_call_is_shown_and_either_can_be_withdrawn():
+    k = Kiosk(samples.playing())
+    snap = dict(k.snap, td_calls={"A": True, "B": True}, td_call="A")
+    k.view.draw(k.surface, snap, k.local, snap["wall"])
+    texts = [p.text for p in k.view.last_layout]
+    assert texts.count("Withdraw the call") == 2 and "Call the TD" not in texts
+    snap = dict(k.snap, td_calls={"A": False, "B": True}, td_call="B")
+    k.view.draw(k.surface, snap, k.local, snap["wall"])
+    withdraw = [p for p in k.view.last_layout if p.text == "Withdraw the call"]
+    assert len(withdraw) == 1 and withdraw[0].rect[0] > SMALL[0] // 2
+
+
+def test_withdrawing_a_call_uses_the_rulebooks_input_or_is_visibly_disabled():
+    from kiosk.ui import facts
+    from kiosk.ui.scene import Fill
+    from kiosk.ui.theme import AMBER_MUTED
+
+    k = Kiosk(samples.td_called())  # A called
+    withdraw = k.placement("Withdraw the call")
+    x, y, w, h = withdraw.rect
+    intents = k.view.hit((x + w // 2, y + h // 2), k.snap, k.local)
+    if facts.withdraw_input_known():
+        assert intents == [{"input": "withdraw_call", "side": "A"}]
+        k.handle(intents)
+        assert not k.rejected and not facts.td_calls(k.snap)["A"]
+        assert "Withdraw the call" not in k.texts()
+    else:
+        # this rulebook has no withdraw_call: the button is drawn flat and touches nothing
+        assert intents == []
+        region = next(r for r in k.view.last_scene.regions if r.key == "top.A")
+        assert any(isinstance(i, Fill) and i.color == AMBER_MUTED for i in region.items)
+    # the TD's acknowledgement at the table clears the call either way
+    k.handle([{"input": "cmd", "type": "td_ack"}])
+    assert not any(facts.td_calls(k.snap).values())
+    assert "TD called" not in k.texts()

@@ -22,9 +22,11 @@ from kiosk.ui.view import KioskView, LocalState
 
 SIZES = list(DISPLAYS)
 SNAPS = {name: samples.sample_snapshot(name) for name in samples.SAMPLES}
-CASES = [(name, name, {}) for name in samples.SAMPLES] + [
-    (f"dialog {name}", d.sample, d.local) for name, d in named.DIALOGS.items()
-]
+CASES = (
+    [(name, name, {}) for name in samples.SAMPLES]
+    + [(f"dialog {name}", d.sample, d.local) for name, d in named.DIALOGS.items()]
+    + [("journal banner", "playing", {"journal_notice": {"problem": "damaged", "after_input": 12}})]
+)
 #: digits drawn at the score's size are at least this tall (ink of a digit, mm)
 MIN_SCORE_MM = 9.5
 #: the match length under "Match to"

@@ -37,4 +37,6 @@ def banner(c: Ctx, notice: dict[str, Any]) -> None:
         theme.TEXT_DARK,
         wrap=True,
     )
-    pen.hit(rect, [{"ui": "open", "overlay": "pin"}], keys.TD_MENU)
+    # the whole banner opens the PIN pad; its drawn target stays off the screen's edge
+    touch = (lay.pad, lay.pad, lay.W - 2 * lay.pad, lay.top - 2 * lay.pad)
+    pen.hit(touch, [{"ui": "open", "overlay": "pin"}], keys.TD_MENU, grow=lay.pad)

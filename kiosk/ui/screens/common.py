@@ -28,20 +28,29 @@ def chip_rect(c: Ctx) -> tuple[int, int]:
 
 
 def top_bar(c: Ctx) -> None:
+    """Each player's language and TD call at their corner, the table number (the TD menu) in the
+    middle. While a player's call of the TD is open the whole bar turns amber: the TD sees it from
+    across the room, and the caller can take the call back."""
     lay = c.lay
+    calls = facts.td_calls(c.snap) if facts.has_match(c.snap) else {"A": False, "B": False}
+    called = any(calls.values())
+    bg = theme.AMBER if called else theme.TOPBAR
     for side in SIDES:
-        _top_side(c, side)
+        _top_side(c, side, bg, calls[side])
     x, w = c.center_x(), lay.center
-    pen = c.region("top.C", (x, 0, w, lay.top), theme.TOPBAR)
+    pen = c.region("top.C", (x, 0, w, lay.top), bg)
     tr = c.tr()
     icon = lay.top * 2 // 5
     gy = (lay.top - icon) // 2
-    pen.gear((x + lay.pad, gy, icon, icon), theme.TEXT_DIM, theme.TOPBAR)
     pen.hub_mark((x + w - lay.pad - icon, gy, icon, icon), c.local.hub_online)
-    label_x = x + 2 * lay.pad + icon
-    label_w = w - 4 * lay.pad - 2 * icon
-    table = str(c.snap.get("table") or "–")
-    pen.text(tr("Table {table}").format(table=table), (label_x, 4, label_w, lay.top - 8), lay.f_chip)
+    table = tr("Table {table}").format(table=str(c.snap.get("table") or "–"))
+    if called:
+        label_x, label_w = x + lay.pad, w - 3 * lay.pad - icon
+        pen.text(tr("TD called"), (label_x, 4, label_w, lay.top - 8), lay.f_label, theme.TEXT_DARK, wrap=True)
+    else:
+        pen.gear((x + lay.pad, gy, icon, icon), theme.TEXT_DIM, bg)
+        label_x, label_w = x + 2 * lay.pad + icon, w - 4 * lay.pad - 2 * icon
+        pen.text(table, (label_x, 4, label_w, lay.top - 8), lay.f_chip)
     y, h = chip_rect(c)
     pen.hit(
         (x + lay.pad // 2, y, w - lay.pad, h),
@@ -51,10 +60,10 @@ def top_bar(c: Ctx) -> None:
     )
 
 
-def _top_side(c: Ctx, side: str) -> None:
+def _top_side(c: Ctx, side: str, bg: Color, called: bool) -> None:
     lay = c.lay
     x, w = c.side_x(side), lay.side_w
-    pen = c.region(f"top.{side}", (x, 0, w, lay.top), theme.TOPBAR)
+    pen = c.region(f"top.{side}", (x, 0, w, lay.top), bg)
     if not facts.has_match(c.snap):
         return
     tr = c.tr(side)
@@ -75,17 +84,21 @@ def _top_side(c: Ctx, side: str) -> None:
     code_x = lang_x + lay.pad * 3 // 2 + g
     pen.text(code, (code_x, y, lang_x + lang_w - code_x - lay.pad // 2, chip_h), lay.f_chip)
     pen.hit(lang_rect, [{"ui": "open", "overlay": "lang", "side": side}], keys.LANG[where], grow=lay.pad // 2)
-    # call-the-TD chip, or the indicator that the TD was called
+    # this player's call: make it, or take it back
     td_rect = (td_x, y, td_w, chip_h)
-    called = c.snap.get("td_call")
     b = chip_h // 2
     bell = (td_x + lay.pad, y + (chip_h - b) // 2, b, b)
     label_box = (td_x + lay.pad * 2 + b, y + 2, td_w - lay.pad * 5 // 2 - b, chip_h - 4)
-    if called == side:
-        pen.fill(td_rect, theme.AMBER, lay.radius)
-        pen.bell(bell, theme.TEXT_DARK)
-        pen.text(tr("TD called"), label_box, lay.f_chip, theme.TEXT_DARK, wrap=True)
-    else:
+    if called:
+        usable = facts.can_withdraw_call(c.snap, side)
+        face, ink = (theme.TEXT_DARK, theme.AMBER) if usable else (theme.AMBER_MUTED, theme.AMBER_MUTED_TEXT)
+        pen.fill(td_rect, face, lay.radius)
+        pen.bell(bell, ink)
+        pen.text(tr("Withdraw the call"), label_box, lay.f_chip, ink, wrap=True)
+        if usable:
+            intents = [{"input": "withdraw_call", "side": side}]
+            pen.hit(td_rect, intents, keys.CALL_TD[where], grow=lay.pad // 2)
+    elif facts.can_call_td(c.snap, side):
         pen.fill(td_rect, theme.SECONDARY, lay.radius)
         pen.bell(bell, theme.TEXT)
         pen.text(tr("Call the TD"), label_box, lay.f_chip, theme.TEXT, wrap=True)

@@ -29,11 +29,11 @@ def is_valid(overlay: str | None, snap: dict[str, Any], local: LocalState) -> bo
     if overlay == "lang":
         return side is not None
     if overlay == "pass":
-        return side is not None and facts.cube(snap).get("offered_by") == other(side) and facts.in_game(snap)
+        return side is not None and facts.can_answer_double(snap, side, "pass") and facts.in_game(snap)
     if overlay == "break":
         return side is not None and facts.can_break(snap, side)
     if overlay == "result":
-        return facts.in_game(snap) and facts.cube(snap).get("offered_by") is None
+        return facts.can_enter_result(snap)
     if overlay == "pause":
         return facts.can_pause(snap)
     if overlay == "dice":

@@ -39,21 +39,23 @@ def _play_actions(c: Ctx, side: str) -> None:
     if offered == other(side):
         take, pas = hsplit(rect, 2, lay.pad)
         value = facts.offered_value(c.snap)
-        pen.button(
-            take,
-            tr("Take"),
-            [{"input": "take", "side": side}],
-            keys=keys.MAIN[where],
-            style="good",
-            sublabel=tr("Cube to {value}").format(value=value),
-        )
-        pen.button(
-            pas,
-            tr("Pass"),
-            [{"ui": "open", "overlay": "pass", "side": side}],
-            keys=keys.SECOND[where],
-            style="bad",
-        )
+        if facts.can_answer_double(c.snap, side, "take"):
+            pen.button(
+                take,
+                tr("Take"),
+                [{"input": "take", "side": side}],
+                keys=keys.MAIN[where],
+                style="good",
+                sublabel=tr("Cube to {value}").format(value=value),
+            )
+        if facts.can_answer_double(c.snap, side, "pass"):
+            pen.button(
+                pas,
+                tr("Pass"),
+                [{"ui": "open", "overlay": "pass", "side": side}],
+                keys=keys.SECOND[where],
+                style="bad",
+            )
         return
     if offered == side:
         if timed and running == side:
@@ -114,7 +116,6 @@ def _center_buttons(c: Ctx) -> None:
     lay = c.lay
     pen, area = common.center_stack(c)
     tr = c.tr()
-    offered = facts.cube(c.snap).get("offered_by") is not None
     pause_r, undo_r, result_r = common.center_buttons(c, area, 3)
     if facts.can_pause(c.snap):
         pen.button(
@@ -127,7 +128,7 @@ def _center_buttons(c: Ctx) -> None:
         )
     if facts.can_undo(c.snap):
         common.undo_button(pen, c, undo_r, lay.f_label)
-    if not offered:
+    if facts.can_enter_result(c.snap):
         pen.button(
             result_r,
             tr("Game over"),
@@ -184,7 +185,7 @@ def _paused_center(c: Ctx, reason: str) -> None:
         pen2.button(
             resume_r, tr("Resume"), [{"input": "resume"}], keys=keys.RESUME, style="good", size=lay.f_label
         )
-    if facts.in_game(c.snap) and facts.cube(c.snap).get("offered_by") is None:
+    if facts.can_enter_result(c.snap):
         pen2.button(
             result_r,
             tr("Game over"),

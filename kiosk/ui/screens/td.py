@@ -110,7 +110,7 @@ def _menu(c: Ctx) -> None:
         )
     if facts.has_match(snap) and phase != "finished":
         entries.append((tr("Impose a clock"), [{"ui": "td", "page": "td_clock"}], "secondary"))
-    if snap.get("td_call"):
+    if any(facts.td_calls(snap).values()):
         entries.append((tr("Answer the call"), [{"ui": "close"}, _cmd("td_ack")], "amber"))
     entries.append((tr("Table language"), [{"ui": "td", "page": "td_lang"}], "secondary"))
     entries.append(
