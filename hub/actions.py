@@ -1,5 +1,6 @@
-"""The TD's actions: commands to a table, acknowledging alerts, suspending a table's automation,
-releasing a table to its next match, importing the schedule, verifying and correcting results.
+"""The TD's actions at one table: commands to it, acknowledging alerts, suspending its automation,
+releasing it to its next match, verifying and correcting results. (Room-wide actions, moving a
+match and importing the schedule are :mod:`hub.round_control`'s.)
 
 Every action is checked before anything happens (:class:`ActionError` says what is wrong, and
 nothing is done), written to the audit log with the actor, committed, and then pushed to the
@@ -17,7 +18,6 @@ from hub.alerts import Alerts
 from hub.clock import Clock
 from hub.commands import CommandSender
 from hub.config import HubConfig
-from hub.schedule import parse_schedule
 from hub.state import RoomState
 from hub.store import Store
 
@@ -198,18 +198,6 @@ class Actions:
         self.room.released.add(cur.match.match_id)
         self._tick()
         return cur.match.match_id
-
-    def import_schedule(self, data: str | bytes, actor: str) -> dict[str, Any]:
-        """Import a schedule CSV whole, or raise :class:`hub.schedule.ScheduleError` (nothing imported)."""
-        matches = parse_schedule(data, default_profile=self.config.profile)
-        now = self.clock.now_wall()
-        added, updated = self.store.import_schedule(matches, now)
-        self.store.audit(actor, "import_schedule", now, detail={"added": added, "updated": updated})
-        self.store.commit()
-        self.room.set_schedule(self.store.schedule())
-        self._tick()
-        self._publish({"type": "schedule", "now_wall": now})
-        return {"added": added, "updated": updated, "matches": len(matches)}
 
     def verify_result(self, match_id: str, actor: str) -> dict[str, Any]:
         if match_id not in self.room.results:

@@ -25,9 +25,15 @@ class CommandSender:
     def send(
         self, table: str, match_id: str | None, payload: dict[str, Any], *, origin: str, actor: str, now: int
     ) -> bool:
-        """Record the command, commit, then publish it: what was sent is never sent as new again."""
+        """Record the command, commit, then publish it: what was sent is never sent as new again.
+
+        A command the hub sends by itself (``origin="auto"``) is written to the audit log too, with
+        the hub as its actor, so the room's timeline shows what the hub did next to what the TD did
+        (a TD's command is audited by the action that sends it)."""
         if not self.store.add_command(payload, table, match_id, origin, actor, now):
             return False
+        if origin == "auto":
+            self.store.audit(actor, f"cmd:{payload['type']}", now, table, match_id, payload)
         self.store.commit()
         self.transmit(table, payload, now)
         log.info("table %s: sent %s %s", table, payload["type"], payload["id"])

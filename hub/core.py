@@ -36,6 +36,7 @@ from hub.config import HubConfig
 from hub.dice_watch import DiceWatch
 from hub.ingest import Ingest
 from hub.room import TableView
+from hub.round_control import RoundControl
 from hub.rounds import Current
 from hub.schedule import ScheduledMatch
 from hub.state import RoomState
@@ -80,6 +81,16 @@ class Hub:
             config,
             self.clock,
             self.sender,
+            refresh=self._refresh,
+            tick=self.tick,
+            publish=self._publish,
+        )
+        self.round_control = RoundControl(
+            room,
+            store,
+            config,
+            self.clock,
+            self.actions,
             refresh=self._refresh,
             tick=self.tick,
             publish=self._publish,
@@ -156,6 +167,7 @@ class Hub:
         self.ingest.save_states()
         self.automation.assign(now)
         self.automation.lateness(now)
+        self.round_control.carry_moved(now)
         self.store.commit()
         self._refresh(now, None)
         self._changed()
@@ -261,7 +273,7 @@ class Hub:
         return self.actions.release(table, actor)
 
     def import_schedule(self, data: str | bytes, actor: str) -> dict[str, Any]:
-        return self.actions.import_schedule(data, actor)
+        return self.round_control.import_schedule(data, actor)
 
     def verify_result(self, match_id: str, actor: str) -> dict[str, Any]:
         return self.actions.verify_result(match_id, actor)

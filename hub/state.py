@@ -87,7 +87,9 @@ class RoomState:
             return cur.match
         view = self.views.get(table)
         if view is not None and view.state is not None:
-            return self.by_id.get(view.state.get("match_id") or "")
+            match = self.by_id.get(view.state.get("match_id") or "")
+            # a match moved to another table is that table's, not this one's
+            return match if match is not None and match.table == table else None
         return None
 
     def profile(self, match: ScheduledMatch | None) -> Profile:

@@ -14,8 +14,11 @@ from hub.alerts import Alerts
 from hub.clock import Clock
 from hub.config import HubConfig
 from hub.room import TableView, board_tile, tile
+from hub.round_view import round_overview
+from hub.schedule import ScheduledMatch
 from hub.state import RoomState, natural
 from hub.store import Store
+from hub.timeline import Filters, timeline
 
 
 class Views:
@@ -56,16 +59,32 @@ class Views:
         if alerts_changed:
             self._publish({"type": "alerts", "alerts": self.alerts.listed(), "now_wall": now})
 
+    def held(self, table: str) -> tuple[TableView, ScheduledMatch | None]:
+        """The table as the dashboard shows it, and its match. A table whose state is of a match
+        moved to another table holds nothing for the room any more: it shows without that state
+        (no second tile for the match, no ghost)."""
+        room = self.room
+        view = room.views.get(table) or TableView(table)
+        match = room.match_for(table)
+        if match is not None and match.table != table:
+            match = None
+        if match is None and view.state is not None:
+            mid = view.state.get("match_id")
+            elsewhere = room.by_id.get(mid) if isinstance(mid, str) else None
+            if elsewhere is not None and elsewhere.table != table:
+                view = TableView(table, view.status, view.online, view.status_since)
+        return view, match
+
     def tile(
         self, table: str, now: int | None = None, urgency: tuple[str | None, int] | None = None
     ) -> dict[str, Any]:
         room = self.room
         now = self.clock.now_wall() if now is None else now
-        match = room.match_for(table)
+        view, match = self.held(table)
         result = room.results.get(match.match_id) if match else None
         best, count = urgency if urgency is not None else self.alerts.urgencies().get(table, (None, 0))
         return tile(
-            room.views.get(table) or TableView(table),
+            view,
             match,
             now=now,
             grace_ms=self.config.offline_grace_ms,
@@ -85,8 +104,15 @@ class Views:
             "tables": [self.tile(t, now) for t in self.room.tables()],
             "alerts": self.alerts.listed(),
             "rounds": sorted({m.round for m in self.room.schedule}, key=natural),
+            "automation": self.automation_state(),
             "link_online": bool(link and link.online),
         }
+
+    def automation_state(self) -> str:
+        """The room's automatic lateness: ``on``, ``suspended`` (every table) or ``partly``."""
+        tables = set(self.room.tables())
+        off = tables & self.room.suspended
+        return "on" if not off else "suspended" if off == tables else "partly"
 
     def board(self) -> dict[str, Any]:
         """The public board: the room's tiles cut to what the tables show anyway."""
@@ -101,8 +127,7 @@ class Views:
         room = self.room
         if not room.is_known(table):
             return None
-        view = room.views.get(table) or TableView(table)
-        match = room.match_for(table)
+        view, match = self.held(table)
         mid = (view.state or {}).get("match_id") or (match.match_id if match else None)
         commands = self.store.commands(table, limit=200)
         state = view.state if view.state is not None and view.state.get("match_id") == mid else None
@@ -123,6 +148,32 @@ class Views:
             "waivers": waivable_penalties(state, commands),
             "undo_end": undoable_end(state, commands),
         }
+
+    def rounds(self) -> list[dict[str, Any]]:
+        """The rounds at a glance (:mod:`hub.round_view`), with the room's automation."""
+        room = self.room
+        return round_overview(
+            room.schedule,
+            views=room.views,
+            results=room.results,
+            round_end=room.round_end,
+            now=self.clock.now_wall(),
+        )
+
+    def timeline(self, filters: Filters, limit: int = 500) -> list[dict[str, Any]]:
+        """What the hub and the TD did, newest first (:mod:`hub.timeline`)."""
+        room = self.room
+        states = {t: v.state for t, v in room.views.items() if v.state is not None}
+        commands = {c["id"]: c for c in self.store.commands(limit=5000)}
+        return timeline(
+            self.store.audit_log(filters.table, limit=5000),
+            commands=commands,
+            matches=room.by_id,
+            states=states,
+            suspended=room.suspended,
+            filters=filters,
+            limit=limit,
+        )
 
     def schedule_rows(self) -> list[dict[str, Any]]:
         room = self.room

@@ -28,6 +28,7 @@ from hub.dice_watch import THRESHOLDS, dice_csv
 from hub.exports import results_csv, results_json
 from hub.room import board_tile
 from hub.schedule import ScheduleError
+from hub.timeline import Filters
 from hub.transcripts import match_transcript
 from rulebook import transcript
 
@@ -454,23 +455,105 @@ def _correct(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
     )
 
 
-@writer
-async def api_schedule_import(request: web.Request) -> web.Response:
-    hub = request.app[HUB_KEY]
+async def _csv_upload(request: web.Request) -> bytes | web.Response:
+    """The CSV of a schedule import: a multipart form's ``file`` field, or the body itself."""
     if request.content_type.startswith("multipart/"):
         form = await request.post()
         upload = form.get("file")
         if upload is None or not hasattr(upload, "file"):
             return _error(400, "send the CSV as the form field 'file'")
         data: bytes = upload.file.read()
+        return data
+    return await request.read()
+
+
+def _schedule_refused(exc: ScheduleError | ActionError) -> web.Response:
+    if isinstance(exc, ScheduleError):
+        errors = [{"line": i.line, "message": i.message} for i in exc.issues]
     else:
-        data = await request.read()
+        errors = [{"line": 0, "message": m} for m in str(exc).split("; ")]
+    return _error(422, "schedule refused: nothing was imported", errors=errors)
+
+
+@writer
+async def api_schedule_import(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    data = await _csv_upload(request)
+    if isinstance(data, web.Response):
+        return data
     try:
         summary = hub.import_schedule(data, _actor(request))
-    except ScheduleError as exc:
-        errors = [{"line": i.line, "message": i.message} for i in exc.issues]
-        return _error(422, "schedule refused: nothing was imported", errors=errors)
+    except (ScheduleError, ActionError) as exc:
+        return _schedule_refused(exc)
     return _json(summary)
+
+
+@writer
+async def api_schedule_preview(request: web.Request) -> web.Response:
+    """What importing this CSV would change; nothing is imported."""
+    hub = request.app[HUB_KEY]
+    data = await _csv_upload(request)
+    if isinstance(data, web.Response):
+        return data
+    try:
+        return _json(hub.round_control.preview(data))
+    except ScheduleError as exc:
+        return _schedule_refused(exc)
+
+
+# -- the room and its rounds ----------------------------------------------------------------------
+
+
+@reader
+async def api_rounds(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    return _json({"rounds": hub.display.rounds(), "automation": hub.display.automation_state()})
+
+
+@reader
+async def api_timeline(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    q = request.query
+    auto = q.get("auto")
+    try:
+        limit = max(1, min(int(q.get("limit", "500")), 5000))
+    except ValueError:
+        return _error(400, "limit: expected a number")
+    filters = Filters(
+        table=q.get("table") or None,
+        group=q.get("group") or None,
+        person=q.get("person") or None,
+        automatic=None if auto not in ("0", "1") else auto == "1",
+    )
+    return _json(hub.display.timeline(filters, limit))
+
+
+def _round_start(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return hub.round_control.start_now(request.match_info["round"], _actor(request))
+
+
+def _round_delay(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return hub.round_control.delay(request.match_info["round"], data.get("minutes"), _actor(request))
+
+
+def _pause_all(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return hub.round_control.pause_all(_actor(request))
+
+
+def _resume_all(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return hub.round_control.resume_all(_actor(request))
+
+
+def _room_automation(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return hub.round_control.set_room_automation(data.get("suspended"), _actor(request))
+
+
+def _verify_confirmed(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return hub.round_control.verify_confirmed(_actor(request))
+
+
+def _move(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+    return hub.round_control.move(request.match_info["match_id"], data.get("to_table"), _actor(request))
 
 
 # -- live updates ---------------------------------------------------------------------------------
@@ -537,6 +620,16 @@ def make_app(hub: Hub, auth: Auth, *, public: bool = False) -> web.Application:
     r.add_get("/api/commands", api_commands)
     r.add_get("/api/schedule", api_schedule)
     r.add_post("/api/schedule", api_schedule_import)
+    r.add_post("/api/schedule/preview", api_schedule_preview)
+    r.add_get("/api/rounds", api_rounds)
+    r.add_post("/api/rounds/{round}/start", _action(_round_start, body=False))
+    r.add_post("/api/rounds/{round}/delay", _action(_round_delay))
+    r.add_post("/api/room/pause", _action(_pause_all, body=False))
+    r.add_post("/api/room/resume", _action(_resume_all, body=False))
+    r.add_post("/api/room/automation", _action(_room_automation))
+    r.add_post("/api/results/verify-confirmed", _action(_verify_confirmed, body=False))
+    r.add_post("/api/matches/{match_id}/move", _action(_move))
+    r.add_get("/api/timeline", api_timeline)
     r.add_get("/api/results", api_results)
     r.add_get("/api/results.csv", api_results_csv)
     r.add_get("/api/results.json", api_results_json)

@@ -92,9 +92,10 @@ export const sound = {
   init() {
     const button = $("sound-button");
     button.addEventListener("click", () => this.toggle());
-    // browsers allow sound only after a gesture: any click or key on the page unlocks it
+    // browsers allow sound only after a gesture: any click or key on the page unlocks it (on
+    // click, not pointerdown: nothing may move under the pointer before the click lands)
     const unlock = () => { this.context(); this.show(); };
-    document.addEventListener("pointerdown", unlock, { capture: true });
+    document.addEventListener("click", unlock, { capture: true });
     document.addEventListener("keydown", unlock, { capture: true });
     this.timer = setInterval(() => this.update(this.open), 2000);
     this.show();
@@ -118,9 +119,11 @@ export const sound = {
   show() {
     const button = $("sound-button");
     const locked = !this.ctx || this.ctx.state !== "running";
-    button.textContent = this.muted ? "♪ Sound off" : locked ? "♪ Sound: click to allow" : "♪ Sound on";
+    button.textContent = this.muted ? "♪ Sound off" : "♪ Sound on";
+    button.classList.toggle("locked", !this.muted && locked);
     button.setAttribute("aria-pressed", String(!this.muted));
-    button.title = this.muted ? "Alerts are silent in this browser: click to hear them" : "Click to mute alerts in this browser";
+    button.title = this.muted ? "Alerts are silent in this browser: click to hear them"
+      : locked ? "The browser lets the page play sound after your first click or key" : "Click to mute alerts in this browser";
   },
 
   /** Sound the most urgent unacknowledged alert that is due to sound again. */

@@ -4,7 +4,9 @@
 import { $, hhmmss } from "./dom.js";
 import { alertItems, setAlerts, showTitle, sound } from "./alerts.js";
 import { acceptTiles, initRoomControls, renderGrid, renderSummary, tickTiles, updateTile } from "./room.js";
-import { importSchedule, loadAudit, loadResults, loadSchedule } from "./lists.js";
+import { importSchedule, loadResults, loadSchedule } from "./lists.js";
+import { loadRounds, scheduleRounds } from "./rounds.js";
+import { initTimeline, loadTimeline, scheduleTimeline } from "./timeline.js";
 import { S, api, hubNow, isTD, toast } from "./state.js";
 import { scheduleDetailReload, showTable, tickDetail } from "./table.js";
 
@@ -93,11 +95,15 @@ function onMessage(msg) {
       if (S.view === "table" && S.detailTable === String(t.table)) scheduleDetailReload();
     }
     renderSummary();
+    scheduleRounds();
+    scheduleTimeline();
   } else if (msg.type === "alerts") {
     setAlerts(msg.alerts);
     if (S.view === "table") scheduleDetailReload();
+    scheduleTimeline();
   } else if (msg.type === "schedule") {
     if (S.view === "schedule") loadSchedule();
+    scheduleRounds();
   } else if (msg.type === "results") {
     if (S.view === "results") loadResults();
     if (S.view === "table") scheduleDetailReload();
@@ -106,7 +112,7 @@ function onMessage(msg) {
 
 // -- routing -------------------------------------------------------------------------------------
 
-const VIEWS = ["login", "room", "alerts", "table", "schedule", "results", "audit"];
+const VIEWS = ["login", "room", "rounds", "alerts", "table", "schedule", "results", "timeline"];
 
 function show(view) {
   S.view = view;
@@ -140,9 +146,12 @@ function route() {
   } else if (hash === "#/results") {
     show("results");
     loadResults().catch(fail);
-  } else if (hash === "#/audit") {
-    show("audit");
-    loadAudit().catch(fail);
+  } else if (hash === "#/rounds") {
+    show("rounds");
+    loadRounds().catch(fail);
+  } else if (hash === "#/timeline" || hash === "#/audit") {
+    show("timeline");
+    loadTimeline().catch(fail);
   } else {
     show("room");
     renderGrid();
@@ -161,6 +170,7 @@ async function init() {
   $("login-button").addEventListener("click", () => { location.hash = "#/login"; });
   $("import-form").addEventListener("submit", importSchedule);
   initRoomControls();
+  initTimeline();
   sound.init();
   // the action bar sticks just under the top bar, whose height depends on the screen's width
   const bar = document.querySelector(".topbar");

@@ -24,6 +24,9 @@ export async function loadSchedule() {
       : h("tr", {}, h("td", { colspan: head.length, class: "muted" }, "No schedule imported yet."))));
 }
 
+// The import goes in two steps: the hub first says what the file would change (new, changed,
+// moved and removed matches, and a warning for every match in progress it touches); the TD then
+// imports it, or not.
 export async function importSchedule(ev) {
   ev.preventDefault();
   const out = $("import-result");
@@ -31,15 +34,56 @@ export async function importSchedule(ev) {
   if (!file) return;
   const fd = new FormData();
   fd.append("file", file);
-  out.replaceChildren();
+  out.replaceChildren(h("p", { class: "muted" }, "Reading the file…"));
+  try {
+    const pv = await api("POST", "/api/schedule/preview", fd, true);
+    out.replaceChildren(previewEl(pv, file));
+  } catch (e) {
+    showRefusal(out, e);
+  }
+}
+
+function showRefusal(out, e) {
+  const errors = (e.data && e.data.errors) || [];
+  out.replaceChildren(h("p", { class: "error" }, e.message),
+    h("ul", { class: "import-errors" }, ...errors.map((x) => h("li", {}, x.line ? `line ${x.line}: ${x.message}` : x.message))));
+}
+
+function previewEl(pv, file) {
+  const who = (m) => `${m.match_id}: ${m.player_a} – ${m.player_b}`;
+  const changes = (m) => Object.entries(m.changes || {}).map(([k, [a, b]]) => `${k.replace("_wall", "")} ${k === "start_wall" ? dayTime(a) : a} → ${k === "start_wall" ? dayTime(b) : b}`).join(", ");
+  const section = (title, items, line) => items.length ? [h("h3", {}, `${title} (${items.length})`),
+    h("ul", { class: "preview-list" }, ...items.slice(0, 200).map((m) => h("li", { class: m.in_progress ? "in-progress" : "" }, line(m))))] : [];
+  const blocked = pv.errors.length > 0;
+  const summary = `${pv.matches} match${pv.matches === 1 ? "" : "es"} in the file: ${pv.added.length} new, ${pv.updated.length} changed, ` +
+    `${pv.moved.length} moved, ${pv.removed.length} leaving the schedule, ${pv.unchanged} unchanged.`;
+  return h("div", { class: "import-preview", id: "import-preview" },
+    h("p", { class: "preview-summary" }, summary),
+    ...(pv.errors.length ? [h("h3", { class: "error" }, "Refused"), h("ul", { class: "import-errors" }, ...pv.errors.map((x) => h("li", {}, x)))] : []),
+    ...(pv.warnings.length ? [h("h3", {}, "Matches in progress"), h("ul", { class: "preview-warnings", role: "alert" }, ...pv.warnings.map((x) => h("li", {}, x)))] : []),
+    ...section("Moved", pv.moved, (m) => `${who(m)} — table ${m.from_table} → ${m.table}`),
+    ...section("New", pv.added, (m) => `${who(m)} — round ${m.round}, table ${m.table}`),
+    ...section("Changed", pv.updated, (m) => `${who(m)} — ${changes(m)}`),
+    ...section("Leaving the schedule", pv.removed, (m) => `${who(m)} — table ${m.table}`),
+    h("div", { class: "inline" },
+      h("button", { type: "button", id: "import-confirm", disabled: blocked, onclick: () => doImport(file, pv) }, "Import…"),
+      h("button", { type: "button", class: "ghost", onclick: () => $("import-result").replaceChildren() }, "Cancel")));
+}
+
+async function doImport(file, pv) {
+  const n = pv.warnings.length;
+  const sentence = `Import ${file.name}: ${pv.added.length} new, ${pv.updated.length} changed, ${pv.moved.length} moved, ${pv.removed.length} leaving the schedule` +
+    (n ? `, touching ${n} match${n === 1 ? "" : "es"} in progress?` : "?");
+  if (!await confirmAction(sentence, { okLabel: "Import" })) return;
+  const out = $("import-result");
+  const fd = new FormData();
+  fd.append("file", file);
   try {
     const r = await api("POST", "/api/schedule", fd, true);
-    out.replaceChildren(h("p", { class: "ok-text" }, `Imported ${r.matches} match(es): ${r.added} new, ${r.updated} updated.`));
+    out.replaceChildren(h("p", { class: "ok-text" }, `Imported ${r.matches} match(es): ${r.added} new, ${r.updated} updated${r.moved ? `, ${r.moved} moved` : ""}.`));
     loadSchedule();
   } catch (e) {
-    const errors = (e.data && e.data.errors) || [];
-    out.replaceChildren(h("p", { class: "error" }, e.message),
-      h("ul", { class: "import-errors" }, ...errors.map((x) => h("li", {}, `line ${x.line}: ${x.message}`))));
+    showRefusal(out, e);
   }
 }
 
@@ -109,15 +153,4 @@ function correctForm(button, r) {
   h("button", { type: "submit", class: "small danger" }, "Save…"),
   h("button", { type: "button", class: "small ghost", onclick: () => loadResults() }, "Cancel"));
   where.replaceChildren(form);
-}
-
-// -- audit (the TD's own actions, kept for the record) --------------------------------------------
-
-export async function loadAudit() {
-  const rows = await api("GET", "/api/audit");
-  const head = ["Time", "Who", "Action", "Table", "Match", "Details"];
-  $("audit-table").replaceChildren(
-    h("thead", {}, h("tr", {}, head.map((x) => h("th", {}, x)))),
-    h("tbody", {}, rows.map((a) => h("tr", {}, cell("Time", hhmm(a.wall)), cell("Who", a.actor), cell("Action", a.action),
-      cell("Table", a.table || ""), cell("Match", a.match_id || ""), cell("Details", JSON.stringify(a.detail))))));
 }

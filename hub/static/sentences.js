@@ -104,6 +104,10 @@ export const say = {
     const w = winner ? `${playerName(players, winner)} wins` : "no winner";
     return `Correct the result of ${matchLabel(r.match_id, players)}: ${r.score.A}–${r.score.B} → ${score.A}–${score.B}, ${w}?`;
   },
+  move(c, to, began) {
+    return `Move ${matchLabel(c.match_id, c.players)} from table ${c.table} to table ${to}?` +
+      (began ? ` Its score ${c.score.A}–${c.score.B}${c.reserves ? " and clocks" : ""} go with it; the players check in there, and lateness counts from now.` : "");
+  },
   release(c) {
     return `Release table ${c.table}: ${matchLabel(c.match_id, c.players)} is set aside and the table takes its next scheduled match?`;
   },

@@ -290,6 +290,7 @@ const ACTIONS = [
   { id: "correct_score", label: "Correct score…", when: (d) => offered(d, "correct_score"), form: scoreForm },
   { id: "set_length", label: "Set length…", when: (d) => offered(d, "set_length"), form: lengthForm },
   { id: "forfeit", label: "Forfeit…", cls: "danger-ghost", when: (d) => offered(d, "forfeit"), form: forfeitForm },
+  { id: "move", label: "Move…", cls: "ghost", when: (d) => !!d.match_id && !d.result && !!d.tile.match_id, form: moveForm },
   { id: "automation", label: "Automation…", cls: "ghost", when: () => true, run: toggleAutomation },
   { id: "release", label: "Release…", cls: "ghost", when: (d) => !!d.tile.match_id, run: release },
 ];
@@ -535,6 +536,24 @@ function forfeitForm(d) {
     if (!against || !await confirmAction(say.forfeit(ctx(), against), { okLabel: "Forfeit", danger: true })) return false;
     return send("forfeit", { against, reason: "td" });
   }, { danger: true });
+}
+
+function moveForm(d) {
+  return makeForm("Move the match to another table", [
+    h("label", { class: "field" }, h("span", {}, "To table"), h("input", { name: "to", required: true, "aria-label": "to table", class: "w-score", autocomplete: "off" })),
+  ], "Move…", async (f) => {
+    const to = f.elements.to.value.trim();
+    if (!/^[A-Za-z0-9_.-]+$/.test(to)) { toast("A table id: letters, digits, _ . -", true); return false; }
+    const st = T.d.state || {};
+    const began = st.match_id === T.d.match_id && (st.phase !== "waiting" || (st.present && (st.present.A || st.present.B)));
+    if (!await confirmAction(say.move(ctx(), to, began), { okLabel: "Move" })) return false;
+    try {
+      const r = await api("POST", `/api/matches/${encodeURIComponent(T.d.match_id)}/move`, { to_table: to });
+      toast(`${r.match_id} moved to table ${r.to}`);
+      location.hash = `#/table/${encodeURIComponent(r.to)}`;
+      return true;
+    } catch (e) { toast(e.message, true); return false; }
+  });
 }
 
 async function undoEnd() {

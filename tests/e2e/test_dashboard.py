@@ -125,6 +125,13 @@ def test_importing_a_schedule_shows_line_errors_then_imports(page, room, tmp_pat
     )
     page.set_input_files("#import-file", str(good))
     page.click("#import-form button[type=submit]")
+    preview = page.locator("#import-preview")
+    expect(preview).to_contain_text("1 match in the file: 1 new, 0 changed, 0 moved", timeout=WAIT)
+    expect(preview).to_contain_text("r3-t10: Ann Lee – Bob Ray — round 3, table 10")
+    assert not any(m.match_id == "r3-t10" for m in room.hub.call(room.hub.hub.store.schedule))  # not yet
+    page.click("#import-confirm")
+    assert confirm_text(page) == "Import good.csv: 1 new, 0 changed, 0 moved, 0 leaving the schedule?"
+    answer(page, ok=True)
     expect(page.locator("#import-result")).to_contain_text("Imported 1 match", timeout=WAIT)
     expect(page.locator("#schedule-table")).to_contain_text("Ann Lee", timeout=WAIT)
     assert any(m.match_id == "r3-t10" for m in room.hub.call(room.hub.hub.store.schedule))

@@ -16,7 +16,7 @@ import pytest
 from tests.kiosk.test_app_layering import ROOT, imported_modules, offenders, sources
 
 PRODUCTION = ("rulebook", "kiosk", "drivers", "hub")
-JOBS = ("state", "ingest", "automation", "alerts", "actions", "views", "commands")
+JOBS = ("state", "ingest", "automation", "alerts", "actions", "round_control", "views", "commands")
 
 
 def test_the_scan_sees_the_demo_importing_the_hub():

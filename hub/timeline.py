@@ -1,0 +1,268 @@
+"""The room's timeline: everything the hub did by itself and everything the TD did, in one list, as
+sentences naming the players, with what can still be taken back (pure).
+
+The rows are the audit log's (the TD's actions, and the hub's automatic commands audited with
+the actor ``hub``); the commands' answers, the schedule's players and the tables' current states
+only add to them. A row offers *Waive* for a penalty the table still counts, *Undo* for the
+forfeit that ended a match the table still holds, *Resume* for a suspension still in force.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from hub.schedule import ScheduledMatch
+
+#: the timeline's filter groups: action -> group
+GROUPS = {
+    "penalty": "penalties",
+    "waive": "penalties",
+    "forfeit": "penalties",
+    "pause": "clock",
+    "resume": "clock",
+    "set_time": "clock",
+    "impose_clock": "clock",
+    "start_clock": "clock",
+    "correct_score": "score",
+    "set_length": "score",
+    "resolve_flag": "score",
+    "verify_result": "results",
+    "correct_result": "results",
+    "ack_alert": "alerts",
+    "td_ack": "alerts",
+    "suspend_automation": "automation",
+    "resume_automation": "automation",
+    "import_schedule": "schedule",
+    "release": "schedule",
+    "move_match": "schedule",
+    "round_start": "rounds",
+    "round_delay": "rounds",
+    "pause_all": "rounds",
+    "resume_all": "rounds",
+    "suspend_room": "rounds",
+    "resume_room": "rounds",
+    "verify_confirmed": "rounds",
+    "login": "session",
+}
+
+REASONS = {
+    "late": "lateness",
+    "lateness": "lateness",
+    "break_overrun": "break overrun",
+    "conduct": "conduct",
+    "slow_play": "slow play",
+    "td": "the TD's decision",
+}
+
+_FOLD = str.maketrans(
+    {"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ς": "σ"}
+)
+
+
+def fold(text: str) -> str:
+    """A name for comparing: no accents or tonos, case-folded ("Søren" ~ "soren", "Ζωή" ~ "ζωη")."""
+    decomposed = unicodedata.normalize("NFD", text)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(bare.casefold().translate(_FOLD).split())
+
+
+def name_matches(name: str, query: str) -> bool:
+    """Every word of the query begins a word of the name, accents and case aside."""
+    words = fold(name).replace("-", " ").split()
+    return all(any(w.startswith(q) for w in words) for q in fold(query).split())
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    table: str | None = None
+    group: str | None = None
+    person: str | None = None
+    #: only what the hub did by itself (True), only the TD's (False), both (None)
+    automatic: bool | None = None
+
+
+def _pts(n: Any) -> str:
+    return f"{n} point{'' if n == 1 else 's'}"
+
+
+def _sentence(action: str, d: dict[str, Any], who: dict[str, str], row: dict[str, Any]) -> str:
+    """What happened, naming the players (``who``: side -> name)."""
+
+    def name(side: Any) -> str:
+        return who.get(side, str(side)) if isinstance(side, str) else "?"
+
+    def other(side: Any) -> str:
+        return name("B" if side == "A" else "A")
+
+    reason = REASONS.get(str(d.get("reason")), str(d.get("reason") or ""))
+    match action:
+        case "penalty":
+            against = d.get("against")
+            return f"{_pts(d.get('points'))} against {name(against)} ({reason}) to {other(against)}"
+        case "forfeit":
+            return f"Forfeit: {name(d.get('against'))} loses to {other(d.get('against'))} ({reason})"
+        case "waive":
+            return f"Waived {d.get('penalty_id')}"
+        case "start_clock":
+            return f"{name(d.get('side'))}'s clock started"
+        case "pause":
+            return "Clocks paused"
+        case "resume":
+            return "Clocks resumed"
+        case "set_time":
+            r = d.get("reserve_ms") or {}
+            return f"Time set: {name('A')} {_mmss(r.get('A'))}, {name('B')} {_mmss(r.get('B'))}"
+        case "impose_clock":
+            return f"Clock imposed: {d.get('minutes_per_point')} min per point, {d.get('delay_s')} s delay"
+        case "set_length":
+            return f"Match length set to {d.get('length')}"
+        case "correct_score":
+            s = d.get("score") or {}
+            return f"Score corrected: {name('A')} {s.get('A')}, {name('B')} {s.get('B')}"
+        case "resolve_flag":
+            return f"Time flag: {name(d.get('winner'))} wins on time"
+        case "td_ack":
+            return "TD call acknowledged at the table"
+        case "ack_alert":
+            return f"Alert acknowledged ({str(d.get('alert', '')).split(':')[0]})"
+        case "verify_result":
+            return "Result verified"
+        case "correct_result":
+            s = d.get("score") or {}
+            return f"Result corrected to {s.get('A')}–{s.get('B')}"
+        case "suspend_automation":
+            return f"Automatic lateness suspended at table {row.get('table')}"
+        case "resume_automation":
+            return f"Automatic lateness resumed at table {row.get('table')}"
+        case "release":
+            return f"Table {row.get('table')} released to its next match"
+        case "import_schedule":
+            return f"Schedule imported: {d.get('added', 0)} new, {d.get('updated', 0)} updated"
+        case "move_match":
+            return f"Moved from table {d.get('from')} to table {d.get('to')}"
+        case "round_start":
+            return f"Round {d.get('round')} started now ({d.get('matches', 0)} matches)"
+        case "round_delay":
+            return f"Round {d.get('round')} delayed by {d.get('minutes')} min ({d.get('matches', 0)} matches)"
+        case "pause_all":
+            return f"All clocks paused ({len(d.get('tables') or [])} tables)"
+        case "resume_all":
+            return f"All clocks resumed ({len(d.get('tables') or [])} tables)"
+        case "suspend_room":
+            return "Automatic lateness suspended for the whole room"
+        case "resume_room":
+            return "Automatic lateness resumed for the whole room"
+        case "verify_confirmed":
+            return f"{len(d.get('verified') or [])} results confirmed at the tables verified"
+        case "login":
+            return "TD logged in"
+    return action.replace("_", " ")
+
+
+def _mmss(ms: Any) -> str:
+    if not isinstance(ms, int):
+        return "?"
+    return f"{ms // 60000}:{ms // 1000 % 60:02d}"
+
+
+def _undo(
+    action: str,
+    row: dict[str, Any],
+    d: dict[str, Any],
+    states: dict[str, dict[str, Any]],
+    suspended: set[str],
+) -> dict[str, Any] | None:
+    """What the TD can take back from this row now, or None."""
+    table, mid = row.get("table"), row.get("match_id")
+    state = states.get(table or "")
+    held = state is not None and state.get("match_id") == mid
+    if action == "penalty" and held and state is not None and state.get("phase") != "finished":
+        for p in state.get("penalty_log") or []:
+            if isinstance(p, dict) and p.get("id") == d.get("id") and not p.get("waived"):
+                return {"type": "waive", "penalty_id": d["id"], "label": "Waive"}
+    ended = (
+        held
+        and state is not None
+        and state.get("phase") == "finished"
+        and state.get("end_reason") in ("forfeit", "lateness")
+    )
+    if ended and state is not None and d.get("id") == _ended_by(state, d):
+        return {"type": "waive", "penalty_id": d["id"], "label": "Undo"}
+    if action == "suspend_automation" and table in suspended:
+        return {"type": "automation", "table": table, "label": "Resume"}
+    return None
+
+
+def _ended_by(state: dict[str, Any], d: dict[str, Any]) -> str | None:
+    """The command id this row's command would be if it ended the match (a forfeit, or a lateness
+    point when the match ended by lateness)."""
+    if d.get("type") == "forfeit" or (state.get("end_reason") == "lateness" and d.get("reason") == "late"):
+        return d.get("id")
+    return None
+
+
+def timeline(
+    audit: Iterable[dict[str, Any]],
+    *,
+    commands: dict[str, dict[str, Any]],
+    matches: dict[str, ScheduledMatch],
+    states: dict[str, dict[str, Any]],
+    suspended: set[str],
+    filters: Filters = Filters(),
+    limit: int = 500,
+) -> list[dict[str, Any]]:
+    """The timeline's entries, newest first (``audit`` newest first too), filtered."""
+    out: list[dict[str, Any]] = []
+    ended_seen: set[tuple[str, str]] = set()
+    for row in audit:
+        raw = str(row.get("action") or "")
+        action = raw.removeprefix("cmd:")
+        group = GROUPS.get(action, "other")
+        automatic = row.get("actor") == "hub"
+        table, mid = row.get("table"), row.get("match_id")
+        if filters.table and table != filters.table:
+            continue
+        if filters.group and group != filters.group:
+            continue
+        if filters.automatic is not None and automatic != filters.automatic:
+            continue
+        m = matches.get(mid or "")
+        who = {"A": m.player_a, "B": m.player_b} if m else {}
+        if filters.person and not any(name_matches(n, filters.person) for n in who.values()):
+            continue
+        detail = row.get("detail") if isinstance(row.get("detail"), dict) else {}
+        assert isinstance(detail, dict)
+        cmd = commands.get(str(detail.get("id"))) if raw.startswith("cmd:") else None
+        undo = _undo(action, row, detail, states, suspended)
+        if undo is not None and undo["type"] == "waive" and not (cmd and cmd.get("done_ok")):
+            undo = None  # the table never applied it
+        if undo is not None and undo["label"] == "Undo":
+            # only the newest command that could have ended the match is the one to undo
+            key = (str(table), str(mid))
+            if key in ended_seen:
+                undo = None
+            ended_seen.add(key)
+        out.append(
+            {
+                "id": row.get("id"),
+                "wall": row.get("wall"),
+                "actor": row.get("actor"),
+                "automatic": automatic,
+                "action": action,
+                "group": group,
+                "table": table,
+                "match_id": mid,
+                "players": who,
+                "text": _sentence(action, detail, who, row),
+                "answer": None
+                if cmd is None
+                else {"done_ok": cmd.get("done_ok"), "done_error": cmd.get("done_error")},
+                "undo": undo,
+            }
+        )
+        if len(out) >= limit:
+            break
+    return out
