@@ -9,7 +9,7 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 TEST_ENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy GPIOZERO_PIN_FACTORY=mock
 
-.PHONY: demo test lint typecheck bench soak hardware system-demo system-test system-image clean
+.PHONY: demo test lint typecheck bench soak hardware image system-demo system-test system-image clean
 
 system-demo:
 	@tools/system-packages demo
@@ -55,7 +55,11 @@ bench: system-test $(TEST_STAMP)
 hardware: $(TEST_STAMP)
 	SDL_VIDEODRIVER=dummy $(BIN)/python -m pytest -m hardware tests/hardware $(PYTEST_ARGS)
 
-soak: system-test $(TEST_STAMP)
+# the table's SD-card image (as root; docs/image.md): prints its path, size and build time
+image: system-image $(TEST_STAMP)
+	image/build
+
+soak: system-test system-image $(TEST_STAMP)
 	$(TEST_ENV) $(BIN)/python -m pytest -m soak $(PYTEST_ARGS)
 
 clean:
