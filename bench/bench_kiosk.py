@@ -94,7 +94,14 @@ def bench_cpu(seconds: float) -> float:
         config = _config(tmp, tmp / "data")
         script = tmp / "script.jsonl"
         steps = [
-            {"input": "assign", "match_id": "cpu", "length": 25, "players": PLAYERS, "clock": True},
+            {
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "cpu",
+                "length": 25,
+                "players": PLAYERS,
+                "clock": True,
+            },
             {"input": "checkin", "side": "A"},
             {"input": "checkin", "side": "B"},
             {"input": "opening_roll", "A": 6, "B": 1},
@@ -147,7 +154,16 @@ def _play_match(ctl: TableController, rng: random.Random, t: list[int], match_id
             t[0] = min(end, t[0] + 100)
             ctl.maybe_tick()
 
-    ctl.submit({"input": "assign", "match_id": match_id, "length": 25, "players": PLAYERS, "clock": True})
+    ctl.submit(
+        {
+            "input": "assign",
+            "profile": "wbgf-2023",
+            "match_id": match_id,
+            "length": 25,
+            "players": PLAYERS,
+            "clock": True,
+        }
+    )
     ctl.submit({"input": "checkin", "side": "A"})
     ctl.submit({"input": "checkin", "side": "B"})
     while ctl.state.phase != "finished":

@@ -9,34 +9,44 @@ import sys
 from collections.abc import Sequence
 
 from kiosk import transcript_cli
-from rulebook.replay import JournalFormatError, parse_lines
+from rulebook.errors import JournalError
+from rulebook.replay import replay_checked
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """PROTOCOL.md §1: print the final snapshot (or one per line with --each). Exit 2 if unreadable."""
+    """docs/protocol.md §1: print the final snapshot (or one per line with --each).
+
+    Exit 2, with nothing on standard output, when the file cannot be read, a line is not JSON,
+    or a line is not a well-formed input (its line number and code on standard error). With
+    ``--lenient`` malformed inputs are applied as the table applied them (each a rejection),
+    reported on standard error, and the exit status is 0.
+    """
     try:
         if args.file == "-":
             lines = sys.stdin.read().splitlines()
         else:
             with open(args.file, encoding="utf-8") as fh:
                 lines = fh.read().splitlines()
-        inputs = list(parse_lines(lines))
+        final, malformed = replay_checked(lines, args.table, strict=not args.lenient)
     except (OSError, UnicodeDecodeError) as exc:
         print(f"bgtable replay: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
-    except JournalFormatError as exc:
-        print(f"bgtable replay: {args.file}: {exc}", file=sys.stderr)
+    except JournalError as exc:
+        print(f"bgtable replay: {args.file}: {exc} [{exc.code}]", file=sys.stderr)
         return 2
-    state = new_table(args.table)
+    for error in malformed:
+        print(f"bgtable replay: {args.file}: {error} [{error.code}]", file=sys.stderr)
     out = sys.stdout
-    for inp in inputs:
-        state, _ = apply(state, inp)
-        if args.each:
-            out.write(json.dumps(snapshot(state), ensure_ascii=False) + "\n")
     if not args.each:
-        out.write(json.dumps(snapshot(state), ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(snapshot(final), ensure_ascii=False, indent=2) + "\n")
+        return 0
+    state = new_table(args.table)
+    for line in lines:
+        if line.strip():
+            state, _ = apply(state, json.loads(line))
+            out.write(json.dumps(snapshot(state), ensure_ascii=False) + "\n")
     return 0
 
 
@@ -48,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("file", help="journal file (JSON lines) or - for stdin")
     rp.add_argument("--each", action="store_true", help="print one snapshot per input line")
     rp.add_argument("--table", default="", help="table id to report in the snapshot")
+    rp.add_argument(
+        "--lenient",
+        action="store_true",
+        help="apply malformed inputs as the table did (rejected) and report them, instead of refusing",
+    )
     rp.set_defaults(func=cmd_replay)
 
     jr = sub.add_parser("journal", help="print a table's journal as JSON lines (input for replay)")

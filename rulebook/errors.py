@@ -1,9 +1,59 @@
-"""One exception hierarchy for the rulebook (as gpiozero's ``exc.py``)."""
+"""One exception hierarchy for the rulebook (as gpiozero's ``exc.py``).
+
+Every refusal carries a stable dotted ``code`` (``double.crawford``, ``field.missing``…) and the
+values its message names (``params``). The code is what the kiosk and the hub translate (the
+``rules`` gettext domain; ``rulebook.codes.english`` for the English text); the English message
+is what a log or a journal reader sees. Codes never change meaning once published.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulebook.codes import english
 
 
 class RuleError(Exception):
     """An input the rules forbid. The reducer turns it into a rejected event, never a crash."""
 
+    code: str
+    params: dict[str, Any]
 
-class ProfileError(ValueError):
+    def __init__(self, code: str, /, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+    @property
+    def message(self) -> str:
+        """The English message (formatted only when read: refusals are often just tested)."""
+        return english(self.code, self.params)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.params!r})"
+
+
+class FieldError(RuleError):
+    """A message field is missing, of the wrong type, out of range or not one of its words."""
+
+
+class CommandError(RuleError):
+    """A TD command the rules refuse in the table's present state (what the hub checks first)."""
+
+
+class ProfileError(RuleError, ValueError):
     """A rules profile (built-in or loaded from TOML) is unknown or invalid; names the key."""
+
+
+class JournalError(RuleError, ValueError):
+    """A journal line that is not JSON, or not an input (``bgtable replay`` exits with 2)."""
+
+    def __init__(self, code: str, /, *, line: int, **params: Any) -> None:
+        super().__init__(code, line=line, **params)
+        self.line = line
+
+
+__all__ = ["CommandError", "FieldError", "JournalError", "ProfileError", "RuleError"]

@@ -30,7 +30,8 @@ def _compile(cls: type) -> Callable[..., Any]:
     lines.append("    return new")
     namespace = {"_MISSING": _MISSING, "_new": object.__new__, "_cls": cls, "_set": object.__setattr__}
     exec("\n".join(lines), namespace)  # the same technique dataclasses uses to build __init__
-    return namespace["replace"]
+    replacer: Callable[..., Any] = namespace["replace"]
+    return replacer
 
 
 def replace(obj: T, /, **changes: Any) -> T:
@@ -38,4 +39,5 @@ def replace(obj: T, /, **changes: Any) -> T:
     replacer = _REPLACERS.get(type(obj))
     if replacer is None:
         replacer = _REPLACERS[type(obj)] = _compile(type(obj))
-    return replacer(obj, **changes)
+    result: T = replacer(obj, **changes)
+    return result

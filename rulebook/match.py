@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from rulebook.errors import RuleError
 from rulebook.fastreplace import replace
-from rulebook.sides import Pair, Side, other
+from rulebook.sides import SIDES, Pair, Side, other
+from rulebook.vocab import LATENESS_REASONS, EndReason, ResultKind
 
-KIND_MULTIPLIER = {"single": 1, "gammon": 2, "backgammon": 3}
-END_REASONS = ("points", "time", "forfeit", "lateness", "td")
+KIND_MULTIPLIER: dict[str, int] = {ResultKind.SINGLE: 1, ResultKind.GAMMON: 2, ResultKind.BACKGAMMON: 3}
+END_REASONS = tuple(EndReason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,8 @@ class GameRecord:
     resigned: bool = False
     at: int = 0
     wall: int | None = None
+    #: the score when the game started (what the Crawford rule looks at, 4.4 iv)
+    start_score: Pair[int] = Pair(0, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +72,12 @@ class Match:
     in_game: bool = False
     crawford_game: int | None = None
     winner: Side | None = None
-    end_reason: str | None = None
+    end_reason: EndReason | None = None
     #: 4.8: a corrected length waiting for the start of the next game
     pending_length: int | None = None
     corrections: tuple[Correction, ...] = ()
+    #: the score when the game in progress (or the last one) started
+    game_start_score: Pair[int] = Pair(0, 0)
 
     # -- predicates ----------------------------------------------------------------------------
 
@@ -106,48 +111,54 @@ class Match:
         """4.4 vii: owning the cube at a value that already wins the match."""
         return self.cube.owner == side and self.score.of(side) + self.cube.value >= self.length
 
-    def double_refusal(self, side: Side, max_cube: int, dead_cube_rule: bool) -> str | None:
-        """Why ``side`` may not double now (cube rules only; turn is checked by the table)."""
+    def lateness_points(self, side: Side) -> int:
+        """Penalty points ``side`` incurred for lateness and break overruns (2.2 iv), not waived."""
+        return sum(
+            p.points
+            for p in self.penalty_log
+            if p.against == side and p.reason in LATENESS_REASONS and not p.waived
+        )
+
+    def double_refusal(self, side: Side, max_cube: int, dead_cube_rule: bool) -> RuleError | None:
+        """Why ``side`` may not double now (cube rules only; the turn is judged by ``legal``)."""
         if not self.in_game:
-            return "no game in progress"
+            return RuleError("double.no_game")
         if self.is_crawford_game():
-            return "Crawford game: no doubling (4.4 iv)"
+            return RuleError("double.crawford")
         if self.cube.offered_by is not None:
-            return "a double is already offered"
+            return RuleError("double.offered")
         if self.cube.owner is not None and self.cube.owner != side:
-            return f"the cube is owned by {self.cube.owner}"
+            return RuleError("double.cube_owned", owner=self.cube.owner)
         if dead_cube_rule and self.is_dead_cube_for(side):
-            return "dead cube: it already wins the match (4.4 vii)"
+            return RuleError("double.dead_cube")
         if self.cube.value * 2 > max_cube:
-            return f"the cube is at its highest value ({self.cube.value})"
+            return RuleError("double.max", value=self.cube.value)
         return None
 
 
-def points_for(kind: str, cube_value: int) -> int:
-    try:
-        return KIND_MULTIPLIER[kind] * cube_value
-    except KeyError:
-        raise RuleError(f"unknown result kind {kind!r} (single, gammon or backgammon)") from None
+def points_for(kind: ResultKind, cube_value: int) -> int:
+    return KIND_MULTIPLIER[kind] * cube_value
 
 
 def start_game(match: Match) -> Match:
-    """A new game begins: apply a pending length (4.8), decide Crawford, centre the cube."""
-    if match.pending_length is not None:
-        match = apply_length(match, match.pending_length, at_game_start=True)
+    """A new game begins: decide Crawford, centre the cube (a pending length is applied first
+    by the table, which reports it)."""
     number = match.game + 1
     crawford = match.crawford_game
     if match.is_crawford_next():
         crawford = number
-    return replace(match, game=number, in_game=True, crawford_game=crawford, cube=Cube())
+    return replace(
+        match, game=number, in_game=True, crawford_game=crawford, cube=Cube(), game_start_score=match.score
+    )
 
 
 def offer_double(
     match: Match, side: Side, max_cube: int, dead_cube_rule: bool, turned_to: int | None
 ) -> tuple[Match, int | None]:
     """Offer a double. Returns the match and the corrected value when the cube was turned wrong."""
-    reason = match.double_refusal(side, max_cube, dead_cube_rule)
-    if reason:
-        raise RuleError(reason)
+    refusal = match.double_refusal(side, max_cube, dead_cube_rule)
+    if refusal:
+        raise refusal
     legal = match.cube.value * 2
     corrected = turned_to if turned_to is not None and turned_to != legal else None
     cube = replace(match.cube, offered_by=side, offered_value=legal)
@@ -157,9 +168,9 @@ def offer_double(
 def take(match: Match, side: Side) -> Match:
     cube = match.cube
     if cube.offered_by is None:
-        raise RuleError("no double to take")
+        raise RuleError("take.no_offer")
     if cube.offered_by == side:
-        raise RuleError("the doubler cannot take their own double")
+        raise RuleError("take.own")
     assert cube.offered_value is not None
     return replace(match, cube=Cube(value=cube.offered_value, owner=side))
 
@@ -167,7 +178,7 @@ def take(match: Match, side: Side) -> Match:
 def end_game(
     match: Match,
     winner: Side,
-    kind: str,
+    kind: str,  # a ResultKind, or GAME_PASSED
     points: int,
     *,
     resigned: bool,
@@ -184,6 +195,7 @@ def end_game(
         resigned=resigned,
         at=at,
         wall=wall,
+        start_score=match.game_start_score,
     )
     score = match.score.set(winner, match.score.of(winner) + points)
     ended = replace(
@@ -196,10 +208,10 @@ def end_game(
     return finish_if_won(ended)
 
 
-def finish_if_won(match: Match, reason: str = "points") -> Match:
+def finish_if_won(match: Match, reason: EndReason = EndReason.POINTS) -> Match:
     if match.winner is not None:
         return match
-    for side in ("A", "B"):
+    for side in SIDES:
         if match.score.of(side) >= match.length:
             return replace(match, winner=side, end_reason=reason, in_game=False)
     return match
@@ -207,10 +219,8 @@ def finish_if_won(match: Match, reason: str = "points") -> Match:
 
 def add_penalty(match: Match, penalty: Penalty) -> Match:
     """Penalty points go to the offender's opponent and may win the match."""
-    if penalty.points < 1:
-        raise RuleError("penalty points must be at least 1")
     if any(p.id == penalty.id for p in match.penalty_log):
-        raise RuleError(f"penalty {penalty.id} already applied")
+        raise RuleError("penalty.applied", id=penalty.id)
     beneficiary = other(penalty.against)
     score = match.score.set(beneficiary, match.score.of(beneficiary) + penalty.points)
     return finish_if_won(replace(match, score=score, penalty_log=(*match.penalty_log, penalty)))
@@ -220,30 +230,56 @@ def waive_penalty(match: Match, penalty_id: str) -> tuple[Match, Penalty]:
     for i, p in enumerate(match.penalty_log):
         if p.id == penalty_id:
             if p.waived:
-                raise RuleError(f"penalty {penalty_id} is already waived")
+                raise RuleError("waive.already", id=penalty_id)
             beneficiary = other(p.against)
             score = match.score.set(beneficiary, match.score.of(beneficiary) - p.points)
             log = (*match.penalty_log[:i], replace(p, waived=True), *match.penalty_log[i + 1 :])
             return replace(match, score=score, penalty_log=log), p
-    raise RuleError(f"no penalty with id {penalty_id}")
+    raise RuleError("waive.none", id=penalty_id)
 
 
-def length_refusal(match: Match, new_length: int) -> str | None:
-    """4.8: a finished match stands; a shorter length that would end the match is impossible."""
+# -- a wrong match length (WBGF/HBF 4.8, HU 4.3, FFBG 4.5) ---------------------------------------
+
+
+def length_refusal(match: Match, new_length: int, *, at_once: bool) -> RuleError | None:
+    """Why the length cannot be corrected to ``new_length``.
+
+    A finished match stands (4.8; HU 4.2, FFBG 4.2). Corrected at the next game's start (4.8),
+    a shorter length that the score already reaches would end the match: impossible, play
+    continues at the wrong length. Corrected at once (HU 4.3, FFBG 4.5), the player who already
+    has the points wins; only when both have them does no rule name a winner: the TD decides.
+    """
     if match.is_over():
-        return "a finished match stands (4.8)"
-    if new_length < 1:
-        return "length must be at least 1"
-    if new_length < match.length and max(match.score.a, match.score.b) >= new_length:
-        return f"impossible (4.8): length {new_length} would end the match; play continues at {match.length}"
+        return RuleError("length.finished")
+    if new_length == match.length:
+        return RuleError("length.same", length=new_length)
+    reached = [s for s in SIDES if match.score.of(s) >= new_length]
+    if not reached:
+        return None
+    if not at_once:
+        return RuleError("length.impossible", length=new_length, current=match.length)
+    if len(reached) == 2:
+        return RuleError("length.impossible_both", length=new_length)
     return None
 
 
-def apply_length(match: Match, new_length: int, *, at_game_start: bool = False) -> Match:
-    reason = length_refusal(match, new_length)
-    if reason:
-        if at_game_start:
-            # the score moved on since the correction was asked for: it has become impossible
-            return replace(match, pending_length=None)
-        raise RuleError(reason)
-    return replace(match, length=new_length, pending_length=None)
+def apply_length(match: Match, new_length: int) -> Match:
+    """The corrected length in force: Crawford recomputed, the match won if the score reaches it."""
+    corrected = recompute_crawford(replace(match, length=new_length, pending_length=None))
+    return finish_if_won(corrected)
+
+
+def recompute_crawford(match: Match) -> Match:
+    """4.4 iv under the length now in force: the Crawford game is the first game that started with
+    a player exactly one point away. A correction may move it, create it or undo it."""
+    starts = [(g.game, g.start_score) for g in match.games]
+    if match.in_game:
+        starts.append((match.game, match.game_start_score))
+    crawford = None
+    for number, score in starts:
+        if match.length - score.a == 1 or match.length - score.b == 1:
+            crawford = number
+            break
+    if crawford == match.crawford_game:
+        return match
+    return replace(match, crawford_game=crawford)

@@ -1,11 +1,13 @@
 """Rules profiles: every number and choice the federations' rules name, as frozen values.
 
 ``wbgf-2023`` is the default (WBGF Tournament Rules, August 2023, NBGF translation). ``hbf``,
-``hu`` and ``ffbg-cdf`` differ in breaks, lateness, pauses and the flag rule; see
-``docs/rules.md`` for where each number comes from and the interpretations made.
+``hu`` and ``ffbg-cdf`` differ in breaks, lateness, pauses, the flag rule and how a wrong match
+length is corrected; see ``docs/rules.md`` for where each number comes from and the
+interpretations made. Every field is read by some rule (a test keeps it so).
 
-A custom profile is a TOML file naming a ``base`` and overriding some keys; unknown keys and
-out-of-range values are refused with a message that names the key.
+A custom profile is a TOML file (or the same keys as a JSON object in an assignment) naming a
+``base`` and overriding some keys; unknown keys, wrong types and out-of-range values are refused
+with a ``ProfileError`` whose code and message name the key.
 """
 
 from __future__ import annotations
@@ -14,39 +16,36 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rulebook.errors import ProfileError
+from rulebook.vocab import TABLE_PAUSES, PauseReason
 
-#: Every pause reason the protocol knows (PROTOCOL.md §1).
-PAUSE_REASONS: frozenset[str] = frozenset(
-    {
-        "game_over",
-        "break",
-        "td",
-        "dispute",
-        "premature_pickup",
-        "illegal_move",
-        "claim",
-        "invalid_roll",
-        "equipment",
-        "agreement",
-        "power_loss",
-    }
-)
+#: Every pause reason the protocol knows (docs/protocol.md §1).
+PAUSE_REASONS: frozenset[PauseReason] = frozenset(PauseReason)
 
 #: Reasons the table or the TD may always use, whatever the profile: the TD's authority and the
 #: restore after a power cut are not player pauses.
-ALWAYS_ALLOWED_PAUSES: frozenset[str] = frozenset({"td", "power_loss"})
+ALWAYS_ALLOWED_PAUSES: frozenset[PauseReason] = TABLE_PAUSES
 
 #: WBGF 4.3 ii: pausing is allowed "only in the following seven situations": (a) game over,
 #: (b) breaks, (c) a dispute or the TD asks, (d) and (e) dice picked up too early, (f) an illegal
 #: move, (g) a player believes the game is over (a claim); and 4.3 v: an invalid roll.
-WBGF_PAUSE_REASONS: frozenset[str] = frozenset(
-    {"game_over", "break", "td", "dispute", "premature_pickup", "illegal_move", "claim", "invalid_roll"}
+WBGF_PAUSE_REASONS: frozenset[PauseReason] = frozenset(
+    {
+        PauseReason.GAME_OVER,
+        PauseReason.BREAK,
+        PauseReason.TD,
+        PauseReason.DISPUTE,
+        PauseReason.PREMATURE_PICKUP,
+        PauseReason.ILLEGAL_MOVE,
+        PauseReason.CLAIM,
+        PauseReason.INVALID_ROLL,
+    }
 )
 
-PREMATURE_ROLL_RULES = frozenset({"opponent_chooses", "reroll"})
+LengthCorrection = Literal["next_game", "at_once"]
+LENGTH_CORRECTIONS: tuple[LengthCorrection, ...] = ("next_game", "at_once")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +53,7 @@ class Profile:
     """One federation's rules as data. Durations in minutes or seconds as the rules state them."""
 
     name: str
-    #: whether matches use a clock when the schedule does not say
+    #: whether matches use a clock when the schedule does not say (the hub's schedule import)
     clock_default: bool
     minutes_per_point: float
     delay_s: int
@@ -71,22 +70,24 @@ class Profile:
     double_match_point_extra_break: bool = False
     #: ffbg-cdf with a clock: no clock pause for breaks; breaks run on one's own clock
     breaks_on_running_clock_with_clock: bool = False
+    #: WBGF/HBF 2.2 ii: a player may combine his own breaks into one longer break
+    combine_own_breaks: bool = False
     #: lateness: first penalty point at this many minutes late, then one more each interval
     lateness_first_point_min: int = 5
     lateness_interval_min: int = 5
     #: ffbg-cdf without a clock: 20-minute grace, first point after a full block beyond it
     lateness_first_point_min_no_clock: int | None = None
-    #: the rules require the points (hbf, hu) rather than allow them (wbgf: "may")
-    lateness_points_mandatory: bool = False
     #: ffbg-cdf with a clock: the late player's clock starts at round time; no points
     lateness_clock_starts_at_round: bool = False
-    #: WBGF 2.2: after the first interval the TD may start the late player's clock instead
+    #: WBGF 2.2 iv: after the first interval the TD may start the late player's clock instead
     lateness_clock_alternative: bool = False
-    pause_reasons: frozenset[str] = PAUSE_REASONS
+    pause_reasons: frozenset[PauseReason] = PAUSE_REASONS
+    #: WBGF 4.4 iii: a doubled player who pauses the clock instead of answering has passed
+    pause_passes_double: bool = False
     #: 4.3 iii: the flagged player may still win if certain to win (TD decides)
     gin_exception: bool = True
-    #: 4.1 v a: what happens to a roll made before the opponent finished
-    premature_roll: str = "opponent_chooses"
+    #: wrong match length: WBGF/HBF 4.8 at the next game's start; HU 4.3, FFBG 4.5 at once
+    length_correction: LengthCorrection = "next_game"
     #: 4.4 vii: a cube that already wins the match for its owner cannot be redoubled
     dead_cube: bool = True
     max_cube: int = 64
@@ -105,6 +106,10 @@ class Profile:
                 return minutes * 60_000
         return 0
 
+    def allows_start_clock(self) -> bool:
+        """Whether the TD starts a late player's clock (WBGF 2.2 iv alternative, FFBG 9.3)."""
+        return self.lateness_clock_alternative or self.lateness_clock_starts_at_round
+
 
 _WBGF = Profile(
     name="wbgf-2023",
@@ -113,9 +118,12 @@ _WBGF = Profile(
     delay_s=12,
     break_minutes=5,
     break_allowance=((5, 0), (11, 1), (17, 2), (23, 3), (10_000, 4)),
+    combine_own_breaks=True,
     lateness_clock_alternative=True,
     pause_reasons=WBGF_PAUSE_REASONS,
+    pause_passes_double=True,
     gin_exception=True,
+    length_correction="next_game",
 )
 
 _HBF = dataclasses.replace(
@@ -123,8 +131,9 @@ _HBF = dataclasses.replace(
     name="hbf",
     break_allowance=((15, 1), (10_000, 2)),
     even_length_rounds_up=False,
-    lateness_points_mandatory=True,
     lateness_clock_alternative=False,
+    # HBF 4.4 iv keeps the take/pass acts but not WBGF's "pausing counts as passing"
+    pause_passes_double=False,
     gin_exception=False,
 )
 
@@ -137,10 +146,19 @@ _HU = Profile(
     break_minutes=10,
     break_allowance=((10_000, 1),),
     final_break_allowance=2,
-    lateness_points_mandatory=True,
     # 8.10 a-e, plus 8.9: a player may stop the clock after the move to claim the game
-    pause_reasons=frozenset({"game_over", "agreement", "equipment", "illegal_move", "td", "claim"}),
+    pause_reasons=frozenset(
+        {
+            PauseReason.GAME_OVER,
+            PauseReason.AGREEMENT,
+            PauseReason.EQUIPMENT,
+            PauseReason.ILLEGAL_MOVE,
+            PauseReason.TD,
+            PauseReason.CLAIM,
+        }
+    ),
     gin_exception=True,
+    length_correction="at_once",
 )
 
 _FFBG = Profile(
@@ -154,10 +172,13 @@ _FFBG = Profile(
     double_match_point_extra_break=True,
     breaks_on_running_clock_with_clock=True,
     lateness_first_point_min_no_clock=25,
-    lateness_points_mandatory=True,
     lateness_clock_starts_at_round=True,
-    pause_reasons=frozenset({"game_over", "claim", "equipment", "dispute", "td"}),
+    # 11.14: end of a game, claiming a result, fallen equipment, a dispute (and the TD's own)
+    pause_reasons=frozenset(
+        {PauseReason.GAME_OVER, PauseReason.CLAIM, PauseReason.EQUIPMENT, PauseReason.DISPUTE, PauseReason.TD}
+    ),
     gin_exception=True,
+    length_correction="at_once",
 )
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (_WBGF, _HBF, _HU, _FFBG)}
@@ -170,102 +191,134 @@ def get_profile(name: str | None = None) -> Profile:
     try:
         return PROFILES[key]
     except KeyError:
-        raise ProfileError(
-            f"profile: unknown profile {key!r} (known: {', '.join(sorted(PROFILES))})"
-        ) from None
+        raise ProfileError("profile.unknown", name=repr(key), known=", ".join(sorted(PROFILES))) from None
 
+
+# -- custom profiles: every key checked by its own rule ---------------------------------------------
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Profile)}
 
 
-def _check_bands(key: str, value: Any) -> tuple[tuple[int, int], ...]:
-    if not isinstance(value, list) or not value:
-        raise ProfileError(f"{key}: expected a non-empty list of [max_length, value] pairs")
+def _bands(key: str, value: Any) -> tuple[tuple[int, int], ...]:
+    # no band at all is allowed for the bank allowance only (no minutes added)
+    if not isinstance(value, list) or (not value and key != "bank_break_allowance"):
+        raise ProfileError("profile.bands", key=key)
     out: list[tuple[int, int]] = []
     last = 0
     for item in value:
-        if (
-            not isinstance(item, list)
-            or len(item) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in item)
-        ):
-            raise ProfileError(f"{key}: each entry must be [max_length, value] integers")
+        if not isinstance(item, list) or len(item) != 2 or not all(type(x) is int for x in item):
+            raise ProfileError("profile.bands", key=key)
         max_length, amount = item
         if max_length <= last or amount < 0:
-            raise ProfileError(f"{key}: bands must ascend by max_length with values >= 0")
+            raise ProfileError("profile.bands", key=key)
         last = max_length
         out.append((max_length, amount))
     return tuple(out)
 
 
-_RANGES: dict[str, tuple[float, float]] = {
-    "minutes_per_point": (0.1, 60),
-    "delay_s": (0, 120),
-    "break_minutes": (1, 120),
-    "lateness_first_point_min": (1, 240),
-    "lateness_interval_min": (1, 120),
-    "lateness_first_point_min_no_clock": (1, 240),
-    "final_break_allowance": (0, 20),
-    "max_cube": (2, 4096),
+def _boolean(key: str, value: Any) -> bool:
+    if type(value) is not bool:
+        raise ProfileError("profile.type", key=key, expected="true or false")
+    return value
+
+
+def _name(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > 64:
+        raise ProfileError("profile.type", key=key, expected="a name of 1 to 64 characters")
+    return value
+
+
+def _reasons(key: str, value: Any) -> frozenset[PauseReason]:
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ProfileError("profile.type", key=key, expected="a list of pause reason names")
+    known = {r.value: r for r in PauseReason}
+    unknown = sorted(set(value) - set(known))
+    if unknown:
+        raise ProfileError("profile.reasons", key=key, reasons=", ".join(unknown))
+    return frozenset(known[x] for x in value)
+
+
+def _length_correction(key: str, value: Any) -> LengthCorrection:
+    if value == "next_game" and isinstance(value, str):
+        return "next_game"
+    if value == "at_once" and isinstance(value, str):
+        return "at_once"
+    raise ProfileError("profile.type", key=key, expected=" or ".join(LENGTH_CORRECTIONS))
+
+
+def _ranged(lo: float, hi: float, *, whole: bool = True, optional: bool = False) -> Any:
+    def check(key: str, value: Any) -> Any:
+        if optional and value is False:  # TOML has no null: false switches an optional number off
+            return None
+        if type(value) not in ((int,) if whole else (int, float)):
+            raise ProfileError("profile.type", key=key, expected="a whole number" if whole else "a number")
+        if not lo <= value <= hi:
+            raise ProfileError("profile.range", key=key, value=value, lo=lo, hi=hi)
+        return value
+
+    return check
+
+
+#: one check per key of ``Profile``: a key without a check cannot be overridden by mistake
+_CHECKS: dict[str, Any] = {
+    "name": _name,
+    "clock_default": _boolean,
+    "minutes_per_point": _ranged(0.1, 60, whole=False),
+    "delay_s": _ranged(0, 120),
+    "bank_break_allowance": _bands,
+    "break_minutes": _ranged(1, 120),
+    "break_allowance": _bands,
+    "even_length_rounds_up": _boolean,
+    "final_break_allowance": _ranged(0, 20, optional=True),
+    "double_match_point_extra_break": _boolean,
+    "breaks_on_running_clock_with_clock": _boolean,
+    "combine_own_breaks": _boolean,
+    "lateness_first_point_min": _ranged(1, 240),
+    "lateness_interval_min": _ranged(1, 120),
+    "lateness_first_point_min_no_clock": _ranged(1, 240, optional=True),
+    "lateness_clock_starts_at_round": _boolean,
+    "lateness_clock_alternative": _boolean,
+    "pause_reasons": _reasons,
+    "pause_passes_double": _boolean,
+    "gin_exception": _boolean,
+    "length_correction": _length_correction,
+    "dead_cube": _boolean,
+    "max_cube": _ranged(2, 4096),
 }
-
-
-def _coerce(key: str, value: Any) -> Any:
-    """Validate one overridden value against the field's type and range."""
-    if key in ("break_allowance", "bank_break_allowance"):
-        return _check_bands(key, value)
-    if key == "pause_reasons":
-        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-            raise ProfileError(f"{key}: expected a list of reason names")
-        unknown = sorted(set(value) - PAUSE_REASONS)
-        if unknown:
-            raise ProfileError(f"{key}: unknown pause reason(s) {', '.join(unknown)}")
-        return frozenset(value)
-    if key == "premature_roll":
-        if value not in PREMATURE_ROLL_RULES:
-            raise ProfileError(f"{key}: must be one of {', '.join(sorted(PREMATURE_ROLL_RULES))}")
-        return value
-    default = getattr(PROFILES[DEFAULT_PROFILE], key)
-    if isinstance(default, bool) or key in (
-        "clock_default",
-        "even_length_rounds_up",
-        "double_match_point_extra_break",
-        "breaks_on_running_clock_with_clock",
-        "lateness_points_mandatory",
-        "lateness_clock_starts_at_round",
-        "lateness_clock_alternative",
-        "gin_exception",
-        "dead_cube",
-    ):
-        if not isinstance(value, bool):
-            raise ProfileError(f"{key}: expected true or false")
-        return value
-    if key == "name":
-        if not isinstance(value, str) or not value.strip():
-            raise ProfileError(f"{key}: expected a non-empty string")
-        return value
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise ProfileError(f"{key}: expected a number")
-    lo, hi = _RANGES.get(key, (0, 10_000))
-    if not lo <= value <= hi:
-        raise ProfileError(f"{key}: {value} is out of range ({lo}..{hi})")
-    if key != "minutes_per_point" and not float(value).is_integer():
-        raise ProfileError(f"{key}: expected a whole number")
-    return value if key == "minutes_per_point" else int(value)
+assert set(_CHECKS) == set(_FIELDS), "every profile key needs its check"
 
 
 def profile_from_mapping(data: dict[str, Any]) -> Profile:
-    """Build a profile from ``{"base": name, key: value, ...}`` (the TOML file's content)."""
-    base = get_profile(data.get("base", DEFAULT_PROFILE))
+    """Build a profile from ``{"base": name, key: value, ...}`` (a TOML file's or an assignment's)."""
+    base_name = data.get("base", DEFAULT_PROFILE)
+    if not isinstance(base_name, str):
+        raise ProfileError("profile.type", key="base", expected="the name of a built-in profile")
+    base = get_profile(base_name)
     changes: dict[str, Any] = {}
     for key, value in data.items():
         if key == "base":
             continue
-        if key not in _FIELDS:
-            raise ProfileError(f"{key}: unknown profile key")
-        changes[key] = _coerce(key, value)
+        check = _CHECKS.get(key)
+        if check is None:
+            raise ProfileError("profile.key_unknown", key=key)
+        changes[key] = check(key, value)
     changes.setdefault("name", f"{base.name}+custom")
     return dataclasses.replace(base, **changes)
+
+
+def profile_as_mapping(profile: Profile) -> dict[str, Any]:
+    """The custom-profile object that rebuilds ``profile`` (what an assignment may carry)."""
+    out: dict[str, Any] = {}
+    for key in _FIELDS:
+        value = getattr(profile, key)
+        if isinstance(value, frozenset):
+            value = sorted(value)
+        elif isinstance(value, tuple):
+            value = [list(band) for band in value]
+        elif value is None:
+            value = False
+        out[key] = value
+    return out
 
 
 def load_profile(path: str | Path) -> Profile:
@@ -274,9 +327,9 @@ def load_profile(path: str | Path) -> Profile:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except OSError as exc:
-        raise ProfileError(f"profile: cannot read {path}: {exc.strerror}") from None
+        raise ProfileError("profile.unreadable", path=str(path), detail=exc.strerror) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"profile: {path} is not valid TOML: {exc}") from None
+        raise ProfileError("profile.not_toml", path=str(path), detail=str(exc)) from None
     return profile_from_mapping(data)
 
 
@@ -287,5 +340,6 @@ __all__ = [
     "Profile",
     "get_profile",
     "load_profile",
+    "profile_as_mapping",
     "profile_from_mapping",
 ]

@@ -6,22 +6,30 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from rulebook.table import TableState, apply, new_table
+from rulebook.errors import JournalError, RuleError
+from rulebook.parse import parse_input
+from rulebook.state import TableState, new_table
+from rulebook.table import apply
+
+#: the name ``bgtable`` and older callers know the error by
+JournalFormatError = JournalError
 
 
-class JournalFormatError(ValueError):
-    """A journal line is not JSON (``bgtable replay`` exits with status 2)."""
+def parse_lines(lines: Iterable[str]) -> Iterator[Any]:
+    """The JSON value of each non-empty line; a line that is not JSON raises ``JournalError``."""
+    for _number, _line, value in numbered(lines):
+        yield value
 
 
-def parse_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+def numbered(lines: Iterable[str]) -> Iterator[tuple[int, str, Any]]:
     for number, line in enumerate(lines, 1):
         text = line.strip()
         if not text:
             continue
         try:
-            yield json.loads(text)
+            yield number, text, json.loads(text)
         except json.JSONDecodeError as exc:
-            raise JournalFormatError(f"line {number}: not JSON ({exc.msg})") from None
+            raise JournalError("journal.not_json", line=number, detail=exc.msg) from None
 
 
 def replay(inputs: Iterable[Any], state: TableState | None = None) -> TableState:
@@ -34,3 +42,30 @@ def replay(inputs: Iterable[Any], state: TableState | None = None) -> TableState
 
 def replay_lines(lines: Iterable[str], table: str = "") -> TableState:
     return replay(parse_lines(lines), new_table(table))
+
+
+def replay_checked(
+    lines: Iterable[str], table: str = "", *, strict: bool = True
+) -> tuple[TableState, list[JournalError]]:
+    """Replay journal text, finding every line that is not a well-formed input.
+
+    A well-formed input the rules refuse is part of any real match and is applied (as a
+    rejection) like live. A line that is not an input at all (not an object, an unknown input, a
+    missing or mistyped field, time going backwards) is malformed: ``strict`` stops at the first
+    one by raising it; otherwise it is applied as the table applied it, and reported.
+    """
+    state = new_table(table)
+    found: list[JournalError] = []
+    for number, _text, value in numbered(lines):
+        try:
+            parse_input(value, state.now)
+        except RuleError as exc:
+            error = JournalError("journal.bad_input", line=number, input_code=exc.code, detail=exc.message)
+            if strict:
+                raise error from None
+            found.append(error)
+        state, _ = apply(state, value)
+    return state, found
+
+
+__all__ = ["JournalError", "JournalFormatError", "parse_lines", "replay", "replay_checked", "replay_lines"]

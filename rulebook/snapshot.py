@@ -1,12 +1,17 @@
-"""The state snapshot of PROTOCOL.md §2: what the table publishes and ``bgtable replay`` prints."""
+"""The state snapshot of docs/protocol.md §2: what the table publishes and ``bgtable replay`` prints.
+
+It carries ``legal`` (``rulebook.legal.legal_actions``): what each side, the table and the TD may
+do now, so a screen or a remote dashboard draws only what the rules allow without restating them.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rulebook.policy import breaks_allowed
+from rulebook.legal import breaks_allowed_now, legal_actions
 from rulebook.sides import SIDES
-from rulebook.table import TableState
+from rulebook.state import TableState
+from rulebook.vocab import plain
 
 SCHEMA = 1
 
@@ -32,13 +37,15 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
             "offered_by": match.cube.offered_by,
         }
         penalties = match.penalties().as_dict()
-    cube["usable"] = {s: state.can_double(s) for s in SIDES}
+    legal = legal_actions(state)
+    cube["usable"] = {"A": legal.a.double, "B": legal.b.double}
+    allowed = breaks_allowed_now(state)
     breaks = {}
     for s in SIDES:
         until = state.break_until.of(s)
         breaks[s] = {
             "used": state.breaks_used.of(s),
-            "allowed": _allowed(state),
+            "allowed": allowed,
             "until_wall": state.wall_at(until) if until is not None else None,
             "away": state.away.of(s),
         }
@@ -47,7 +54,7 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "table": state.table,
         "match_id": state.match_id,
         "seq": state.seq,
-        "phase": state.phase,
+        "phase": plain(state.phase),
         "length": length,
         "score": score,
         "game": match.game if match else 0,
@@ -59,7 +66,8 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "clock": {
             "enabled": clock.enabled,
             "running": clock.running if clock.is_running() else None,
-            "paused": state.paused,
+            "paused": plain(state.paused),
+            "paused_by": state.paused_by,
             "reserve_ms": {s: clock.reserve_at(s, now) for s in SIDES},
             "delay_ms": {s: clock.delay_at(s, now) for s in SIDES},
             "bank2_ms": {s: clock.bank2_at(s, now) for s in SIDES},
@@ -69,12 +77,12 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         },
         "breaks": breaks,
         "winner": match.winner if match else None,
-        "end_reason": match.end_reason if match else None,
+        "end_reason": plain(match.end_reason) if match else None,
         "games": [
             {
                 "game": g.game,
                 "winner": g.winner,
-                "kind": g.kind,
+                "kind": plain(g.kind),
                 "cube": g.cube,
                 "points": g.points,
                 "resigned": g.resigned,
@@ -86,34 +94,32 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "profile": state.profile.name,
         "wall": state.wall_at(now),
         "turn": state.turn,
+        "turn_known": state.is_turn_known(),
+        "turn_from": state.turn_from(),
+        "in_game": match.in_game if match else False,
         "dice": list(state.dice) if state.dice else None,
         "round": state.round,
         "final": state.final,
         "start_wall": state.start_wall,
         "td_call": state.td_call,
+        "td_calls": state.td_calls.as_dict(),
         "confirmed": state.confirmed.as_dict(),
         "can_undo": state.undo is not None and not (state.confirmed.a and state.confirmed.b),
         "pending_length": match.pending_length if match else None,
         "penalty_log": [
-            {"id": p.id, "against": p.against, "points": p.points, "reason": p.reason, "waived": p.waived}
+            {
+                "id": p.id,
+                "against": p.against,
+                "points": p.points,
+                "reason": plain(p.reason),
+                "waived": p.waived,
+            }
             for p in (match.penalty_log if match else ())
         ],
         "corrections": [
             {"kind": c.kind, "before": c.before, "after": c.after, "note": c.note}
             for c in (match.corrections if match else ())
         ],
+        "legal": legal.as_json(),
         "at": now,
     }
-
-
-def _allowed(state: TableState) -> int:
-    match = state.match
-    if match is None:
-        return 0
-    return breaks_allowed(
-        state.profile,
-        match.length,
-        final=state.final,
-        clock=state.clock.enabled,
-        double_match_point=match.is_double_match_point(),
-    )

@@ -1,207 +1,188 @@
-"""The table reducer: ``apply(state, input) -> (state, events)`` over PROTOCOL.md §1's inputs.
+"""The table reducer: ``apply(state, input) -> (state, events)`` over docs/protocol.md §1's inputs.
 
-This is the only place the rules run. The kiosk applies each journaled input here live, on
-restart it replays the journal through the same function, and ``bgtable replay`` does the same
-offline. An input the rules forbid leaves the state unchanged (time still advances, so a flag
-that fell is still seen) and yields an event carrying ``rejected`` with the reason.
+This is the only place the rules change a table's state. The kiosk applies each journaled input
+here live, on restart it replays the journal through the same function, and ``bgtable replay``
+does the same offline. ``apply`` takes the raw JSON object, parses it once into a typed input
+(``rulebook.parse``) and hands it to one handler; whether an input is allowed is judged by
+``rulebook.legal``, the same functions that publish "what may each side do now". An input the
+rules forbid leaves the state unchanged (time still advances, so a flag that fell is still seen)
+and yields an event carrying ``rejected`` (the English reason) and ``code`` (what to translate).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from rulebook import legal
 from rulebook import match as m
 from rulebook.clock import Clock, imposed_reserve_ms, new_clock
-from rulebook.errors import ProfileError, RuleError
+from rulebook.errors import RuleError
 from rulebook.fastreplace import replace
-from rulebook.inputs import (
-    dice_field,
-    die,
-    int_field,
-    number_field,
-    side_field,
-    side_map,
-    str_field,
+from rulebook.parse import MAX_LABEL, MAX_LENGTH, MAX_TEXT, clip, parse_body, stamp
+from rulebook.policy import break_ms, is_lateness_forfeit
+from rulebook.profiles import Profile
+from rulebook.sides import Side, other
+from rulebook.state import NOT_PRESENT, TableState, UndoPoint, new_table
+from rulebook.vocab import (
+    COMMAND_TYPES,
+    GAME_PASSED,
+    INPUT_TYPES,
+    LATENESS_REASONS,
+    Assign,
+    Break,
+    CallTd,
+    Checkin,
+    ClockSpec,
+    Cmd,
+    CommandType,
+    Confirm,
+    CorrectScoreCmd,
+    Double,
+    EndReason,
+    EventType,
+    ForfeitCmd,
+    ImposeClockCmd,
+    InputType,
+    InvalidRoll,
+    OpeningRoll,
+    Pass,
+    Pause,
+    PauseCmd,
+    PauseReason,
+    PenaltyCmd,
+    Phase,
+    PrematurePickup,
+    Press,
+    Resign,
+    ResolveFlagCmd,
+    ResultKind,
+    Resume,
+    ResumeCmd,
+    Return,
+    Roll,
+    SetLengthCmd,
+    SetTimeCmd,
+    StartClockCmd,
+    Take,
+    TdAckCmd,
+    Tick,
+    Undo,
+    WaiveCmd,
+    Win,
+    WithdrawCall,
 )
-from rulebook.policy import break_ms, breaks_allowed, is_lateness_forfeit
-from rulebook.profiles import Profile, get_profile
-from rulebook.sides import Pair, Side, other
 
-MAX_LENGTH = 99
-#: upper bound of a second time bank (3.5 v), in minutes
-MAX_BANK_MIN = 600
-NOT_PRESENT = Pair(False, False)
-NONE_PAIR: Pair[int | None] = Pair(None, None)
+Event = dict[str, Any]
 
+# the words of the hot path, looked up once
+_PRESS = EventType.PRESS
+_ROLL = EventType.ROLL
+Result = tuple[TableState, list[Event]]
 
-@dataclass(frozen=True, slots=True)
-class UndoPoint:
-    """What an ``undo`` restores: the state of play before the last score or cube entry."""
+#: prefix of the reason given when an input hit a fault in the reducer itself (tests look for it)
+INTERNAL_ERROR = "internal error"
 
-    match: m.Match
-    phase: str
-    turn: Side | None
-    rolled: bool
-    roll_attempted: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TableState:
-    table: str = ""
-    match_id: str | None = None
-    seq: int = 0
-    phase: str = "waiting"
-    profile: Profile = get_profile()
-    match: m.Match | None = None
-    players: Pair[tuple[str, str]] = Pair(("", ""), ("", ""))
-    round: str | None = None
-    final: bool = False
-    start_wall: int | None = None
-    clock: Clock = Clock()
-    present: Pair[bool] = NOT_PRESENT
-    breaks_used: Pair[int] = Pair(0, 0)
-    #: while on break: the monotonic instant the break ends
-    break_until: Pair[int | None] = NONE_PAIR
-    #: player away on a break (also ffbg-cdf breaks on the running clock)
-    away: Pair[bool] = NOT_PRESENT
-    #: the side to roll / move this turn
-    turn: Side | None = None
-    rolled: bool = False
-    #: a roll was attempted this turn (after which doubling is no longer allowed, 4.4 ii)
-    roll_attempted: bool = False
-    dice: tuple[int, int] | None = None
-    #: with a clock, the lower opening roller who must start the opponent's clock
-    opening_lower: Side | None = None
-    paused: str | None = None
-    phase_before_pause: str | None = None
-    #: the command that ended the match (a waiver of it reopens the match)
-    ended_by: str | None = None
-    phase_before_end: str | None = None
-    #: whether a game was in progress when that command ended the match (restored on reopening)
-    in_game_before_end: bool = False
-    td_call: Side | None = None
-    confirmed: Pair[bool] = NOT_PRESENT
-    applied_cmds: frozenset[str] = frozenset()
-    undo: UndoPoint | None = None
-    #: last input's ``at`` (ms, table monotonic clock)
-    now: int = 0
-    #: (at, wall) of the last input that carried wall time
-    wall_anchor: tuple[int, int] | None = None
-
-    def wall_at(self, at: int) -> int | None:
-        if self.wall_anchor is None:
-            return None
-        return self.wall_anchor[1] + (at - self.wall_anchor[0])
-
-    def is_in_game(self) -> bool:
-        return self.match is not None and self.match.in_game
-
-    def can_double(self, side: Side) -> bool:
-        """Whether ``side`` may double now (``cube.usable`` of the snapshot)."""
-        return self._double_refusal(side) is None
-
-    def _double_refusal(self, side: Side) -> str | None:
-        match = self.match
-        if match is None or self.phase != "playing":
-            return "no game in progress"
-        refusal = match.double_refusal(side, self.profile.max_cube, self.profile.dead_cube)
-        if refusal:
-            return refusal
-        if self.turn is not None:
-            if self.turn != side and not self.clock.enabled and self.rolled:
-                # Without a clock nothing marks the end of a turn: once the opponent has rolled,
-                # the next turn is this player's (a premature double stands, 4.4 v).
-                return None
-            if self.turn != side:
-                return "only the player on turn may double (4.4 ii)"
-            if self.roll_attempted:
-                return "doubling must come before any roll attempt (4.4 ii)"
-            if self.clock.enabled and self.clock.running not in (None, side):
-                return "wait for the opponent to finish the turn (press the clock)"
-        return None
-
-
-def new_table(table: str = "") -> TableState:
-    return TableState(table=table)
-
-
-Handler = Callable[[TableState, dict[str, Any], int], tuple[TableState, list[dict[str, Any]]]]
+__all__ = [
+    "INTERNAL_ERROR",
+    "MAX_LABEL",
+    "MAX_LENGTH",
+    "MAX_TEXT",
+    "TableState",
+    "apply",
+    "clip",
+    "new_table",
+]
 
 
 # -- the reducer --------------------------------------------------------------------------------
 
 
-def apply(state: TableState, inp: Any) -> tuple[TableState, list[dict[str, Any]]]:
+def apply(state: TableState, inp: Any) -> Result:
     """Apply one journal input. Never raises: bad input becomes a rejected event."""
     if not isinstance(inp, dict):
-        return _emit(state, [{"type": "invalid", "rejected": "an input is a JSON object"}], state.now)
-    kind = inp.get("input")
+        error = RuleError("input.not_object")
+        return _emit(state, state, [_rejected(EventType.INVALID, error)], state.now)
+    # the common case first, checked inline: this runs for every input of a day's journal
     at = inp.get("at")
-    label = kind if isinstance(kind, str) else "invalid"
-    if not isinstance(at, int) or isinstance(at, bool) or at < 0:
-        reason = clip(f"at: expected ms >= 0, got {at!r}")
-        return _emit(state, [{"type": clip(label, MAX_LABEL), "rejected": reason}], state.now)
-    if at < state.now:
-        reason = f"at: time went backwards ({at} < {state.now})"
-        return _emit(state, [{"type": clip(label, MAX_LABEL), "rejected": reason}], state.now)
     wall = inp.get("wall")
-    if isinstance(wall, int) and not isinstance(wall, bool) and wall > 0:
+    if type(at) is not int or at < state.now or (wall is not None and (type(wall) is not int or wall <= 0)):
+        try:
+            at, wall = stamp(inp, state.now)
+        except RuleError as exc:
+            return _emit(state, state, [_rejection(inp, exc)], state.now)
+    original = state
+    if wall is not None:
         state = replace(state, wall_anchor=(at, wall))
-    # Handlers get the time as ``at``; ``state.now`` becomes ``at`` when the events are stamped
-    # (one copy of the state per input instead of two: the reducer's hot path).
-    state, events = _advance(state, at)
-    handler = HANDLERS.get(kind) if isinstance(kind, str) else None
-    if handler is None:
-        events.append({"type": clip(label, MAX_LABEL), "rejected": clip(f"unknown input {kind!r}")})
-        return _emit(state, events, at)
+    # Handlers get the time as ``at``; ``state.now`` becomes ``at`` when the events are stamped.
+    clock = state.clock
+    if clock.running is not None and clock.paused is None and clock.enabled:
+        state, events = _advance(state, at)
+    else:
+        events = []
     try:
-        state_after, more = handler(state, inp, at)
+        parsed = parse_body(inp, at, wall)
+        state_after, more = _DISPATCH[type(parsed)](state, parsed, at)
     except RuleError as exc:
-        return _emit(state, [*events, _rejection(label, inp, str(exc))], at)
-    except Exception as exc:  # a table must never stop on a bad input (PROTOCOL §1)
-        reason = f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}"
-        return _emit(state, [*events, _rejection(label, inp, reason)], at)
-    return _emit(state_after, events + more, at)
+        events.append(_rejection(inp, exc))
+        return _emit(original, state, events, at)
+    except Exception as exc:  # a table must never stop on a bad input (docs/protocol.md §1)
+        fault = RuleError("internal.error", detail=f"{type(exc).__name__}: {exc}")
+        events.append(_rejection(inp, fault))
+        return _emit(original, state, events, at)
+    if more:
+        events.extend(more)
+    return _emit(original, state_after, events, at)
 
 
-#: prefix of the reason given when an input hit a fault in the reducer itself (tests look for it)
-INTERNAL_ERROR = "internal error"
-
-#: the longest free text kept in the state or an event (reasons quote inputs; a hostile or broken
-#: input must not make every later event or snapshot too big to publish)
-MAX_TEXT = 300
-#: the longest label kept for a pause or penalty reason
-MAX_LABEL = 64
+def _rejected(label: str, error: RuleError) -> Event:
+    event: Event = {"type": label, "rejected": clip(error.message), "code": error.code}
+    return event
 
 
-def clip(text: str, limit: int = MAX_TEXT) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _rejection(inp: dict[str, Any], error: RuleError) -> Event:
+    kind = inp.get("input")
+    if kind == InputType.CMD:
+        return _cmd_done(inp, ok=False, error=error)
+    label = clip(str.__str__(kind), MAX_LABEL) if isinstance(kind, str) else EventType.INVALID
+    return _rejected(label, error)
 
 
-def _rejection(label: str, inp: dict[str, Any], reason: str) -> dict[str, Any]:
-    if label == "cmd":
-        return _cmd_done(inp, ok=False, error=clip(reason))
-    return {"type": clip(label, MAX_LABEL), "rejected": clip(reason)}
+def _emit(original: TableState, state: TableState, events: list[Event], at: int) -> Result:
+    """Number the events (per-match ``seq``), stamp them with the match and time; ``now`` = ``at``.
 
-
-def _emit(state: TableState, events: list[dict[str, Any]], at: int) -> tuple[TableState, list[dict]]:
-    """Number the events (per-match ``seq``), stamp them with the match and time; ``now`` = ``at``."""
+    A state made during this very input (not ``original``) is seen by nobody yet, so its ``seq``
+    and ``now`` are stamped in place rather than by one more copy: the reducer's hot path.
+    """
     if not events:
-        return (state if state.now == at else replace(state, now=at)), events
+        if state.now == at:
+            return state, events
+        if state is original:
+            return replace(state, now=at), events
+        _set(state, "now", at)
+        return state, events
     seq = state.seq
-    wall = state.wall_at(at)
+    anchor = state.wall_anchor
+    wall = None if anchor is None else anchor[1] + (at - anchor[0])
+    match_id = state.match_id
     for event in events:
         seq += 1
         event["seq"] = seq
-        event["match_id"] = state.match_id
-        event["at"] = event.get("at", at)
+        event["match_id"] = match_id
+        if "at" not in event:
+            event["at"] = at
         event["wall"] = wall
-    return replace(state, seq=seq, now=at), events
+    if state is original:
+        return replace(state, seq=seq, now=at), events
+    _set(state, "seq", seq)
+    _set(state, "now", at)
+    return state, events
 
 
-def _advance(state: TableState, at: int) -> tuple[TableState, list[dict[str, Any]]]:
+_set = object.__setattr__
+
+
+def _advance(state: TableState, at: int) -> Result:
     """Let time run to ``at``: a reserve that reached zero flags at the exact instant."""
     flag_at = state.clock.flag_time()
     if flag_at is None or flag_at > at:
@@ -210,166 +191,142 @@ def _advance(state: TableState, at: int) -> tuple[TableState, list[dict[str, Any
     if clock.flagged is None:
         return replace(state, clock=clock), []
     side = clock.flagged
-    event = {"type": "flag", "side": side, "at": clock.flagged_at}
+    event: Event = {"type": EventType.FLAG, "side": side, "at": clock.flagged_at}
     # a time-out is not a score entry: what came before it can no longer be undone at the table
     if state.profile.gin_exception:
-        return replace(state, clock=clock, phase="flag", td_call=side, undo=None), [event]
+        calls = state.td_calls.set(side, True)
+        return replace(state, clock=clock, phase=Phase.FLAG, td_call=side, td_calls=calls, undo=None), [event]
     assert state.match is not None
-    match = replace(state.match, winner=other(side), end_reason="time", in_game=False)
-    return replace(state, clock=clock, match=match, phase="finished", undo=None), [
+    match = replace(state.match, winner=other(side), end_reason=EndReason.TIME, in_game=False)
+    return replace(state, clock=clock, match=match, phase=Phase.FINISHED, undo=None), [
         event,
         _match_over(match),
     ]
 
 
-def _match_over(match: m.Match) -> dict[str, Any]:
+def _match_over(match: m.Match) -> Event:
     return {
-        "type": "match_over",
+        "type": EventType.MATCH_OVER,
         "winner": match.winner,
         "end_reason": match.end_reason,
         "score": match.score.as_dict(),
     }
 
 
-def _require_match(state: TableState) -> m.Match:
-    if state.match is None:
-        raise RuleError("no match assigned to this table")
-    if state.phase == "flag":
-        raise RuleError("time expired: waiting for the TD's decision")
-    if state.match.is_over():
-        raise RuleError("the match is over")
+def _check(refusal: RuleError | None) -> None:
+    if refusal is not None:
+        raise refusal
+
+
+def _match(state: TableState) -> m.Match:
+    assert state.match is not None
     return state.match
-
-
-def _require_phase(state: TableState, *phases: str) -> m.Match:
-    match = _require_match(state)
-    if state.phase not in phases:
-        if state.phase == "paused":
-            raise RuleError(f"the clock is paused ({state.paused})")
-        raise RuleError(f"not possible in phase {state.phase}")
-    return match
 
 
 # -- set-up and arrival -------------------------------------------------------------------------
 
 
-def _clock_for(profile: Profile, length: int, setting: Any) -> Clock:
-    if setting is False or setting is None:
+def _clock_for(profile: Profile, length: int, spec: ClockSpec) -> Clock:
+    if not spec.enabled:
         return Clock()
-    if setting is True:
+    if spec.minutes_per_point is None or spec.delay_s is None:
         return new_clock(profile.reserve_ms(length), profile.delay_s * 1000)
-    if isinstance(setting, dict):
-        mpp = number_field(setting, "minutes_per_point", 0.1, 60)
-        delay = int_field(setting, "delay_s", 0, 120)
-        bank2 = setting.get("second_bank_minutes", 0)
-        if not isinstance(bank2, int | float) or isinstance(bank2, bool) or not 0 <= bank2 <= MAX_BANK_MIN:
-            raise RuleError(f"second_bank_minutes: expected minutes from 0 to {MAX_BANK_MIN}, got {bank2!r}")
-        return new_clock(profile.reserve_ms(length, mpp), delay * 1000, round(bank2 * 60_000))
-    raise RuleError(f"clock: expected false, true or {{minutes_per_point, delay_s}}, got {setting!r}")
+    bank2 = round(spec.second_bank_minutes * 60_000)
+    return new_clock(profile.reserve_ms(length, spec.minutes_per_point), spec.delay_s * 1000, bank2)
 
 
-def _players(inp: dict[str, Any]) -> Pair[tuple[str, str]]:
-    players = inp.get("players")
-    if not isinstance(players, dict):
-        raise RuleError('players: expected {"A": {name, id}, "B": {name, id}}')
-    out = []
-    for side in ("A", "B"):
-        p = players.get(side)
-        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
-            raise RuleError(f"players.{side}: expected {{name, id}}")
-        out.append((p["name"], str(p.get("id", ""))))
-    return Pair(out[0], out[1])
-
-
-def on_assign(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    match_id = str_field(inp, "match_id")
-    length = int_field(inp, "length", 1, MAX_LENGTH)
-    players = _players(inp)
-    profile_name = inp.get("profile")
-    if profile_name is not None and not isinstance(profile_name, str):
-        raise RuleError(f"profile: expected a profile name, got {profile_name!r}")
-    try:
-        profile = get_profile(profile_name)
-    except ProfileError as exc:
-        raise RuleError(str(exc)) from None
-    clock_setting = inp.get("clock", profile.clock_default)
-    clock = _clock_for(profile, length, clock_setting)
-    start_wall = inp.get("start_wall")
-    if start_wall is not None and (not isinstance(start_wall, int) or isinstance(start_wall, bool)):
-        raise RuleError(f"start_wall: expected epoch ms, got {start_wall!r}")
-    same = match_id == state.match_id
-    if same and state.phase != "waiting":
-        return state, [{"type": "assign", "duplicate": True}]
+def on_assign(state: TableState, inp: Assign, at: int) -> Result:
+    clock = _clock_for(inp.profile, inp.length, inp.clock)
+    same = inp.match_id == state.match_id
+    if same and state.phase != Phase.WAITING:
+        return state, [{"type": EventType.ASSIGN, "duplicate": True}]
     unfinished = state.match is not None and not state.match.is_over()
-    if unfinished and not same and not inp.get("force"):
-        raise RuleError(f"match {state.match_id} is still in progress (assign with force to replace)")
+    if unfinished and not same and not inp.force:
+        raise RuleError("match.in_progress", match_id=state.match_id)
     fresh = TableState(
         table=state.table,
-        match_id=match_id,
+        match_id=inp.match_id,
         seq=state.seq if same else 0,
-        phase="waiting",
-        profile=profile,
+        phase=Phase.WAITING,
+        profile=inp.profile,
         # the same assignment delivered again (a reconnect, a restarted hub) keeps what the match
         # already has, e.g. lateness points awarded while waiting
-        match=replace(state.match, length=length)
+        match=replace(state.match, length=inp.length)
         if same and state.match is not None
-        else m.Match(length=length),
-        players=players,
-        round=str(inp["round"]) if inp.get("round") is not None else None,
-        final=bool(inp.get("final", False)),
-        start_wall=start_wall,
+        else m.Match(length=inp.length),
+        players=inp.players,
+        round=inp.round,
+        final=inp.final,
+        start_wall=inp.start_wall,
         clock=clock,
         present=state.present if same else NOT_PRESENT,
+        td_calls=state.td_calls if same else NOT_PRESENT,
+        td_call=state.td_call if same else None,
         applied_cmds=state.applied_cmds if same else frozenset(),
         now=state.now,
         wall_anchor=state.wall_anchor,
     )
     if same and fresh.present.a and fresh.present.b:
-        fresh = replace(fresh, phase="opening")
-    return fresh, [{"type": "assign", "length": length, "profile": profile.name}]
+        fresh = replace(fresh, phase=Phase.OPENING)
+    return fresh, [{"type": EventType.ASSIGN, "length": inp.length, "profile": inp.profile.name}]
 
 
-def on_checkin(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    _require_match(state)
-    if state.present.of(side):
-        raise RuleError(f"{side} has already checked in")
+def on_checkin(state: TableState, inp: Checkin, at: int) -> Result:
+    side = inp.side
+    _check(legal.checkin_refusal(state, side))
     present = state.present.set(side, True)
     phase = state.phase
-    if phase == "waiting" and present.a and present.b:
-        phase = "opening"
+    if phase == Phase.WAITING and present.a and present.b:
+        phase = Phase.OPENING
     late_ms = None
     wall = state.wall_at(at)
     if state.start_wall is not None and wall is not None:
         late_ms = max(0, wall - state.start_wall)
-    return replace(state, present=present, phase=phase), [
-        {"type": "checkin", "side": side, "late_ms": late_ms}
-    ]
+    event: Event = {"type": EventType.CHECKIN, "side": side, "late_ms": late_ms}
+    clock = state.clock
+    if (
+        state.profile.lateness_clock_starts_at_round
+        and clock.is_running()
+        and clock.running == side
+        and not state.present.of(other(side))
+    ):
+        # FFBG 9.3: with both players absent the TD started one clock; the first player to
+        # arrive takes the other seat, so the clock that runs is the absent player's.
+        clock = clock.start(other(side), at)
+        event["clock_to"] = other(side)
+    return replace(state, present=present, phase=phase, clock=clock), [event]
 
 
-def on_opening_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    match = _require_phase(state, "opening", "between_games")
-    a, b = die(inp.get("A"), "A"), die(inp.get("B"), "B")
-    if not (state.present.a and state.present.b):
-        missing = "A" if not state.present.a else "B"
-        raise RuleError(f"{missing} has not checked in")
+def on_opening_roll(state: TableState, inp: OpeningRoll, at: int) -> Result:
+    _check(legal.opening_refusal(state))
+    a, b = inp.a, inp.b
+    match = _match(state)
     if a == b:
-        return state, [{"type": "opening_roll", "dice": [a, b], "tie": True}]
-    events: list[dict[str, Any]] = []
+        return state, [{"type": EventType.OPENING_ROLL, "dice": [a, b], "tie": True}]
+    events: list[Event] = []
     if match.pending_length is not None:
-        refusal = m.length_refusal(match, match.pending_length)
+        pending = match.pending_length
+        refusal = m.length_refusal(match, pending, at_once=False)
         if refusal:
-            events.append({"type": "length_refused", "length": match.pending_length, "reason": refusal})
+            events.append(
+                {
+                    "type": EventType.LENGTH_REFUSED,
+                    "length": pending,
+                    "reason": refusal.message,
+                    "code": refusal.code,
+                }
+            )
             match = replace(match, pending_length=None)
         else:
-            events.append({"type": "length_changed", "length": match.pending_length})
+            events.append({"type": EventType.LENGTH_CHANGED, "length": pending})
+            match = m.apply_length(match, pending)
     match = m.start_game(match)
     first: Side = "A" if a > b else "B"
     clock = state.clock.stop(at) if state.clock.enabled else state.clock
     new = replace(
         state,
         match=match,
-        phase="playing",
+        phase=Phase.PLAYING,
         clock=clock,
         turn=first,
         rolled=True,
@@ -381,7 +338,7 @@ def on_opening_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[Ta
     )
     events.append(
         {
-            "type": "opening_roll",
+            "type": EventType.OPENING_ROLL,
             "dice": [a, b],
             "first": first,
             "game": match.game,
@@ -391,23 +348,20 @@ def on_opening_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[Ta
     return new, events
 
 
-# -- the clock ----------------------------------------------------------------------------------
+# -- the clock and the dice ---------------------------------------------------------------------
 
 
-def on_press(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    match = _require_phase(state, "playing")
-    clock = state.clock
-    if clock.enabled:
-        if clock.running is None:
-            if state.opening_lower is not None and side != state.opening_lower:
-                raise RuleError(f"{state.opening_lower} (the lower opening roll) starts the clock")
-        elif clock.running != side:
-            raise RuleError(f"it is {clock.running}'s clock that runs")
-        clock = clock.press(side, at)
-    elif state.turn is not None and side != state.turn and match.cube.offered_by is None:
-        raise RuleError(f"it is {state.turn}'s turn")
-    if side == state.turn and match.cube.offered_by is None:
+def on_press(state: TableState, inp: Press, at: int) -> Result:
+    side = inp.side
+    _check(legal.press_refusal(state, side))
+    match = _match(state)
+    clock = state.clock.press(side, at) if state.clock.enabled else state.clock
+    turn = state.turn
+    if not state.is_turn_known():
+        turn = side  # the first press a scoreboard sees tells whose turn it was
+    # a press ends the presser's turn, unless it is the doubler's press that hands the decision
+    # to the opponent (the turn stays the doubler's until the answer)
+    if side == turn and match.cube.offered_by != side:
         new = replace(
             state,
             clock=clock,
@@ -416,181 +370,163 @@ def on_press(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableStat
             rolled=False,
             roll_attempted=False,
             dice=None,
+            presses_seen=True,
         )
     else:
-        new = replace(state, clock=clock, opening_lower=None)
-    return new, [{"type": "press", "side": side}]
+        new = replace(state, clock=clock, opening_lower=None, presses_seen=True)
+    return new, [{"type": _PRESS, "side": side}]
 
 
-def on_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    match = _require_phase(state, "playing")
-    dice = dice_field(inp)
-    source = inp.get("source", "manual")
-    if source not in ("tower", "manual"):
-        raise RuleError(f"source: expected tower or manual, got {source!r}")
-    turn = state.turn
-    premature = None
-    if match.cube.offered_by is None and _roll_passes_turn(state):
-        turn = other(state.turn)  # type: ignore[arg-type]
-        state = replace(state, turn=turn, rolled=False, roll_attempted=False)
-    if match.cube.offered_by is not None:
-        premature = "a double is waiting for take or pass"
-    elif state.rolled and turn is not None:
-        premature = f"premature roll: {turn} has not finished the turn (4.1 v a)"
-    elif state.clock.enabled and turn is not None and state.clock.running != turn:
-        premature = f"premature roll: {turn}'s clock is not running yet"
-    if premature:
+def on_roll(state: TableState, inp: Roll, at: int) -> Result:
+    _check(legal.phase_refusal(state, legal.PLAYING))
+    turn, premature = legal.roll_judgement(state)
+    if premature is not None:
         return state, [
             {
-                "type": "roll",
-                "dice": list(dice),
-                "source": source,
+                "type": _ROLL,
+                "dice": list(inp.dice),
+                "source": inp.source,
                 "premature": True,
-                "rejected": premature,
+                "rejected": premature.message,
+                "code": premature.code,
             }
         ]
-    new = replace(state, rolled=True, roll_attempted=True, dice=dice)
-    return new, [{"type": "roll", "dice": list(dice), "source": source, "side": turn}]
+    new = replace(state, turn=turn, rolled=True, roll_attempted=True, dice=inp.dice, rolls_seen=True)
+    return new, [{"type": _ROLL, "dice": list(inp.dice), "source": inp.source, "side": turn}]
 
 
-def _roll_passes_turn(state: TableState) -> bool:
-    """Without a clock no press ends a turn: a roll after the mover's roll is the opponent's."""
-    return not state.clock.enabled and state.rolled and state.turn is not None
-
-
-def on_invalid_roll(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    _require_phase(state, "playing")
-    if state.turn is not None and side != state.turn:
-        raise RuleError(f"it is {state.turn}'s roll")
+def on_invalid_roll(state: TableState, inp: InvalidRoll, at: int) -> Result:
+    side = inp.side
+    _check(legal.invalid_roll_refusal(state, side))
     clock = state.clock.restart_delay(side, at) if state.clock.enabled else state.clock
+    turn = state.turn if state.is_turn_known() else side
     # 4.4 ii: an invalid roll is a roll attempt: no doubling for the rest of this turn.
-    new = replace(state, clock=clock, rolled=False, roll_attempted=True, dice=None)
-    return new, [{"type": "invalid_roll", "side": side}]
+    new = replace(state, clock=clock, turn=turn, rolled=False, roll_attempted=True, dice=None)
+    return new, [{"type": EventType.INVALID_ROLL, "side": side}]
 
 
-def on_pause(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    reason = inp.get("reason")
-    return _pause(state, reason if isinstance(reason, str) else "", at, by_td=False)
+def on_premature_pickup(state: TableState, inp: PrematurePickup, at: int) -> Result:
+    """4.1 v b: the offender lets their whole delay run on their next turn."""
+    side = inp.side
+    _check(legal.pickup_refusal(state, side))
+    return replace(state, clock=state.clock.forfeit_next_delay(side)), [
+        {"type": EventType.PREMATURE_PICKUP, "side": side}
+    ]
 
 
-def _pause(state: TableState, reason: str, at: int, *, by_td: bool) -> tuple[TableState, list]:
-    _require_phase(state, "opening", "playing", "between_games", "break")
-    if not by_td and not state.profile.allowed_pause(reason):
-        allowed = ", ".join(sorted(state.profile.pause_reasons))
-        raise RuleError(f"reason {reason!r} does not allow a pause in {state.profile.name} ({allowed})")
+def on_pause(state: TableState, inp: Pause, at: int) -> Result:
+    side = inp.side
+    if side is None:
+        _check(legal.table_pause_refusal(state))
+        return _pause(state, inp.reason, None, at)
+    _check(legal.pause_refusal(state, side, inp.reason))
+    if legal.pause_passes(state, side):
+        # WBGF 4.4 iii: pausing the clock instead of answering a double is passing it.
+        passed, events = on_pass(state, Pass(inp.at, inp.wall, side), at)
+        notice: Event = {"type": EventType.PAUSE, "side": side, "reason": inp.reason, "passes": True}
+        return passed, [notice, *events]
+    return _pause(state, inp.reason, side, at)
+
+
+def _pause(state: TableState, reason: PauseReason, side: Side | None, at: int) -> Result:
     clock = state.clock.pause(reason, at) if state.clock.enabled else state.clock
-    new = replace(state, clock=clock, paused=reason, phase="paused", phase_before_pause=state.phase)
-    return new, [{"type": "pause", "reason": reason}]
+    new = replace(
+        state, clock=clock, paused=reason, paused_by=side, phase=Phase.PAUSED, phase_before_pause=state.phase
+    )
+    event: Event = {"type": EventType.PAUSE, "reason": reason}
+    if side is not None:
+        event["side"] = side
+    return new, [event]
 
 
-def on_resume(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    _require_match(state)
-    if state.phase != "paused":
-        raise RuleError("the clock is not paused")
+def on_resume(state: TableState, inp: Resume | ResumeCmd, at: int) -> Result:
+    _check(legal.resume_refusal(state))
     clock = state.clock.resume(at)
-    phase = state.phase_before_pause or "playing"
-    new = replace(state, clock=clock, paused=None, phase=phase, phase_before_pause=None)
-    return new, [{"type": "resume"}]
+    phase = state.phase_before_pause or Phase.PLAYING
+    new = replace(state, clock=clock, paused=None, paused_by=None, phase=phase, phase_before_pause=None)
+    return new, [{"type": EventType.RESUME}]
 
 
 # -- the cube and results -----------------------------------------------------------------------
 
 
 def _undo_point(state: TableState) -> UndoPoint:
-    assert state.match is not None
-    return UndoPoint(state.match, state.phase, state.turn, state.rolled, state.roll_attempted)
+    return UndoPoint(_match(state), state.phase, state.turn, state.rolled, state.roll_attempted)
 
 
-def on_double(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    match = _require_phase(state, "playing")
-    turned_to = inp.get("value")
-    if turned_to is not None:
-        turned_to = int_field(inp, "value", 2, 4096)
-    premature = (
-        state.turn is not None and state.turn != side and state.rolled and match.cube.offered_by is None
-    )
-    if premature:
-        # 4.4 v: a double made before the opponent finished stands.
-        probe = replace(state, turn=side, rolled=False, roll_attempted=False, clock=Clock())
-        refusal = probe._double_refusal(side)
-    else:
-        refusal = state._double_refusal(side)
-    if refusal:
-        raise RuleError(refusal)
+def on_double(state: TableState, inp: Double, at: int) -> Result:
+    side = inp.side
+    _check(legal.cube_refusal(state, side))
+    timing = legal.double_timing(state, side)
+    if isinstance(timing, RuleError):
+        raise timing
     match2, corrected = m.offer_double(
-        match, side, state.profile.max_cube, state.profile.dead_cube, turned_to
+        _match(state), side, state.profile.max_cube, state.profile.dead_cube, inp.value
     )
-    new = replace(state, match=match2, undo=_undo_point(state))
-    if premature:
-        new = replace(new, turn=side, rolled=False, roll_attempted=False, dice=None)
-    event: dict[str, Any] = {"type": "double", "side": side, "value": match2.cube.offered_value}
+    if timing is False and state.turn != side:
+        # a scoreboard, or dice alone, learn the turn from the double: the doubler's, before rolling
+        new = replace(
+            state,
+            match=match2,
+            undo=_undo_point(state),
+            turn=side,
+            rolled=False,
+            roll_attempted=False,
+            dice=None,
+        )
+    else:
+        new = replace(state, match=match2, undo=_undo_point(state))
+    event: Event = {"type": EventType.DOUBLE, "side": side, "value": match2.cube.offered_value}
     if corrected is not None:
         event["corrected_from"] = corrected
-    if premature:
+    if timing is True:
+        # 4.4 v: a double before the opponent finished stands; the opponent finishes the turn
+        # knowing of it (and may still roll), then answers.
         event["premature"] = True
     return new, [event]
 
 
-def on_take(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    match = _require_phase(state, "playing")
-    match2 = m.take(match, side)
+def on_take(state: TableState, inp: Take, at: int) -> Result:
+    side = inp.side
+    _check(legal.take_refusal(state, side))
+    match2 = m.take(_match(state), side)
     new = replace(state, match=match2, undo=_undo_point(state))
-    return new, [{"type": "take", "side": side, "value": match2.cube.value}]
+    return new, [{"type": EventType.TAKE, "side": side, "value": match2.cube.value}]
 
 
-def on_pass(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    match = _result_phase(state)
-    if match.cube.offered_by is None:
-        raise RuleError("no double to pass")
-    if match.cube.offered_by == side:
-        raise RuleError("the doubler cannot pass their own double")
-    return _end_game(state, other(side), "pass", match.cube.value, resigned=False, at=at)
+def on_pass(state: TableState, inp: Pass, at: int) -> Result:
+    side = inp.side
+    _check(legal.pass_refusal(state, side))
+    match = _match(state)
+    return _end_game(state, other(side), GAME_PASSED, match.cube.value, resigned=False, at=at)
 
 
-def _result_phase(state: TableState) -> m.Match:
-    match = _require_match(state)
-    in_game_pause = state.phase == "paused" and match.in_game
-    if state.phase != "playing" and not in_game_pause:
-        raise RuleError(f"no game in progress (phase {state.phase})")
-    return match
+def on_win(state: TableState, inp: Win, at: int) -> Result:
+    _check(legal.win_refusal(state, inp.side))
+    points = m.points_for(inp.kind, _match(state).cube.value)
+    return _end_game(state, inp.side, inp.kind, points, resigned=False, at=at)
 
 
-def on_win(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    match = _result_phase(state)
-    kind = inp.get("kind", "single")
-    if match.cube.offered_by is not None:
-        raise RuleError("a double is waiting: take or pass first")
-    points = m.points_for(kind if isinstance(kind, str) else "", match.cube.value)
-    return _end_game(state, side, kind, points, resigned=False, at=at)
-
-
-def on_resign(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    match = _result_phase(state)
-    kind = inp.get("kind", "single")
-    points = m.points_for(kind if isinstance(kind, str) else "", match.cube.value)
-    return _end_game(state, other(side), kind, points, resigned=True, at=at)
+def on_resign(state: TableState, inp: Resign, at: int) -> Result:
+    _check(legal.result_refusal(state))
+    points = m.points_for(inp.kind, _match(state).cube.value)
+    return _end_game(state, other(inp.side), inp.kind, points, resigned=True, at=at)
 
 
 def _end_game(
-    state: TableState, winner: Side, kind: str, points: int, *, resigned: bool, at: int
-) -> tuple[TableState, list]:
-    assert state.match is not None
+    state: TableState, winner: Side, kind: ResultKind | str, points: int, *, resigned: bool, at: int
+) -> Result:
     undo = _undo_point(state)
-    match = m.end_game(state.match, winner, kind, points, resigned=resigned, at=at, wall=state.wall_at(at))
+    match = m.end_game(_match(state), winner, kind, points, resigned=resigned, at=at, wall=state.wall_at(at))
     clock = state.clock.stop(at) if state.clock.enabled else state.clock
     over = match.is_over()
     new = replace(
         state,
         match=match,
         clock=clock,
-        phase="finished" if over else "between_games",
+        phase=Phase.FINISHED if over else Phase.BETWEEN_GAMES,
         paused=None,
+        paused_by=None,
         phase_before_pause=None,
         turn=None,
         rolled=False,
@@ -599,9 +535,9 @@ def _end_game(
         opening_lower=None,
         undo=undo,
     )
-    events: list[dict[str, Any]] = [
+    events: list[Event] = [
         {
-            "type": "game_over",
+            "type": EventType.GAME_OVER,
             "game": match.games[-1].game,
             "winner": winner,
             "kind": kind,
@@ -617,14 +553,10 @@ def _end_game(
     return new, events
 
 
-def on_undo(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    if state.undo is None:
-        raise RuleError("nothing to undo (only the last score or cube entry, before the next game)")
-    if state.confirmed.a and state.confirmed.b:
-        raise RuleError("both players confirmed the result: the TD corrects it now")
-    if state.phase == "flag":
-        raise RuleError("time expired: waiting for the TD's decision")
+def on_undo(state: TableState, inp: Undo, at: int) -> Result:
+    _check(legal.undo_refusal(state))
     point = state.undo
+    assert point is not None
     new = replace(
         state,
         match=point.match,
@@ -635,181 +567,180 @@ def on_undo(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState
         undo=None,
         confirmed=NOT_PRESENT,
         paused=None,
+        paused_by=None,
         phase_before_pause=None,
     )
-    if state.phase == "paused":
+    if state.phase == Phase.PAUSED:
         # the clock stays paused: the restored phase is where play resumes
-        new = replace(new, phase="paused", paused=state.paused, phase_before_pause=point.phase)
-    return new, [{"type": "undo", "score": point.match.score.as_dict()}]
+        new = replace(
+            new,
+            phase=Phase.PAUSED,
+            paused=state.paused,
+            paused_by=state.paused_by,
+            phase_before_pause=point.phase,
+        )
+    return new, [{"type": EventType.UNDO, "score": point.match.score.as_dict()}]
 
 
-def on_confirm(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
+def on_confirm(state: TableState, inp: Confirm, at: int) -> Result:
     """4.6: both players confirm the final score at the table."""
-    side = side_field(inp)
-    if state.phase != "finished":
-        raise RuleError("the match is not over")
-    return replace(state, confirmed=state.confirmed.set(side, True)), [{"type": "confirm", "side": side}]
+    _check(legal.confirm_refusal(state, inp.side))
+    return replace(state, confirmed=state.confirmed.set(inp.side, True)), [
+        {"type": EventType.CONFIRM, "side": inp.side}
+    ]
 
 
 # -- breaks, calls ------------------------------------------------------------------------------
 
 
-def _breaks_allowed(state: TableState) -> int:
-    assert state.match is not None
-    return breaks_allowed(
-        state.profile,
-        state.match.length,
-        final=state.final,
-        clock=state.clock.enabled,
-        double_match_point=state.match.is_double_match_point(),
-    )
-
-
-def _on_running_clock(state: TableState) -> bool:
-    return state.clock.enabled and state.profile.breaks_on_running_clock_with_clock
-
-
-def on_break(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    if state.away.of(side):
-        raise RuleError(f"{side} is already on a break")
-    if _on_running_clock(state):
-        # ffbg-cdf 11.14: never a clock pause for a break; it runs on the player's own clock.
-        _require_phase(state, "between_games", "playing")
+def on_break(state: TableState, inp: Break, at: int) -> Result:
+    side = inp.side
+    _check(legal.break_refusal(state, side))
+    used = state.breaks_used.of(side) + 1
+    if legal.on_running_clock(state):
+        # FFBG 10.1, 10.2, 11.14: never a clock pause for a break; the breaker's own clock runs.
+        # A player who leaves while the other is away already leaves at his own risk: the clock
+        # keeps charging whoever it charges (10.2).
         clock = state.clock
-        if state.phase == "between_games":
+        someone_away = state.away.a or state.away.b
+        if state.phase == Phase.BETWEEN_GAMES and not someone_away:
             clock = clock.start(side, at)
-        elif clock.running != side:
-            raise RuleError("take a break on your own running clock")
         new = replace(
-            state,
-            clock=clock,
-            away=state.away.set(side, True),
-            breaks_used=state.breaks_used.set(side, state.breaks_used.of(side) + 1),
+            state, clock=clock, away=state.away.set(side, True), breaks_used=state.breaks_used.set(side, used)
         )
-        return new, [{"type": "break", "side": side, "on_clock": True}]
-    _require_phase(state, "between_games", "break")
-    used = state.breaks_used.of(side)
-    allowed = _breaks_allowed(state)
-    if used >= allowed:
-        raise RuleError(f"no breaks left ({used} of {allowed} used)")
-    until = at + break_ms(state.profile)
+        return new, [{"type": EventType.BREAK, "side": side, "on_clock": True}]
+    # 2.2 ii: a player may combine his own breaks: the allowance grows by one break each time
+    start = state.break_until.of(side) if state.away.of(side) else None
+    until = (start if start is not None else at) + break_ms(state.profile)
     new = replace(
         state,
-        phase="break",
+        phase=Phase.BREAK if state.phase == Phase.BETWEEN_GAMES else state.phase,
         away=state.away.set(side, True),
         break_until=state.break_until.set(side, until),
-        breaks_used=state.breaks_used.set(side, used + 1),
+        breaks_used=state.breaks_used.set(side, used),
     )
-    return new, [{"type": "break", "side": side, "until_wall": state.wall_at(until)}]
+    event: Event = {"type": EventType.BREAK, "side": side, "until_wall": state.wall_at(until)}
+    if start is not None:
+        event["combined"] = True
+    return new, [event]
 
 
-def on_return(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    _require_match(state)
-    if not state.away.of(side):
-        raise RuleError(f"{side} is not on a break")
+def on_return(state: TableState, inp: Return, at: int) -> Result:
+    side = inp.side
+    _check(legal.return_refusal(state, side))
     until = state.break_until.of(side)
     overrun = max(0, at - until) if until is not None else 0
     away = state.away.set(side, False)
     new = replace(state, away=away, break_until=state.break_until.set(side, None))
-    if _on_running_clock(state) and state.phase == "between_games":
-        new = replace(new, clock=state.clock.stop(at))
-    if state.phase == "break" and not (away.a or away.b):
-        new = replace(new, phase="between_games")
-    if state.phase == "paused" and state.phase_before_pause == "break" and not (away.a or away.b):
-        new = replace(new, phase_before_pause="between_games")
-    return new, [{"type": "return", "side": side, "overrun_ms": overrun}]
+    if legal.on_running_clock(state) and state.phase == Phase.BETWEEN_GAMES:
+        opponent = other(side)
+        if away.of(opponent):
+            # FFBG 10.2: back from the break, the opponent is not there: his clock runs now
+            new = replace(new, clock=state.clock.start(opponent, at))
+        else:
+            new = replace(new, clock=state.clock.stop(at))
+    if state.phase == Phase.BREAK and not (away.a or away.b):
+        new = replace(new, phase=Phase.BETWEEN_GAMES)
+    if state.phase == Phase.PAUSED and state.phase_before_pause == Phase.BREAK and not (away.a or away.b):
+        new = replace(new, phase_before_pause=Phase.BETWEEN_GAMES)
+    return new, [{"type": EventType.RETURN, "side": side, "overrun_ms": overrun}]
 
 
-def on_call_td(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    side = side_field(inp)
-    return replace(state, td_call=side), [{"type": "call_td", "side": side}]
-
-
-def on_tick(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    return state, []
-
-
-def on_premature_pickup(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    """4.1 v b: the offender lets their whole delay run on their next turn."""
-    side = side_field(inp)
-    _require_match(state)
-    if not state.clock.enabled:
-        raise RuleError("no clock in this match")
-    return replace(state, clock=state.clock.forfeit_next_delay(side)), [
-        {"type": "premature_pickup", "side": side}
+def on_call_td(state: TableState, inp: CallTd, at: int) -> Result:
+    side = inp.side
+    _check(legal.call_refusal(state, side))
+    return replace(state, td_call=side, td_calls=state.td_calls.set(side, True)), [
+        {"type": EventType.CALL_TD, "side": side}
     ]
 
 
-# -- hub / TD commands (PROTOCOL.md §3.3) -------------------------------------------------------
+def on_withdraw_call(state: TableState, inp: WithdrawCall, at: int) -> Result:
+    side = inp.side
+    _check(legal.withdraw_refusal(state, side))
+    calls = state.td_calls.set(side, False)
+    last = state.td_call if state.td_call != side else (other(side) if calls.of(other(side)) else None)
+    return replace(state, td_call=last, td_calls=calls), [{"type": EventType.WITHDRAW_CALL, "side": side}]
 
 
-def _cmd_done(inp: dict[str, Any], *, ok: bool, error: str | None = None) -> dict[str, Any]:
-    return {
-        "type": "cmd_done",
+def on_tick(state: TableState, inp: Tick, at: int) -> Result:
+    return state, []
+
+
+# -- hub / TD commands (docs/protocol.md §3.4) ----------------------------------------------------
+
+
+def _cmd_done(inp: dict[str, Any], *, ok: bool, error: RuleError | None = None) -> Event:
+    event: Event = {
+        "type": EventType.CMD_DONE,
         "id": _echo(inp.get("id")),
         "cmd": _echo(inp.get("type")),
         "ok": ok,
-        "error": error,
+        "error": clip(error.message) if error is not None else None,
     }
+    if error is not None:
+        event["code"] = error.code
+    return event
 
 
 def _echo(value: Any) -> Any:
     """A command's field quoted back in its answer, never larger than ``MAX_TEXT``."""
     if value is None or isinstance(value, bool | int):
         return value
-    return clip(value if isinstance(value, str) else repr(value))
+    return clip(str.__str__(value) if isinstance(value, str) else repr(value))
 
 
-def on_cmd(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    cmd_id = str_field(inp, "id")
-    if len(cmd_id) > MAX_TEXT:
-        raise RuleError(f"id: longer than {MAX_TEXT} characters")
-    if cmd_id in state.applied_cmds:
-        done = _cmd_done(inp, ok=True)
+def on_cmd(state: TableState, inp: Cmd, at: int) -> Result:
+    raw = {"id": inp.id, "type": inp.type}
+    if inp.id in state.applied_cmds:
+        done = _cmd_done(raw, ok=True)
         done["duplicate"] = True
         return state, [done]
-    expires = inp.get("expires_wall")
     wall = state.wall_at(at)
-    if isinstance(expires, int) and wall is not None and wall > expires:
-        raise RuleError("command expired")
-    kind = inp.get("type")
-    handler = COMMANDS.get(kind) if isinstance(kind, str) else None
-    if handler is None:
-        raise RuleError(f"unknown command type {kind!r}")
-    new, events = handler(state, inp, at)
-    new = replace(new, applied_cmds=new.applied_cmds | {cmd_id})
-    if kind in SCORE_COMMANDS:
+    if inp.expires_wall is not None and wall is not None and wall > inp.expires_wall:
+        raise RuleError("cmd.expired")
+    _check(legal.command_refusal(state, inp.command, inp.id))
+    new, events = _COMMAND_DISPATCH[type(inp.command)](state, inp.command, inp)
+    new = replace(new, applied_cmds=new.applied_cmds | {inp.id})
+    if inp.type in SCORE_COMMANDS:
         # the table's undo must never take back a TD decision made after the entry it restores
         new = replace(new, undo=None)
-    return new, [*events, _cmd_done(inp, ok=True)]
+    return new, [*events, _cmd_done(raw, ok=True)]
 
 
 #: commands that change the match record (score, length, result): they end the table's undo
-SCORE_COMMANDS = frozenset({"penalty", "forfeit", "waive", "set_length", "correct_score", "resolve_flag"})
+SCORE_COMMANDS = frozenset(
+    {
+        CommandType.PENALTY,
+        CommandType.FORFEIT,
+        CommandType.WAIVE,
+        CommandType.SET_LENGTH,
+        CommandType.CORRECT_SCORE,
+        CommandType.RESOLVE_FLAG,
+    }
+)
 
 
 def _end_match(state: TableState, match: m.Match, cmd_id: str, at: int) -> TableState:
     clock = state.clock.stop(at) if state.clock.enabled else state.clock
     # the phase play would go back to if the decision is taken back (a pause is not kept)
-    before = state.phase_before_pause if state.phase == "paused" else state.phase
+    before = state.phase_before_pause if state.phase == Phase.PAUSED else state.phase
     return replace(
         state,
         match=match,
         clock=clock,
-        phase="finished",
+        phase=Phase.FINISHED,
         ended_by=cmd_id,
         phase_before_end=before,
         in_game_before_end=state.match is not None and state.match.in_game,
         paused=None,
+        paused_by=None,
     )
 
 
 def _reopen(state: TableState, match: m.Match) -> TableState:
     """A result taken back by the TD: play continues where the match was ended."""
     ended_by_cmd = state.ended_by is not None
-    phase = (state.phase_before_end if ended_by_cmd else None) or "between_games"
+    phase = (state.phase_before_end if ended_by_cmd else None) or Phase.BETWEEN_GAMES
     in_game = state.in_game_before_end if ended_by_cmd else False
     return replace(
         state,
@@ -822,59 +753,51 @@ def _reopen(state: TableState, match: m.Match) -> TableState:
     )
 
 
-def cmd_penalty(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    match = _require_match(state)
-    against = side_field(inp, "against")
-    points = int_field(inp, "points", 1, MAX_LENGTH)
-    reason = clip(inp["reason"], MAX_LABEL) if isinstance(inp.get("reason"), str) else "conduct"
-    penalty = m.Penalty(id=inp["id"], against=against, points=points, reason=reason)
+def _lateness_forfeit(match: m.Match, against: Side) -> bool:
+    """2.2 iv: lateness and break-overrun points together past half the length forfeit the match."""
+    return is_lateness_forfeit(match.length, match.lateness_points(against))
+
+
+def cmd_penalty(state: TableState, cmd: PenaltyCmd, inp: Cmd) -> Result:
+    match = _match(state)
+    penalty = m.Penalty(id=inp.id, against=cmd.against, points=cmd.points, reason=cmd.reason)
     match2 = m.add_penalty(match, penalty)
-    events: list[dict[str, Any]] = [
+    events: list[Event] = [
         {
-            "type": "penalty",
+            "type": EventType.PENALTY,
             "id": penalty.id,
-            "against": against,
-            "points": points,
-            "reason": reason,
+            "against": cmd.against,
+            "points": cmd.points,
+            "reason": cmd.reason,
             "score": match2.score.as_dict(),
         }
     ]
-    late_points = sum(
-        p.points for p in match2.penalty_log if p.against == against and p.reason == "late" and not p.waived
-    )
-    if not match2.is_over() and reason == "late" and is_lateness_forfeit(match2.length, late_points):
-        match2 = replace(match2, winner=other(against), end_reason="lateness", in_game=False)
+    if not match2.is_over() and cmd.reason in LATENESS_REASONS and _lateness_forfeit(match2, cmd.against):
+        match2 = replace(match2, winner=other(cmd.against), end_reason=EndReason.LATENESS, in_game=False)
     if match2.is_over():
         events.append(_match_over(match2))
-        return _end_match(state, match2, penalty.id, at), events
+        return _end_match(state, match2, penalty.id, inp.at), events
     return replace(state, match=match2), events
 
 
-def cmd_forfeit(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    match = _require_match(state)
-    against = side_field(inp, "against")
-    reason = "lateness" if inp.get("reason") in ("late", "lateness") else "forfeit"
-    match2 = replace(match, winner=other(against), end_reason=reason, in_game=False)
-    return _end_match(state, match2, inp["id"], at), [_match_over(match2)]
+def cmd_forfeit(state: TableState, cmd: ForfeitCmd, inp: Cmd) -> Result:
+    match = _match(state)
+    late = cmd.reason in LATENESS_REASONS or cmd.reason == EndReason.LATENESS
+    reason = EndReason.LATENESS if late else EndReason.FORFEIT
+    match2 = replace(match, winner=other(cmd.against), end_reason=reason, in_game=False)
+    return _end_match(state, match2, inp.id, inp.at), [_match_over(match2)]
 
 
-def cmd_waive(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    if state.match is None:
-        raise RuleError("no match assigned to this table")
-    penalty_id = str_field(inp, "penalty_id")
-    match = state.match
-    reopen = state.phase == "finished" and state.ended_by is not None
-    if state.phase == "finished" and not reopen:
-        raise RuleError("the match is over; correct the score instead")
-    events: list[dict[str, Any]] = []
-    if any(p.id == penalty_id for p in match.penalty_log):
-        match, penalty = m.waive_penalty(match, penalty_id)
-        events.append({"type": "waive", "penalty_id": penalty_id, "points": penalty.points})
-    elif penalty_id != state.ended_by:
-        raise RuleError(f"no penalty with id {penalty_id}")
+def cmd_waive(state: TableState, cmd: WaiveCmd, inp: Cmd) -> Result:
+    match = _match(state)
+    reopen = state.phase == Phase.FINISHED and state.ended_by is not None
+    events: list[Event] = []
+    if any(p.id == cmd.penalty_id for p in match.penalty_log):
+        match, penalty = m.waive_penalty(match, cmd.penalty_id)
+        events.append({"type": EventType.WAIVE, "penalty_id": cmd.penalty_id, "points": penalty.points})
     else:
-        events.append({"type": "waive", "penalty_id": penalty_id, "points": 0})
-    if reopen and _waiver_reopens(state, match, penalty_id):
+        events.append({"type": EventType.WAIVE, "penalty_id": cmd.penalty_id, "points": 0})
+    if reopen and _waiver_reopens(state, match, cmd.penalty_id):
         events[-1]["reopened"] = True
         return _reopen(state, match), events
     return replace(state, match=match), events
@@ -885,160 +808,167 @@ def _waiver_reopens(state: TableState, match: m.Match, penalty_id: str) -> bool:
     ended, reopens it; a forfeit or time decision stands unless it is itself waived."""
     if penalty_id == state.ended_by:
         return True
-    if match.end_reason == "points":
+    if match.end_reason == EndReason.POINTS:
         return max(match.score.a, match.score.b) < match.length
     ended_by_penalty = any(p.id == state.ended_by for p in match.penalty_log)
-    if match.end_reason == "lateness" and ended_by_penalty and match.winner is not None:
-        loser = other(match.winner)
-        late = sum(
-            p.points for p in match.penalty_log if p.against == loser and p.reason == "late" and not p.waived
-        )
-        return not is_lateness_forfeit(match.length, late)
+    if match.end_reason == EndReason.LATENESS and ended_by_penalty and match.winner is not None:
+        return not _lateness_forfeit(match, other(match.winner))
     return False
 
 
-def cmd_start_clock(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    """2.2 (WBGF alternative; ffbg-cdf with a clock): the late player's clock runs."""
-    _require_phase(state, "waiting", "opening", "between_games", "break")
-    side = side_field(inp)
-    if not state.clock.enabled:
-        raise RuleError("no clock in this match")
-    return replace(state, clock=state.clock.start(side, at)), [{"type": "start_clock", "side": side}]
-
-
-def cmd_pause(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    reason = clip(inp["reason"], MAX_LABEL) if isinstance(inp.get("reason"), str) else "td"
-    return _pause(state, reason, at, by_td=True)
-
-
-def cmd_resume(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    return on_resume(state, inp, at)
-
-
-def cmd_set_time(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    if state.match is None:
-        raise RuleError("no match assigned to this table")
-    if not state.clock.enabled:
-        raise RuleError("no clock in this match (impose one first)")
-    reserves = side_map(inp, "reserve_ms", 0, 24 * 3600 * 1000)
-    clock = state.clock.set_reserve(Pair(reserves["A"], reserves["B"]), at)
-    new = replace(state, clock=clock)
-    if state.phase == "flag":
-        # 4.3 iv: time run by mistake restored; the match goes on once the TD resumes.
-        flagged = state.clock.flagged
-        clock = replace(clock, running=flagged, paused="td", delay_left=0)
-        new = replace(new, clock=clock, phase="paused", paused="td", phase_before_pause="playing")
-    return new, [{"type": "set_time", "reserve_ms": reserves}]
-
-
-def cmd_impose_clock(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    """2.3 / 3.5 vi: a clock for the rest of the match, mpp × (RA + RB) / 2 each."""
-    match = _require_match(state)
-    mpp = number_field(inp, "minutes_per_point", 0.1, 60)
-    delay_s = int_field(inp, "delay_s", 0, 120)
-    reserve = imposed_reserve_ms(mpp, match.away("A"), match.away("B"))
-    clock = new_clock(reserve, delay_s * 1000)
-    paused = clock if state.phase != "paused" else replace(clock, paused=state.paused)
-    return replace(state, clock=paused, opening_lower=None), [
-        {"type": "impose_clock", "reserve_ms": reserve, "delay_ms": delay_s * 1000}
+def cmd_start_clock(state: TableState, cmd: StartClockCmd, inp: Cmd) -> Result:
+    """2.2 iv (WBGF alternative), FFBG 9.3: the late player's clock runs."""
+    return replace(state, clock=state.clock.start(cmd.side, inp.at)), [
+        {"type": EventType.START_CLOCK, "side": cmd.side}
     ]
 
 
-def cmd_set_length(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    if state.match is None:
-        raise RuleError("no match assigned to this table")
-    length = int_field(inp, "length", 1, MAX_LENGTH)
-    match = state.match
-    refusal = m.length_refusal(match, length)
-    if refusal:
-        raise RuleError(refusal)
-    note = m.Correction("length", str(match.length), str(length), clip(str(inp.get("note", ""))), at)
-    corrections = (*match.corrections, note)
-    if match.in_game:
-        match = replace(match, pending_length=length, corrections=corrections)
-        return replace(state, match=match), [{"type": "set_length", "length": length, "pending": True}]
-    match = replace(match, length=length, pending_length=None, corrections=corrections)
-    return replace(state, match=match), [{"type": "set_length", "length": length, "pending": False}]
+def cmd_pause(state: TableState, cmd: PauseCmd, inp: Cmd) -> Result:
+    return _pause(state, cmd.reason, None, inp.at)
 
 
-def cmd_correct_score(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    if state.match is None:
-        raise RuleError("no match assigned to this table")
-    score = side_map(inp, "score", 0, 10 * MAX_LENGTH)
-    match = state.match
+def cmd_resume(state: TableState, cmd: ResumeCmd, inp: Cmd) -> Result:
+    return on_resume(state, cmd, inp.at)
+
+
+def cmd_set_time(state: TableState, cmd: SetTimeCmd, inp: Cmd) -> Result:
+    at = inp.at
+    clock = state.clock.set_reserve(cmd.reserve_ms, at)
+    new = replace(state, clock=clock)
+    if state.phase == Phase.FLAG:
+        # 4.3 iv: time run by mistake restored; the match goes on once the TD resumes.
+        flagged = state.clock.flagged
+        clock = replace(clock, running=flagged, paused=PauseReason.TD, delay_left=0)
+        new = replace(
+            new,
+            clock=clock,
+            phase=Phase.PAUSED,
+            paused=PauseReason.TD,
+            paused_by=None,
+            phase_before_pause=Phase.PLAYING,
+        )
+    return new, [{"type": EventType.SET_TIME, "reserve_ms": cmd.reserve_ms.as_dict()}]
+
+
+def cmd_impose_clock(state: TableState, cmd: ImposeClockCmd, inp: Cmd) -> Result:
+    """2.3 / 3.5 vi: a clock for the rest of the match, mpp × (RA + RB) / 2 each."""
+    match = _match(state)
+    reserve = imposed_reserve_ms(cmd.minutes_per_point, match.away("A"), match.away("B"))
+    clock = new_clock(reserve, cmd.delay_s * 1000)
+    paused = clock if state.phase != Phase.PAUSED else replace(clock, paused=state.paused)
+    return replace(state, clock=paused, opening_lower=None), [
+        {"type": EventType.IMPOSE_CLOCK, "reserve_ms": reserve, "delay_ms": cmd.delay_s * 1000}
+    ]
+
+
+def cmd_set_length(state: TableState, cmd: SetLengthCmd, inp: Cmd) -> Result:
+    """A wrong match length: at the next game's start (WBGF/HBF 4.8) or at once (HU 4.3, FFBG 4.5)."""
+    match = _match(state)
+    note = m.Correction("length", str(match.length), str(cmd.length), cmd.note, inp.at)
+    match = replace(match, corrections=(*match.corrections, note))
+    at_once = state.profile.length_correction == "at_once"
+    if match.in_game and not at_once:
+        match = replace(match, pending_length=cmd.length)
+        return replace(state, match=match), [
+            {"type": EventType.SET_LENGTH, "length": cmd.length, "pending": True}
+        ]
+    was_crawford = match.crawford_game
+    match = m.apply_length(match, cmd.length)
+    event: Event = {"type": EventType.SET_LENGTH, "length": cmd.length, "pending": False}
+    if match.crawford_game != was_crawford:
+        event["crawford_game"] = match.crawford_game
+    if match.is_over():
+        # HU 4.3, FFBG 4.5: the length in force is reached: the match is won
+        return _end_match(state, match, inp.id, inp.at), [event, _match_over(match)]
+    return replace(state, match=match), [event]
+
+
+def cmd_correct_score(state: TableState, cmd: CorrectScoreCmd, inp: Cmd) -> Result:
+    match = _match(state)
+    score = cmd.score
     before = f"{match.score.a}-{match.score.b}"
-    note = m.Correction("score", before, f"{score['A']}-{score['B']}", clip(str(inp.get("note", ""))), at)
-    match = replace(match, score=Pair(score["A"], score["B"]), corrections=(*match.corrections, note))
-    events: list[dict[str, Any]] = [{"type": "correct_score", "score": score, "before": before}]
-    leader: Side = "A" if score["A"] >= score["B"] else "B"
-    reached = score[leader] >= match.length
-    if state.phase == "finished":
+    note = m.Correction("score", before, f"{score.a}-{score.b}", cmd.note, inp.at)
+    match = replace(match, score=score, corrections=(*match.corrections, note))
+    events: list[Event] = [{"type": EventType.CORRECT_SCORE, "score": score.as_dict(), "before": before}]
+    leader: Side = "A" if score.a >= score.b else "B"
+    reached = score.of(leader) >= match.length
+    if state.phase == Phase.FINISHED:
         if reached:
             if match.winner != leader:
-                match = replace(match, winner=leader, end_reason="td")
+                match = replace(match, winner=leader, end_reason=EndReason.TD)
                 events.append(_match_over(match))
             return replace(state, match=match), events
-        if match.end_reason in ("points", "td"):
+        if match.end_reason in (EndReason.POINTS, EndReason.TD):
             # 4.6 / 4.7: a wrong final score is corrected and the match goes on
             events[0]["reopened"] = True
             return _reopen(state, match), events
         # a forfeit, lateness or time decision stands; only the record is corrected
         return replace(state, match=match), events
     if reached:
-        match = replace(match, winner=leader, end_reason="td", in_game=False)
+        match = replace(match, winner=leader, end_reason=EndReason.TD, in_game=False)
         events.append(_match_over(match))
-        return _end_match(state, match, inp["id"], at), events
+        return _end_match(state, match, inp.id, inp.at), events
     return replace(state, match=match), events
 
 
-def cmd_resolve_flag(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    if state.phase != "flag" or state.match is None:
-        raise RuleError("no time flag to resolve")
-    winner = side_field(inp, "winner")
-    match = replace(state.match, winner=winner, end_reason="time", in_game=False)
-    new = replace(state, match=match, phase="finished", td_call=None)
-    return new, [{"type": "resolve_flag", "winner": winner}, _match_over(match)]
+def cmd_resolve_flag(state: TableState, cmd: ResolveFlagCmd, inp: Cmd) -> Result:
+    match = replace(_match(state), winner=cmd.winner, end_reason=EndReason.TIME, in_game=False)
+    new = replace(state, match=match, phase=Phase.FINISHED, td_call=None, td_calls=NOT_PRESENT)
+    return new, [{"type": EventType.RESOLVE_FLAG, "winner": cmd.winner}, _match_over(match)]
 
 
-def cmd_td_ack(state: TableState, inp: dict[str, Any], at: int) -> tuple[TableState, list]:
-    return replace(state, td_call=None), [{"type": "td_ack"}]
+def cmd_td_ack(state: TableState, cmd: TdAckCmd, inp: Cmd) -> Result:
+    return replace(state, td_call=None, td_calls=NOT_PRESENT), [{"type": EventType.TD_ACK}]
 
 
-HANDLERS: dict[str, Handler] = {
-    "assign": on_assign,
-    "checkin": on_checkin,
-    "opening_roll": on_opening_roll,
-    "press": on_press,
-    "roll": on_roll,
-    "invalid_roll": on_invalid_roll,
-    "double": on_double,
-    "take": on_take,
-    "pass": on_pass,
-    "win": on_win,
-    "resign": on_resign,
-    "pause": on_pause,
-    "resume": on_resume,
-    "break": on_break,
-    "return": on_return,
-    "call_td": on_call_td,
-    "undo": on_undo,
-    "confirm": on_confirm,
-    "premature_pickup": on_premature_pickup,
-    "cmd": on_cmd,
-    "tick": on_tick,
+Handler = Callable[[TableState, Any, int], Result]
+CommandHandler = Callable[[TableState, Any, Cmd], Result]
+
+#: one handler per input class (the parser has turned the JSON into one of them)
+_DISPATCH: dict[type, Handler] = {
+    Assign: on_assign,
+    Checkin: on_checkin,
+    OpeningRoll: on_opening_roll,
+    Press: on_press,
+    Roll: on_roll,
+    InvalidRoll: on_invalid_roll,
+    Double: on_double,
+    Take: on_take,
+    Pass: on_pass,
+    Win: on_win,
+    Resign: on_resign,
+    Pause: on_pause,
+    Resume: on_resume,
+    Break: on_break,
+    Return: on_return,
+    CallTd: on_call_td,
+    WithdrawCall: on_withdraw_call,
+    Undo: on_undo,
+    Confirm: on_confirm,
+    PrematurePickup: on_premature_pickup,
+    Cmd: on_cmd,
+    Tick: on_tick,
 }
 
-COMMANDS: dict[str, Handler] = {
-    "penalty": cmd_penalty,
-    "forfeit": cmd_forfeit,
-    "waive": cmd_waive,
-    "start_clock": cmd_start_clock,
-    "pause": cmd_pause,
-    "resume": cmd_resume,
-    "set_time": cmd_set_time,
-    "impose_clock": cmd_impose_clock,
-    "set_length": cmd_set_length,
-    "correct_score": cmd_correct_score,
-    "resolve_flag": cmd_resolve_flag,
-    "td_ack": cmd_td_ack,
+_COMMAND_DISPATCH: dict[type, CommandHandler] = {
+    PenaltyCmd: cmd_penalty,
+    ForfeitCmd: cmd_forfeit,
+    WaiveCmd: cmd_waive,
+    StartClockCmd: cmd_start_clock,
+    PauseCmd: cmd_pause,
+    ResumeCmd: cmd_resume,
+    SetTimeCmd: cmd_set_time,
+    ImposeClockCmd: cmd_impose_clock,
+    SetLengthCmd: cmd_set_length,
+    CorrectScoreCmd: cmd_correct_score,
+    ResolveFlagCmd: cmd_resolve_flag,
+    TdAckCmd: cmd_td_ack,
 }
+
+#: the handler of each input and command by its name (what a reader asks: "does this table take
+#: a ``withdraw_call``?")
+HANDLERS: dict[str, Handler] = {INPUT_TYPES[cls]: h for cls, h in _DISPATCH.items()}
+COMMANDS: dict[str, CommandHandler] = {COMMAND_TYPES[cls]: h for cls, h in _COMMAND_DISPATCH.items()}
+
+# every input and command of the vocabulary has its handler (checked at import, cheaply)
+assert set(HANDLERS) == set(InputType) and set(COMMANDS) == set(CommandType)

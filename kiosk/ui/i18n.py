@@ -4,6 +4,10 @@ The catalogs live in ``kiosk/locale/<lang>/LC_MESSAGES/kiosk.po`` so translators
 usual tools, but the kiosk reads the ``.po`` text itself (no compile step, no ``msgfmt``).
 Messages are English sentences with named ``{placeholders}`` filled with ``str.format``.
 
+A second domain, ``rules`` (``rules.po``), translates the rulebook's refusal codes
+(``double.crawford``, ``field.missing``…): its msgids are the codes, and :func:`rules_translator`
+fills the placeholders from the error's ``params``, falling back to the rulebook's English.
+
 Code marks every message it shows by passing a literal string to a translator named ``tr`` or
 ``side_tr`` (or to :func:`N_` for messages kept in tables), which is how :func:`extract_msgids` finds them.
 """
@@ -12,11 +16,16 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
+
+from rulebook.codes import english
 
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 DOMAIN = "kiosk"
+#: the rulebook's refusal codes (msgid = code)
+RULES_DOMAIN = "rules"
 DEFAULT = "en"
 
 #: language code -> its name in that language (what the language picker shows)
@@ -38,8 +47,8 @@ def N_(message: str) -> str:
     return message
 
 
-def catalog_path(lang: str) -> Path:
-    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+def catalog_path(lang: str, domain: str = DOMAIN) -> Path:
+    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{domain}.po"
 
 
 class PoError(ValueError):
@@ -113,9 +122,9 @@ def parse_po(text: str) -> dict[str, str]:
 
 
 @functools.cache
-def catalog(lang: str) -> dict[str, str]:
+def catalog(lang: str, domain: str = DOMAIN) -> dict[str, str]:
     """The messages of ``lang`` (empty for English or an unknown language)."""
-    path = catalog_path(lang)
+    path = catalog_path(lang, domain)
     if lang == DEFAULT or not path.is_file():
         return {}
     return parse_po(path.read_text(encoding="utf-8"))
@@ -130,6 +139,32 @@ def translator(lang: str) -> Translator:
         return messages.get(msgid) or msgid
 
     return tr
+
+
+RulesTranslator = Callable[[str, "Mapping[str, Any] | None"], str]
+
+
+@functools.cache
+def rules_translator(lang: str) -> RulesTranslator:
+    """``tr_rule(code, params) -> text`` in ``lang``: a refusal the rulebook gave (an event's
+    ``code``; its values, when it has some) as the player reads it. A code the catalog lacks, or
+    a newer one, falls back to the rulebook's English."""
+    messages = catalog(lang, RULES_DOMAIN) if lang in LANGUAGES else {}
+
+    def tr_rule(code: str, params: Mapping[str, Any] | None = None) -> str:
+        template = messages.get(code)
+        if template is None:
+            return english(code, params)
+        return template.format_map(_Keep(params or {}))
+
+    return tr_rule
+
+
+class _Keep(dict[str, Any]):
+    """A placeholder without a value stays as it is: a message never fails to format."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
 
 
 def extract_msgids(paths: Iterable[Path]) -> set[str]:

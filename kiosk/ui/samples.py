@@ -157,7 +157,8 @@ def on_break(late: bool = False) -> Journal:
 
 def paused(reason: str = "dispute") -> Journal:
     j = playing()
-    j.add(1_500, input="pause", reason=reason)
+    by = {} if reason in ("td", "power_loss") else {"side": "A"}  # a player's pause names the player
+    j.add(1_500, input="pause", reason=reason, **by)
     return j
 
 

@@ -100,7 +100,14 @@ class Hostile:
         st = new_table("z")
         for i, inp in enumerate(
             [
-                {"input": "assign", "match_id": "zz", "length": 5, "players": PLAYERS, "clock": True},
+                {
+                    "input": "assign",
+                    "profile": "wbgf-2023",
+                    "match_id": "zz",
+                    "length": 5,
+                    "players": PLAYERS,
+                    "clock": True,
+                },
                 {"input": "checkin", "side": "A"},
                 {"input": "checkin", "side": "B"},
                 {"input": "opening_roll", "A": 6, "B": 2},

@@ -43,7 +43,14 @@ WAIT = 30.0
 RESTORED = re.compile(r"restored (\d+) journal inputs: (\{.*\})\s*$")
 PLAYERS = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
 PLAY = [
-    {"input": "assign", "match_id": "m1", "length": 7, "players": PLAYERS, "clock": True},
+    {
+        "input": "assign",
+        "profile": "wbgf-2023",
+        "match_id": "m1",
+        "length": 7,
+        "players": PLAYERS,
+        "clock": True,
+    },
     {"input": "checkin", "side": "A"},
     {"input": "checkin", "side": "B"},
     {"input": "opening_roll", "A": 5, "B": 2},

@@ -14,10 +14,12 @@ previous one, so reserves can be worked out by hand):
 
     match ID length=N profile=P clock=yes|no|{json} [final] [start=+5m] [round=R]
     checkin S | break S | return S | call_td S | confirm S | press S | invalid S | pickup S
-    wait D | tick | undo | pause REASON | resume | roll D1-D2
+    wait D | tick | undo | pause S REASON | pause td | resume | roll D1-D2
     opening A-B          opening roll (A's die, B's die); with a clock the lower roller presses 1 s later
     first-move S D       S plays the opening roll and presses after D
     move S D             S rolls 2 s into the turn and presses after D in all
+    turn S D             S presses after D (a clock without a dice tower: no roll is read)
+    tower-turn S D       S's roll is read 2 s into the turn; nothing marks its end (no clock)
     double S D [value=V] S doubles after D; with a clock S then presses 1 s later
     try-double S D       a double only (one expected to be refused: no press follows)
     take S D | pass S D  after D; a take is followed by S's press 1 s later with a clock
@@ -424,7 +426,7 @@ SCRIPTS: dict[str, str] = {
         checkin B
         opening 6-1
         wait 5s
-        pause dispute
+        pause A dispute
         wait 3m
         resume
         wait 17s
@@ -493,13 +495,155 @@ SCRIPTS: dict[str, str] = {
         double B 2s
         take A 2s
         move B 30s
-        pause claim
+        pause B claim
         wait 1m
         resume
         move A 12s
         win B backgammon 3s
     """,
 }
+
+
+# -- one match in the three table setups, under every profile ------------------------------------
+# The same nine-point match each time: a double, a take and the owner's redouble passed; a gammon
+# and a backgammon resigned; the Crawford game with a refused double; a post-Crawford double.
+# Only what the table can see differs: a scoreboard sees the results and the cube only, a clock
+# without a tower sees the presses, a tower without a clock sees the rolls.
+
+_SETUP_GAMES = {
+    "scoreboard": """
+        # game 1: B doubles, A takes, A (the cube's owner) redoubles at once, B passes: 2-0
+        opening 6-1
+        wait 40s
+        double B 5s
+        take A 4s
+        wait 30s
+        double A 5s
+        pass B 6s
+        # game 2: A resigns a gammon: 2-2
+        opening 1-6
+        wait 60s
+        resign A gammon 3s
+        # game 3: A doubles, B takes, B resigns a backgammon at 2: 8-2
+        opening 5-2
+        wait 30s
+        double A 4s
+        take B 5s
+        wait 60s
+        resign B backgammon 2s
+        # game 4, the Crawford game: B's double is refused; B wins a gammon: 8-4
+        opening 2-6
+        wait 30s
+        try-double B 2s
+        wait 60s
+        win B gammon 1s
+        # game 5, post-Crawford: B doubles, A takes, A wins a single at 2: 10-4
+        opening 1-5
+        wait 20s
+        double B 3s
+        take A 4s
+        wait 60s
+        win A single 1s
+    """,
+    "clock-no-tower": """
+        # game 1: A uses 30 s; B doubles, A takes, A redoubles on his turn, B passes: 2-0
+        opening 6-1
+        first-move A 30s
+        double B 5s
+        take A 4s
+        turn B 8s
+        double A 3s
+        pass B 6s
+        # game 2: A resigns a gammon: 2-2
+        opening 1-6
+        first-move B 9s
+        turn A 7s
+        resign A gammon 3s
+        # game 3: B uses 40 s; A doubles, B takes, B resigns a backgammon at 2: 8-2
+        opening 5-2
+        first-move A 10s
+        turn B 40s
+        double A 4s
+        take B 5s
+        turn A 10s
+        resign B backgammon 2s
+        # game 4, the Crawford game: B's double is refused; B wins a gammon: 8-4
+        opening 2-6
+        first-move B 10s
+        turn A 10s
+        try-double B 2s
+        turn B 9s
+        win B gammon 1s
+        # game 5, post-Crawford: A uses 20 s; B doubles, A takes, A wins a single at 2: 10-4
+        opening 1-5
+        first-move B 8s
+        turn A 20s
+        double B 3s
+        take A 4s
+        turn B 10s
+        turn A 10s
+        win A single 1s
+    """,
+    "tower-no-clock": """
+        # game 1: B doubles once A has rolled, A takes, B rolls, A redoubles, B passes: 2-0
+        opening 6-1
+        wait 20s
+        double B 5s
+        take A 4s
+        tower-turn B 10s
+        double A 3s
+        pass B 6s
+        # game 2: A rolls, then resigns a gammon: 2-2
+        opening 1-6
+        tower-turn A 8s
+        resign A gammon 3s
+        # game 3: B rolls; A doubles, B takes, A rolls, B resigns a backgammon at 2: 8-2
+        opening 5-2
+        tower-turn B 10s
+        double A 4s
+        take B 5s
+        tower-turn A 10s
+        resign B backgammon 2s
+        # game 4, the Crawford game: B's double is refused; B wins a gammon: 8-4
+        opening 2-6
+        tower-turn A 10s
+        try-double B 2s
+        tower-turn B 9s
+        win B gammon 1s
+        # game 5, post-Crawford: B doubles after A's roll, A takes, A wins a single at 2: 10-4
+        opening 1-5
+        tower-turn A 8s
+        double B 3s
+        take A 4s
+        tower-turn B 10s
+        tower-turn A 10s
+        win A single 1s
+    """,
+}
+SETUP_PROFILES = {"wbgf-2023": "wbgf", "hbf": "hbf", "hu": "hu", "ffbg-cdf": "ffbg"}
+
+
+def setup_script_name(number: int, profile: str, setup: str) -> str:
+    return f"s{number:02d}-{SETUP_PROFILES[profile]}9-{setup}"
+
+
+def _setup_scripts() -> dict[str, str]:
+    scripts: dict[str, str] = {}
+    number = 0
+    for profile in SETUP_PROFILES:
+        for setup, games in _SETUP_GAMES.items():
+            number += 1
+            clock = "yes" if setup == "clock-no-tower" else "no"
+            head = f"""
+        # {profile}, 9 points, {setup}: the same match as every s-script (see _SETUP_GAMES)
+        match s{number:02d} length=9 profile={profile} clock={clock}
+        checkin A
+        checkin B"""
+            scripts[setup_script_name(number, profile, setup)] = head + games
+    return scripts
+
+
+SCRIPTS.update(_setup_scripts())
 
 
 def _duration(text: str) -> int:
@@ -561,7 +705,10 @@ class Builder:
         elif verb in ("tick", "undo", "resume"):
             self.emit(verb)
         elif verb == "pause":
-            self.emit("pause", reason=args[0])
+            if len(args) == 1:  # the table's own reason (td, power_loss): no side
+                self.emit("pause", reason=args[0])
+            else:
+                self.emit("pause", side=args[0], reason=args[1])
         elif verb == "roll":
             d1, d2 = (int(x) for x in args[0].split("-"))
             self.emit("roll", dice=[d1, d2], source="tower")
@@ -571,9 +718,14 @@ class Builder:
             if self.clock and a != b:
                 self.wait(1000)
                 self.emit("press", side="A" if a < b else "B")
-        elif verb == "first-move":
+        elif verb in ("first-move", "turn"):
             self.wait(_duration(args[1]))
             self.emit("press", side=args[0])
+        elif verb == "tower-turn":
+            total = _duration(args[1])
+            self.wait(min(2000, total))
+            self.emit("roll", dice=[4, 2], source="tower")
+            self.wait(total - min(2000, total))
         elif verb == "move":
             total = _duration(args[1])
             self.wait(min(2000, total))

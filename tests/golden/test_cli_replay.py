@@ -13,8 +13,13 @@ from tests.golden.test_golden import assert_snapshot_matches
 
 HERE = Path(__file__).resolve().parent
 BGTABLE = str(Path(sys.executable).with_name("bgtable"))
-JOURNAL = HERE / "g13-wbgf7-clock-pauses-pickup-undo.jsonl"  # has rejected lines in it
-EXPECTED = json.loads((HERE / "g13-wbgf7-clock-pauses-pickup-undo.expected.json").read_text(encoding="utf-8"))
+JOURNAL = HERE / "g01-wbgf7-clock-crawford-by-gammon.jsonl"  # a double the rules refuse is in it
+EXPECTED = json.loads((HERE / "g01-wbgf7-clock-crawford-by-gammon.expected.json").read_text(encoding="utf-8"))
+#: has malformed lines in it (an unknown input, a line without "at", a line that is not an object)
+MALFORMED = HERE / "g13-wbgf7-clock-pauses-pickup-undo.jsonl"
+MALFORMED_EXPECTED = json.loads(
+    (HERE / "g13-wbgf7-clock-pauses-pickup-undo.expected.json").read_text(encoding="utf-8")
+)
 
 
 def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -83,7 +88,32 @@ def test_replay_empty_journal_prints_the_empty_table() -> None:
     assert snap["phase"] == "waiting" and snap["match_id"] is None and snap["seq"] == 0
 
 
-def test_replay_of_garbage_json_lines_exits_0() -> None:
-    done = _run("-", stdin='[1]\n"press"\n{"input": "press"}\n{"at": 5, "input": "nope"}\n')
+def test_replay_refuses_a_malformed_input_naming_its_line_and_code() -> None:
+    """A line that is not a well-formed input (the rules never saw it as one) is refused: exit 2,
+    nothing on standard output, its line number and code on standard error."""
+    done = _run(str(MALFORMED))
+    assert done.returncode == 2 and done.stdout == ""
+    lines = MALFORMED.read_text(encoding="utf-8").splitlines()
+    first_bad = next(i for i, line in enumerate(lines, 1) if '"fly"' in line)
+    assert f"line {first_bad}: input.unknown: unknown input 'fly'" in done.stderr
+    assert "[journal.bad_input]" in done.stderr
+
+
+def test_replay_lenient_applies_malformed_inputs_as_the_table_did_and_reports_them() -> None:
+    done = _run("--lenient", str(MALFORMED))
+    assert done.returncode == 0, done.stderr
+    assert_snapshot_matches(json.loads(done.stdout), MALFORMED_EXPECTED)
+    reported = [line for line in done.stderr.splitlines() if "journal.bad_input" in line]
+    assert len(reported) == 3
+    assert "input.unknown" in reported[0] and "field.missing: at: required" in reported[1]
+    assert "input.not_object" in reported[2]
+
+
+def test_replay_of_garbage_json_lines() -> None:
+    garbage = '[1]\n"press"\n{"input": "press"}\n{"at": 5, "input": "nope"}\n'
+    done = _run("-", stdin=garbage)
+    assert done.returncode == 2 and "line 1: input.not_object" in done.stderr
+    done = _run("--lenient", "-", stdin=garbage)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["seq"] == 4  # four rejections, each an event
+    assert done.stderr.count("journal.bad_input") == 4

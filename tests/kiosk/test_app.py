@@ -64,7 +64,16 @@ def seed_playing_match(data: Path) -> None:
     clock = iter(range(1_000, 100_000, 1_000))
     with Journal(data / "journal.sqlite3") as journal:
         ctl = TableController(journal, "5", clock_ms=lambda: next(clock))
-        ctl.submit({"input": "assign", "match_id": "m1", "length": 7, "players": PLAYERS, "clock": True})
+        ctl.submit(
+            {
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "m1",
+                "length": 7,
+                "players": PLAYERS,
+                "clock": True,
+            }
+        )
         ctl.submit({"input": "checkin", "side": "A"})
         ctl.submit({"input": "checkin", "side": "B"})
         ctl.submit({"input": "opening_roll", "A": 5, "B": 2})
@@ -403,7 +412,16 @@ def touch_intent(app: KioskApp, wanted: dict[str, Any], rotation: int = 0) -> No
 @pytest.mark.parametrize("rotation", [0, 180])
 def test_touching_a_button_journals_its_input(make_app, rotation):
     app = make_app(screen=ScreenConfig(size=(800, 480), rotation=rotation))
-    app.controller.submit({"input": "assign", "match_id": "m1", "length": 7, "players": PLAYERS})
+    app.controller.submit(
+        {
+            "input": "assign",
+            "profile": "wbgf-2023",
+            "match_id": "m1",
+            "length": 7,
+            "players": PLAYERS,
+            "clock": True,
+        }
+    )
     app.step()
     touch_intent(app, {"input": "checkin", "side": "A"}, rotation)
     run_until(app, lambda: inputs(app)[-1:] == ["checkin"], "check-in by touch")

@@ -145,7 +145,16 @@ def test_the_table_works_while_the_broker_is_down(tmp_path, own_mosquitto, event
         run_until(app, lambda: app.link.online, "online")
         own_mosquitto.stop()
         run_until(app, lambda: not app.link.online, "offline")
-        app.controller.submit({"input": "assign", "match_id": "off", "length": 3, "players": PLAYERS})
+        app.controller.submit(
+            {
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "off",
+                "length": 3,
+                "players": PLAYERS,
+                "clock": True,
+            }
+        )
         app.controller.submit({"input": "checkin", "side": "A"})
         app.step()
         assert not app.local.hub_online

@@ -79,7 +79,15 @@ def test_every_state_survives_the_encoding(journal: list[Any]) -> None:
 
 def play(path: Path, every: int = 10, n: int = 35) -> TableController:
     inputs: list[Any] = [
-        {"at": 0, "input": "assign", "match_id": "m", "length": 5, "players": PLAYERS, "clock": True},
+        {
+            "at": 0,
+            "input": "assign",
+            "profile": "wbgf-2023",
+            "match_id": "m",
+            "length": 5,
+            "players": PLAYERS,
+            "clock": True,
+        },
         {"at": 0, "input": "checkin", "side": "A"},
         {"at": 0, "input": "checkin", "side": "B"},
         {"at": 0, "input": "opening_roll", "A": 6, "B": 1},

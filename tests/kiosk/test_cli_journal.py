@@ -15,6 +15,7 @@ INPUTS = [
         "at": 0,
         "wall": 1_795_000_000_000,
         "input": "assign",
+        "profile": "wbgf-2023",
         "match_id": "r1-t3",
         "length": 5,
         "players": {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bo", "id": "2"}},

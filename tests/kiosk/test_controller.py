@@ -33,7 +33,16 @@ def make(tmp_path, t: int = 0, **kw) -> tuple[TableController, Clock]:
 
 def start_match(ctl: TableController, clock: Clock, length: int = 5) -> None:
     """Assign, both check in, A wins the opening roll, B starts A's clock."""
-    ctl.submit({"input": "assign", "match_id": "m1", "length": length, "players": PLAYERS, "clock": True})
+    ctl.submit(
+        {
+            "input": "assign",
+            "profile": "wbgf-2023",
+            "match_id": "m1",
+            "length": length,
+            "players": PLAYERS,
+            "clock": True,
+        }
+    )
     ctl.submit({"input": "checkin", "side": "A"})
     ctl.submit({"input": "checkin", "side": "B"})
     ctl.submit({"input": "opening_roll", "A": 5, "B": 2})
@@ -48,7 +57,16 @@ def replayed(ctl: TableController):
 def test_inputs_are_stamped_and_journaled(tmp_path):
     ctl, clock = make(tmp_path, t=100)
     clock.t = 250
-    events = ctl.submit({"input": "assign", "match_id": "m1", "length": 5, "players": PLAYERS})
+    events = ctl.submit(
+        {
+            "input": "assign",
+            "profile": "wbgf-2023",
+            "match_id": "m1",
+            "length": 5,
+            "players": PLAYERS,
+            "clock": True,
+        }
+    )
     assert events[0]["type"] == "assign" and events[0]["seq"] == 1
     (line,) = ctl.journal.read_all()
     assert line["at"] == 250 and line["wall"] == WALL0 + 250
@@ -68,7 +86,16 @@ def test_journal_is_written_before_the_input_is_applied(tmp_path):
         seen.append((ctl.journal.count(), ctl.state.match_id))
 
     ctl.journal.append = append  # observe the order on the real journal
-    ctl.submit({"input": "assign", "match_id": "m1", "length": 5, "players": PLAYERS})
+    ctl.submit(
+        {
+            "input": "assign",
+            "profile": "wbgf-2023",
+            "match_id": "m1",
+            "length": 5,
+            "players": PLAYERS,
+            "clock": True,
+        }
+    )
     assert seen == [(1, None)]
     assert ctl.state.match_id == "m1"
 
@@ -110,7 +137,16 @@ def test_journal_failure_applies_nothing(tmp_path):
     ctl, _clock = make(tmp_path)
     ctl.journal.close()
     with pytest.raises(Exception):  # noqa: B017 - sqlite's ProgrammingError on a closed db
-        ctl.submit({"input": "assign", "match_id": "m1", "length": 5, "players": PLAYERS})
+        ctl.submit(
+            {
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "m1",
+                "length": 5,
+                "players": PLAYERS,
+                "clock": True,
+            }
+        )
     assert ctl.state.match_id is None
 
 
@@ -171,7 +207,16 @@ def test_table_commands_from_the_screen_get_a_local_id(tmp_path):
 
 def test_ticks_only_while_a_clock_runs(tmp_path):
     ctl, clock = make(tmp_path, tick_interval_ms=1000)
-    ctl.submit({"input": "assign", "match_id": "m1", "length": 5, "players": PLAYERS, "clock": True})
+    ctl.submit(
+        {
+            "input": "assign",
+            "profile": "wbgf-2023",
+            "match_id": "m1",
+            "length": 5,
+            "players": PLAYERS,
+            "clock": True,
+        }
+    )
     for t in range(0, 5_000, 100):
         clock.t = t
         ctl.maybe_tick()
@@ -200,6 +245,7 @@ def test_a_flag_is_ticked_at_once(tmp_path):
     ctl.submit(
         {
             "input": "assign",
+            "profile": "wbgf-2023",
             "match_id": "m1",
             "length": 1,
             "players": PLAYERS,
@@ -230,7 +276,16 @@ def test_listeners_get_events_and_a_failing_one_does_not_stop_the_table(tmp_path
         raise RuntimeError("network down")
 
     ctl.listeners.extend([broken, lambda events, c: got.append([e["type"] for e in events])])
-    ctl.submit({"input": "assign", "match_id": "m1", "length": 5, "players": PLAYERS})
+    ctl.submit(
+        {
+            "input": "assign",
+            "profile": "wbgf-2023",
+            "match_id": "m1",
+            "length": 5,
+            "players": PLAYERS,
+            "clock": True,
+        }
+    )
     assert got == [["assign"]]
     assert ctl.published_snapshot()["match_id"] == "m1"
 
@@ -283,12 +338,28 @@ def test_journal_error_type_is_exported():
 
 def test_an_assignment_without_profile_gets_the_tables(tmp_path):
     ctl, clock = make(tmp_path, default_profile="hbf")
-    ctl.submit({"input": "assign", "match_id": "m1", "length": 5, "players": PLAYERS})
+    ctl.submit(
+        {
+            "input": "assign",
+            "match_id": "m1",
+            "length": 5,
+            "players": PLAYERS,
+            "clock": True,
+        }
+    )
     assert ctl.journal.read_all()[-1]["profile"] == "hbf"
     assert ctl.snapshot()["profile"] == "hbf"
     clock.t += 1
     ctl.submit(
-        {"input": "assign", "match_id": "m2", "length": 5, "players": PLAYERS, "profile": "hu", "force": True}
+        {
+            "input": "assign",
+            "match_id": "m2",
+            "length": 5,
+            "players": PLAYERS,
+            "profile": "hu",
+            "force": True,
+            "clock": True,
+        }
     )
     assert ctl.snapshot()["profile"] == "hu"
     assert ctl.state == replayed(ctl)

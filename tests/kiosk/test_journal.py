@@ -57,7 +57,17 @@ def test_export_feeds_bgtable_replay(tmp_path):
 
     path = tmp_path / "j.sqlite3"
     with Journal(path) as journal:
-        journal.append({"at": 0, "input": "assign", "match_id": "x", "length": 3, "players": _players()})
+        journal.append(
+            {
+                "at": 0,
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "x",
+                "length": 3,
+                "players": _players(),
+                "clock": True,
+            }
+        )
         journal.append({"at": 5, "input": "checkin", "side": "B"})
         assert journal.export(tmp_path / "j.jsonl") == 2
     out = tmp_path / "out.json"

@@ -84,7 +84,16 @@ def damaged_table(tmp_path: Path) -> Iterator[KioskApp]:
     clock = iter(range(1_000, 100_000, 1_000))
     with Journal(data / "journal.sqlite3") as journal:
         ctl = TableController(journal, "5", clock_ms=lambda: next(clock))
-        ctl.submit({"input": "assign", "match_id": "m1", "length": 7, "players": PLAYERS, "clock": True})
+        ctl.submit(
+            {
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "m1",
+                "length": 7,
+                "players": PLAYERS,
+                "clock": True,
+            }
+        )
         ctl.submit({"input": "checkin", "side": "A"})
         ctl.submit({"input": "checkin", "side": "B"})
         ctl.submit({"input": "opening_roll", "A": 5, "B": 2})

@@ -42,7 +42,14 @@ def table(data: Path, *, repair: bool = True) -> tuple[TableController, Clock]:
 
 
 MATCH = [
-    {"input": "assign", "match_id": "m1", "length": 7, "players": PLAYERS, "clock": True},
+    {
+        "input": "assign",
+        "profile": "wbgf-2023",
+        "match_id": "m1",
+        "length": 7,
+        "players": PLAYERS,
+        "clock": True,
+    },
     {"input": "checkin", "side": "A"},
     {"input": "checkin", "side": "B"},
     {"input": "opening_roll", "A": 5, "B": 2},
@@ -228,7 +235,10 @@ def test_a_players_resume_does_not_clear_the_notice_a_td_command_does(tmp_path):
 
 
 def test_another_match_assigned_clears_the_notice(tmp_path):
-    finished = [*MATCH[:1], {"input": "cmd", "id": "f", "type": "forfeit", "against": "A"}]
+    finished = [
+        *MATCH[:1],
+        {"input": "cmd", "id": "f", "type": "forfeit", "against": "A", "reason": "conduct"},
+    ]
     play(tmp_path, finished + [{"input": "tick"}] * 3)
     damage_sql(tmp_path / "journal.sqlite3", "UPDATE journal SET line = '[]' WHERE n = 4")
     ctl, _ = table(tmp_path)

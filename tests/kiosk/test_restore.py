@@ -33,7 +33,14 @@ def play(ctl: TableController, clock: Clock, inputs: list[dict], step_ms: int = 
 
 def opening(clock_setting=True, length=7) -> list[dict]:
     return [
-        {"input": "assign", "match_id": "m1", "length": length, "players": PLAYERS, "clock": clock_setting},
+        {
+            "input": "assign",
+            "profile": "wbgf-2023",
+            "match_id": "m1",
+            "length": length,
+            "players": PLAYERS,
+            "clock": clock_setting,
+        },
         {"input": "checkin", "side": "A"},
         {"input": "checkin", "side": "B"},
         {"input": "opening_roll", "A": 5, "B": 2},
@@ -182,7 +189,14 @@ def test_a_late_players_clock_before_the_match_keeps_running(tmp_path):
         ctl,
         clock,
         [
-            {"input": "assign", "match_id": "m1", "length": 7, "players": PLAYERS, "clock": True},
+            {
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "m1",
+                "length": 7,
+                "players": PLAYERS,
+                "clock": True,
+            },
             {"input": "checkin", "side": "B"},
             {"input": "cmd", "id": "c1", "type": "start_clock", "side": "A"},
         ],
@@ -201,7 +215,14 @@ def test_restore_through_runs_of_ticks_finds_the_flag_as_replay_does(tmp_path):
         path = tmp_path / f"{profile}.sqlite3"
         clock_setting = {"minutes_per_point": 0.1, "delay_s": 1}
         rows = [
-            {"input": "assign", "match_id": "f", "length": 1, "players": PLAYERS, "clock": clock_setting},
+            {
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "f",
+                "length": 1,
+                "players": PLAYERS,
+                "clock": clock_setting,
+            },
             {"input": "checkin", "side": "A"},
             {"input": "checkin", "side": "B"},
             {"input": "opening_roll", "A": 5, "B": 2},

@@ -447,7 +447,7 @@ def test_dirty_rects_cover_only_what_changed(size):
     dirty = view.draw(surface, snapshot(state), local, samples.WALL0 + at + 15_000)
     assert dirty and all(r.x >= size[0] // 2 for r in dirty)
     # a new phase repaints the whole screen
-    state, _ = apply(state, {"at": at + 16_000, "input": "pause", "reason": "dispute"})
+    state, _ = apply(state, {"at": at + 16_000, "input": "pause", "side": "B", "reason": "dispute"})
     assert [tuple(r) for r in view.draw(surface, snapshot(state), local, samples.WALL0 + at + 16_000)] == [
         (0, 0, *size)
     ]

@@ -6,7 +6,8 @@ from typing import Any
 
 from rulebook.match import Match
 from rulebook.snapshot import snapshot
-from rulebook.table import TableState, apply, new_table
+from rulebook.state import TableState, new_table
+from rulebook.table import apply
 
 PLAYERS = {"A": {"name": "Ann", "id": "p-a"}, "B": {"name": "Bob", "id": "p-b"}}
 SECOND = 1000
@@ -135,12 +136,21 @@ class Table:
         assert reason is None, f"unexpectedly rejected: {reason} ({self.events})"
         return self
 
-    def refused(self, *fragments: str) -> str:
-        """Assert the last input was rejected; returns the reason."""
+    def rejection_code(self) -> str | None:
+        """The code of the last input's rejection (or refused command), else None."""
+        for event in self.events:
+            if event.get("rejected") or (event.get("type") == "cmd_done" and not event.get("ok")):
+                return str(event.get("code"))
+        return None
+
+    def refused(self, *fragments: str, code: str | None = None) -> str:
+        """Assert the last input was rejected (with ``code`` if given); returns the reason."""
         reason = self.rejection()
         assert reason is not None, f"expected a rejection, got {self.events}"
         for fragment in fragments:
             assert fragment in reason, f"{fragment!r} not in {reason!r}"
+        if code is not None:
+            assert self.rejection_code() == code, (code, self.events)
         return reason
 
     def event(self, type_: str) -> dict[str, Any]:

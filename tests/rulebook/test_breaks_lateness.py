@@ -80,7 +80,7 @@ def test_2_2_ii_breaks_only_between_games_within_the_allowance() -> None:
     t.opening()
     t.send("break", side="A")
     t.refused("phase playing")
-    t.send("win", side="A").ok()
+    t.send("win", side="A", kind="single").ok()
     t.send("break", side="A").ok()
     snap = t.snap()
     assert (
@@ -96,19 +96,47 @@ def test_2_2_ii_breaks_only_between_games_within_the_allowance() -> None:
     t.refused("no breaks left (1 of 1 used)")
 
 
-def test_2_2_ii_breaks_may_be_combined_and_overrun_is_reported() -> None:
+def test_2_2_ii_both_players_may_combine_their_breaks_and_overrun_is_reported() -> None:
+    """WBGF 2.2 ii: "ved at begge spillerne kombinere sine pauser"."""
     t = Table().start(length=13).game("A")  # 2 breaks each
     t.send("break", side="A").ok()
     t.send("break", side="B").ok()
-    t.send("break", side="A")
-    t.refused("already on a break")
     t.wait(7 * MINUTE).send("return", side="B").ok()
     assert t.event("return")["overrun_ms"] == 2 * MINUTE
     assert t.snap()["phase"] == "break"  # A is still away
     t.wait(MINUTE).send("return", side="A").ok()
     assert t.event("return")["overrun_ms"] == 3 * MINUTE and t.snap()["phase"] == "between_games"
     t.send("return", side="A")
-    t.refused("not on a break")
+    t.refused("not on a break", code="return.not_away")
+
+
+@pytest.mark.parametrize("profile", ["wbgf-2023", "hbf"])
+def test_2_2_ii_a_player_combines_his_own_breaks_and_the_overrun_starts_after_them(profile: str) -> None:
+    """WBGF/HBF 2.2 ii: "en spiller kombinerer to eller flere av egne pauser": two breaks taken as
+    one of 10 minutes; lateness after it counts from the end of the combined allowance."""
+    t = Table().start(length=17, profile=profile).game("A")  # wbgf: 2 breaks (13-17); hbf: 2 (> 15)
+    t.send("break", side="A").ok()
+    first_until = t.state.break_until.a
+    assert t.snap()["legal"]["A"]["break"] is True  # a second break joins the first
+    t.wait(2 * MINUTE).send("break", side="A").ok()
+    assert t.event("break")["combined"] is True
+    assert t.state.break_until.a == first_until + 5 * MINUTE  # the allowance grows, not restarts
+    assert t.snap()["breaks"]["A"]["used"] == 2
+    assert (
+        t.snap()["legal"]["A"]["break"] is False
+        and t.snap()["legal"]["A"]["why"]["break"] == "break.none_left"
+    )
+    t.wait(9 * MINUTE).send("return", side="A").ok()  # 11 minutes away in all
+    assert t.event("return")["overrun_ms"] == MINUTE
+
+
+@pytest.mark.parametrize("profile", ["hu", "ffbg-cdf"])
+def test_profiles_that_do_not_combine_a_players_breaks(profile: str) -> None:
+    """HU 1.6 and FFBG 1.11 give each break on its own; combining is not stated."""
+    t = Table().start(length=11, profile=profile, final=True).game("A")
+    t.send("break", side="A").ok()
+    t.send("break", side="A")
+    t.refused("does not combine", code="break.not_combined")
 
 
 def test_break_end_shown_on_the_wall_clock() -> None:
@@ -118,7 +146,8 @@ def test_break_end_shown_on_the_wall_clock() -> None:
         "assign",
         match_id="m",
         length=7,
-        players={"A": {"name": "a"}, "B": {"name": "b"}},
+        players={"A": {"name": "a", "id": ""}, "B": {"name": "b", "id": ""}},
+        profile="wbgf-2023",
         clock=False,
         wall=WALL0,
     )
@@ -136,7 +165,7 @@ def test_a_td_pause_during_a_break_resumes_between_games_when_everyone_is_back()
     t.send("return", side="A").ok()
     t.cmd("resume").ok()
     assert t.snap()["phase"] == "between_games"
-    t.opening().send("win", side="B").ok()
+    t.opening().send("win", side="B", kind="single").ok()
 
 
 def test_ffbg_10_2_break_runs_on_the_breakers_own_clock() -> None:
@@ -156,8 +185,53 @@ def test_ffbg_10_2_break_runs_on_the_breakers_own_clock() -> None:
 def test_ffbg_breaks_never_pause_the_clock() -> None:
     """ffbg-cdf 11.14, 10.3: the clock is never stopped for a break."""
     t = Table().start(length=9, profile="ffbg-cdf", clock=True).game("A")
-    t.send("pause", reason="break")
-    t.refused("does not allow a pause")
+    t.send("pause", side="B", reason="break")
+    t.refused("does not allow a pause", code="pause.reason_not_allowed")
+    assert "break" not in t.snap()["legal"]["B"]["pause"]
+
+
+def test_ffbg_10_2_both_players_away_the_breaker_is_charged_then_the_absent_one() -> None:
+    """FFBG 10.2: the breaker's own clock runs; the opponent may leave "à ses risques et périls":
+    while both are away the breaker is still charged; back first, the breaker starts the absent
+    opponent's clock."""
+    t = Table().start(length=9, profile="ffbg-cdf", clock=True).game("A")
+    t.send("break", side="A").ok()
+    assert t.snap()["clock"]["running"] == "A"
+    t.wait(MINUTE).send("break", side="B").ok()  # B leaves too: A's clock keeps running
+    assert t.snap()["clock"]["running"] == "A"
+    t.wait(3 * MINUTE).send("return", side="A").ok()
+    snap = t.snap()
+    assert snap["clock"]["running"] == "B"  # A is back, B is not: B's time runs
+    assert snap["clock"]["reserve_ms"]["A"] == 32 * MINUTE - (4 * MINUTE - 15 * SECOND)
+    t.wait(2 * MINUTE).send("return", side="B").ok()
+    snap = t.snap()
+    assert snap["clock"]["running"] is None
+    assert snap["clock"]["reserve_ms"]["B"] == 32 * MINUTE - (2 * MINUTE - 15 * SECOND)
+
+
+def test_ffbg_10_3_no_break_on_a_neutralised_clock() -> None:
+    """FFBG 10.3: the players may not take a simultaneous break by pausing the clock; a break is
+    refused while the clock is paused (the TD sanctions an abandoned table with set_time)."""
+    t = Table().start(length=9, profile="ffbg-cdf", clock=True).opening(6, 1)  # A's clock runs
+    t.send("pause", side="A", reason="equipment").ok()
+    t.send("break", side="A")
+    t.refused(code="phase.paused")
+    t.send("break", side="B")
+    t.refused(code="phase.paused")
+
+
+def test_ffbg_9_3_both_absent_the_first_to_arrive_sits_at_the_other_clock() -> None:
+    """FFBG 9.3: both players absent at round time, the TD starts one clock; the first player to
+    arrive takes the other side, so the clock that runs is the absent player's."""
+    t = Table().assign(length=9, profile="ffbg-cdf", clock=True)
+    t.cmd("start_clock", side="A").ok()
+    t.wait(4 * MINUTE).send("checkin", side="A").ok()
+    assert t.event("checkin")["clock_to"] == "B"
+    assert t.snap()["clock"]["running"] == "B"
+    t.wait(6 * MINUTE).send("checkin", side="B").ok()
+    snap = t.snap()
+    assert snap["clock"]["reserve_ms"]["A"] == 32 * MINUTE - (4 * MINUTE - 15 * SECOND)
+    assert snap["clock"]["reserve_ms"]["B"] == 32 * MINUTE - (6 * MINUTE - 15 * SECOND)
 
 
 def test_ffbg_1_11_extra_break_at_double_match_point_without_clock() -> None:
@@ -248,7 +322,8 @@ def test_checkin_reports_how_late_the_player_was() -> None:
         "assign",
         match_id="m",
         length=7,
-        players={"A": {"name": "a"}, "B": {"name": "b"}},
+        players={"A": {"name": "a", "id": ""}, "B": {"name": "b", "id": ""}},
+        profile="wbgf-2023",
         clock=False,
         start_wall=WALL0,
         wall=WALL0 - MINUTE,
@@ -260,6 +335,15 @@ def test_checkin_reports_how_late_the_player_was() -> None:
     assert t.snap()["start_wall"] == WALL0 and t.snap()["phase"] == "opening"
     t.send("checkin", side="B")
     t.refused("already checked in")
+
+
+def test_2_2_iv_only_where_the_rules_say_does_the_td_start_a_late_players_clock() -> None:
+    """WBGF 2.2 iv's alternative and FFBG 9.3 start a late player's clock; HBF and HU do not."""
+    for profile in ("hbf", "hu"):
+        t = Table().assign(length=7, profile=profile, clock=True)
+        t.cmd("start_clock", side="B")
+        t.refused(code="clock.not_in_profile")
+        assert t.snap()["legal"]["td"]["start_clock"] == []
 
 
 def test_2_2_iv_wbgf_alternative_td_starts_the_late_players_clock() -> None:

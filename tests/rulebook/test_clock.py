@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rulebook.clock import Clock, imposed_reserve_ms, new_clock
-from tests.rulebook.helpers import MINUTE, SECOND, Table
+from tests.rulebook.helpers import MINUTE, PLAYERS, SECOND, Table
 
 # -- the clock value on its own -------------------------------------------------------------------
 
@@ -80,10 +80,10 @@ def test_clock_setting_from_the_schedule() -> None:
     assert t2.snap()["clock"]["reserve_ms"]["A"] == (7 + 5) * MINUTE  # the bank allowance stays
     assert Table().assign(length=7).snap()["clock"]["enabled"] is False  # clock=False given
     t3 = Table()
-    t3.send("assign", match_id="m", length=7, players={"A": {"name": "a"}, "B": {"name": "b"}}, profile="hu")
-    assert t3.ok().snap()["clock"]["enabled"] is False  # the profile's default
-    t3.send("assign", match_id="m2", length=7, players={"A": {"name": "a"}, "B": {"name": "b"}}, force=True)
-    assert t3.ok().snap()["clock"]["enabled"] is True  # wbgf-2023 default
+    t3.send("assign", match_id="m", length=7, players=PLAYERS, profile="hu", clock=True)
+    assert t3.ok().snap()["clock"]["reserve_ms"]["A"] == 14 * MINUTE  # clock=True: the profile's setting
+    t3.send("assign", match_id="m2", length=7, players=PLAYERS, profile="hu", force=True)
+    t3.refused("clock: required", code="field.missing")  # never the profile's default: the hub says
 
 
 def test_bad_clock_settings_are_refused() -> None:
@@ -96,8 +96,8 @@ def test_bad_clock_settings_are_refused() -> None:
         {"minutes_per_point": 2, "delay_s": 12, "second_bank_minutes": -1},
         {"minutes_per_point": 2, "delay_s": 12, "second_bank_minutes": float("nan")},
     ):
-        t.send("assign", match_id="m", length=7, players={"A": {"name": "a"}, "B": {"name": "b"}}, clock=bad)
-        t.refused()
+        t.send("assign", match_id="m", length=7, players=PLAYERS, profile="wbgf-2023", clock=bad)
+        t.refused("clock")
     assert t.state.match is None
 
 
@@ -124,7 +124,7 @@ def test_hu_8_4_both_clocks_stopped_until_the_lower_opening_roller_presses() -> 
 def test_clock_stops_at_game_end_and_restarts_stopped() -> None:
     """4.3 ii a: at the end of a game the clock stops; the next game starts with both clocks stopped."""
     t = Table().start(length=7, clock=True).opening(6, 1)
-    t.wait(30 * SECOND).send("win", side="A").ok()
+    t.wait(30 * SECOND).send("win", side="A", kind="single").ok()
     assert t.snap()["clock"]["running"] is None
     t.wait(5 * MINUTE).send("tick")
     assert t.snap()["clock"]["reserve_ms"]["A"] == 14 * MINUTE - 18 * SECOND
@@ -144,20 +144,21 @@ def test_4_1_vi_b_press_ends_the_turn_and_only_the_running_side_may_press() -> N
 
 def test_4_3_ii_pause_and_resume_keep_the_remaining_delay() -> None:
     t = Table().start(length=7, clock=True).opening(6, 1)
-    t.wait(5 * SECOND).send("pause", reason="dispute").ok()
+    t.wait(5 * SECOND).send("pause", side="B", reason="dispute").ok()
     snap = t.snap()
     assert (
         snap["phase"] == "paused"
         and snap["clock"]["paused"] == "dispute"
+        and snap["clock"]["paused_by"] == "B"
         and snap["clock"]["running"] is None
     )
     assert snap["clock"]["delay_ms"]["A"] == 7 * SECOND
     t.wait(10 * MINUTE).send("tick")
     assert t.snap()["clock"]["reserve_ms"]["A"] == 14 * MINUTE  # nothing runs while paused
     t.send("press", side="A")
-    t.refused("paused")
+    t.refused("paused", code="phase.paused")
     t.send("resume").ok()
-    assert t.snap()["clock"]["running"] == "A"
+    assert t.snap()["clock"]["running"] == "A" and t.snap()["clock"]["paused_by"] is None
     t.wait(7 * SECOND).send("tick")
     assert t.snap()["clock"]["reserve_ms"]["A"] == 14 * MINUTE and t.snap()["clock"]["delay_ms"]["A"] == 0
     t.wait(3 * SECOND).send("tick")
@@ -166,17 +167,46 @@ def test_4_3_ii_pause_and_resume_keep_the_remaining_delay() -> None:
 
 def test_4_3_ii_pause_reasons_follow_the_profile() -> None:
     t = Table().start(length=9, profile="ffbg-cdf", clock=True).opening()
-    t.send("pause", reason="break")
-    t.refused("does not allow a pause in ffbg-cdf")
-    t.send("pause", reason="equipment").ok()
+    t.send("pause", side="A", reason="break")
+    t.refused("does not allow a pause in ffbg-cdf", code="pause.reason_not_allowed")
+    assert t.snap()["legal"]["A"]["pause"] == ["dispute", "game_over", "claim", "equipment"]
+    t.send("pause", side="A", reason="equipment").ok()
     t.send("resume").ok()
-    t.send("pause", reason="power_loss").ok()  # always allowed: restore after a power cut
+    t.send("pause", reason="power_loss").ok()  # the table's own: restore after a power cut
     t.send("resume").ok()
-    t.cmd("pause", reason="slow play review").ok()  # the TD may pause for any reason
-    assert t.snap()["clock"]["paused"] == "slow play review"
+    t.send("pause", side="A", reason="power_loss")
+    t.refused(code="pause.table_reason")  # not a player's reason
+    t.cmd("pause", reason="dispute").ok()  # the TD may pause for any reason of the vocabulary
+    assert t.snap()["clock"]["paused"] == "dispute" and t.snap()["clock"]["paused_by"] is None
     t.cmd("resume").ok()
     t.send("resume")
-    t.refused("not paused")
+    t.refused("not paused", code="clock.not_paused")
+
+
+def test_4_3_ii_no_player_pause_without_a_clock() -> None:
+    """4.3 ii is about pausing a game clock: at a table without one a player has nothing to pause
+    (the TD's pause and the power-cut restore still stop the match)."""
+    t = Table().start(length=7).opening()
+    t.send("pause", side="A", reason="dispute")
+    t.refused(code="pause.no_clock")
+    assert (
+        t.snap()["legal"]["A"]["pause"] == [] and t.snap()["legal"]["A"]["why"]["pause"] == "pause.no_clock"
+    )
+    assert t.snap()["legal"]["table"]["pause"] != []
+    t.cmd("pause", reason="td").ok()
+
+
+@pytest.mark.parametrize("profile", ["wbgf-2023", "hbf"])
+def test_2_2_ii_no_break_by_pausing_the_clock_in_a_game(profile: str) -> None:
+    """2.2 ii: breaks are taken only between games: a pause with reason break in a game in
+    progress is refused (a player cannot stop his own clock that way); between games it stands."""
+    t = Table().start(length=7, profile=profile, clock=True).opening(6, 1)
+    t.send("pause", side="A", reason="break")
+    t.refused(code="pause.break_in_game")
+    assert "break" not in t.snap()["legal"]["A"]["pause"]
+    t.send("win", side="A", kind="single").ok()
+    assert "break" in t.snap()["legal"]["A"]["pause"]
+    t.send("pause", side="A", reason="break").ok()
 
 
 def test_4_3_v_invalid_roll_restarts_the_delay() -> None:
@@ -187,7 +217,7 @@ def test_4_3_v_invalid_roll_restarts_the_delay() -> None:
     t.wait(12 * SECOND).send("tick")
     assert t.snap()["clock"]["reserve_ms"]["B"] == 14 * MINUTE  # 22 s on the clock, none charged
     t.send("invalid_roll", side="A")
-    t.refused("it is B's roll")
+    t.refused("it is B's roll", code="roll.not_yours")
 
 
 def test_4_1_v_b_premature_pickup_forfeits_the_next_delay() -> None:
@@ -197,7 +227,7 @@ def test_4_1_v_b_premature_pickup_forfeits_the_next_delay() -> None:
     t.wait(2 * SECOND).send("press", side="A").ok()
     t.wait(5 * SECOND).send("tick")
     assert t.snap()["clock"]["reserve_ms"]["B"] == 14 * MINUTE - 5 * SECOND
-    t.send("roll", dice=[1, 2]).ok()
+    t.send("roll", dice=[1, 2], source="tower").ok()
     t.send("press", side="B").ok()
     t.wait(12 * SECOND).move("A")
     assert t.snap()["clock"]["delay_ms"]["B"] == 12 * SECOND  # only one turn is forfeited
@@ -207,7 +237,7 @@ def test_premature_pickup_needs_a_clock() -> None:
     """4.1 v b: the delay penalty exists only in matches with a clock."""
     t = Table().start(length=7).opening()
     t.send("premature_pickup", side="B")
-    t.refused("no clock")
+    t.refused("no clock", code="clock.none")
 
 
 def test_2_3_impose_clock_mid_match() -> None:
@@ -283,7 +313,7 @@ def test_4_3_iii_flag_at_the_exact_ms_with_gin_exception_waits_for_the_td() -> N
     assert snap["phase"] == "flag" and snap["clock"]["flagged"] == "B"
     assert snap["clock"]["flagged_at"] == 77 * SECOND and snap["td_call"] == "B"
     assert snap["clock"]["reserve_ms"]["B"] == 0 and snap["winner"] is None
-    t.send("win", side="B")
+    t.send("win", side="B", kind="single")
     t.refused("time expired")
     t.cmd("resolve_flag", winner="B", note="gin: B was certain to win").ok()
     snap = t.snap()
@@ -343,14 +373,14 @@ def test_4_1_v_a_premature_roll_is_recorded_not_applied_with_a_clock() -> None:
 
 def test_4_1_v_a_roll_before_the_rollers_clock_runs_is_premature() -> None:
     t = Table().start(length=7, clock=True).opening(6, 1)  # A moving on A's clock
-    t.send("double", side="B").ok()  # premature double (4.4 v): B's turn next
-    t.send("roll", dice=[2, 3])
-    t.refused("a double is waiting")
+    t.send("double", side="B").ok()  # premature double (4.4 v): A finishes the turn first
+    t.send("roll", dice=[2, 3], source="tower")
+    t.refused("a double is waiting", code="roll.double_waiting")
     t.send("take", side="A").ok()  # A takes but has not pressed: A's clock still runs
-    t.send("roll", dice=[2, 3])
-    t.refused("premature roll: B's clock is not running yet")
+    t.send("roll", dice=[2, 3], source="tower")
+    t.refused("premature roll: A has not finished the turn", code="roll.premature")
     t.send("press", side="A").ok()
-    t.send("roll", dice=[2, 3]).ok()
+    t.send("roll", dice=[2, 3], source="tower").ok()
     assert t.event("roll")["side"] == "B"
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from rulebook.profiles import profile_from_mapping
 from tests.rulebook.helpers import SECOND, Table
 
@@ -48,7 +50,7 @@ def test_4_4_iii_pending_offer_rules() -> None:
     t.refused("doubler cannot take")
     t.send("pass", side="A")
     t.refused("doubler cannot pass")
-    t.send("roll", dice=[3, 1])
+    t.send("roll", dice=[3, 1], source="tower")
     t.refused("a double is waiting")
     assert t.event("roll")["premature"] is True
     t.send("take", side="B").ok()
@@ -67,7 +69,7 @@ def test_4_4_vii_dead_cube_cannot_be_redoubled() -> None:
     t.send("double", side="A")
     t.refused("dead cube", "4.4 vii")
     assert t.snap()["cube"]["value"] == 8 and t.snap()["cube"]["offered_by"] is None
-    t.send("win", side="A").ok()
+    t.send("win", side="A", kind="single").ok()
     assert t.snap()["winner"] == "A" and t.score() == (11, 2)
 
 
@@ -120,21 +122,69 @@ def test_4_4_ii_cube_value_has_a_top() -> None:
     t.refused("highest value")
 
 
-def test_4_4_ii_only_the_player_on_turn_may_double() -> None:
+def test_4_4_v_a_double_at_the_start_of_the_opponents_turn_is_premature_and_stands() -> None:
+    """4.4 v: "dersom en spiller dobler før slutføring av motstanderens tur skal doblingen stå
+    dersom den ellers er gyldig": B has ended his turn, A's turn has begun (A has not rolled), B
+    doubles: the double stands; A may still roll and move, then answers."""
     t = Table().start(length=7).opening(1, 6)
-    t.pass_turn()  # A on turn, not rolled yet
-    t.send("double", side="B")
-    t.refused("only the player on turn may double (4.4 ii)")
-    assert t.snap()["cube"]["usable"] == {"A": True, "B": False}
+    t.pass_turn()  # B moved and pressed; A on turn, not rolled yet
+    assert t.snap()["cube"]["usable"] == {"A": True, "B": False}  # a proper double is A's
+    assert t.snap()["legal"]["B"]["premature_double"] is True
+    t.send("double", side="B").ok()
+    assert t.event("double")["premature"] is True and t.state.turn == "A"
+    t.send("roll", dice=[3, 1], source="tower").ok()  # A finishes the turn knowing of the double
+    assert t.event("roll")["side"] == "A"
+    t.send("take", side="A").ok()
+    t.send("press", side="A").ok()
+    assert t.state.turn == "B"
+    assert t.snap()["cube"] == {
+        "value": 2,
+        "owner": "A",
+        "offered_by": None,
+        "usable": {"A": False, "B": False},
+    }
+
+
+def test_4_4_v_premature_double_with_a_clock() -> None:
+    """4.4 v with a clock: B doubles while A's clock runs for A's turn; A's clock keeps running,
+    A finishes and presses, B presses to give A the decision, A takes and presses back."""
+    t = Table().start(length=7, clock=True).opening(1, 6)  # A pressed: B's clock runs
+    t.wait(10 * SECOND).send("press", side="B").ok()  # B moved: A's turn, A's clock
+    t.wait(2 * SECOND).send("double", side="B").ok()  # before A has rolled
+    assert t.event("double")["premature"] is True
+    assert t.snap()["clock"]["running"] == "A" and t.state.turn == "A"
+    t.send("roll", dice=[5, 2], source="tower").ok()  # A still rolls and moves
+    t.wait(8 * SECOND).send("press", side="A").ok()  # A's turn ends: B's clock, B's turn
+    assert t.state.turn == "B" and t.snap()["clock"]["running"] == "B"
+    t.send("roll", dice=[1, 1], source="tower")
+    t.refused(code="roll.double_waiting")
+    t.send("press", side="B").ok()  # the doubler hands A the decision
+    assert t.snap()["clock"]["running"] == "A" and t.state.turn == "B"
+    t.send("take", side="A").ok()
+    t.send("roll", dice=[1, 1], source="tower")
+    t.refused("B's clock is not running yet", code="roll.clock_not_running")
+    t.send("press", side="A").ok()
+    t.send("roll", dice=[1, 1], source="tower").ok()
+    assert t.event("roll")["side"] == "B"
+
+
+@pytest.mark.parametrize("profile", ["wbgf-2023", "hbf", "hu", "ffbg-cdf"])
+def test_premature_double_stands_in_every_profile(profile: str) -> None:
+    """WBGF/HBF 4.4 v, HU 7.8 ("az ellenfél korai duplázása érvényes"), FFBG 6.8 ("un double
+    prématuré ne peut être repris"): a premature double stands."""
+    t = Table().start(length=7, profile=profile, clock=True).opening(6, 1)  # A moving, A's clock
+    t.send("double", side="B").ok()
+    assert t.event("double")["premature"] is True
 
 
 def test_4_4_ii_no_double_after_rolling() -> None:
     t = Table().start(length=7).opening(1, 6)
     t.pass_turn()
-    t.send("roll", dice=[5, 2]).ok()
+    t.send("roll", dice=[5, 2], source="tower").ok()
     t.send("double", side="A")
-    t.refused("before any roll attempt")
+    t.refused("before any roll attempt", code="double.after_roll")
     assert t.snap()["cube"]["usable"]["A"] is False
+    assert t.snap()["legal"]["A"]["why"]["double"] == "double.after_roll"
 
 
 def test_4_4_ii_no_double_after_an_invalid_roll() -> None:
@@ -143,27 +193,30 @@ def test_4_4_ii_no_double_after_an_invalid_roll() -> None:
     t.send("invalid_roll", side="A").ok()  # the dice did not land flat: a re-roll is due
     t.send("double", side="A")
     t.refused("before any roll attempt")
-    t.send("roll", dice=[4, 4]).ok()  # the re-roll is accepted
+    t.send("roll", dice=[4, 4], source="tower").ok()  # the re-roll is accepted
     assert t.state.dice == (4, 4)
 
 
 def test_4_4_ii_no_double_after_a_roll_then_invalid_roll() -> None:
     t = Table().start(length=7).opening(1, 6)
     t.pass_turn()
-    t.send("roll", dice=[5, 2]).ok()
+    t.send("roll", dice=[5, 2], source="tower").ok()
     t.send("invalid_roll", side="A").ok()
     t.send("double", side="A")
     t.refused("before any roll attempt")
 
 
 def test_4_4_v_premature_double_stands() -> None:
-    t = Table().start(length=7).opening(6, 1)  # A moving with the opening roll
+    """4.4 v with the dice marking the turns (a tower, no clock): B doubles while A moves."""
+    t = Table().start(length=7).opening(1, 6)
+    t.pass_turn()  # B pressed: the table follows the turns from here
+    t.send("roll", dice=[6, 5], source="tower").ok()  # A moving
     t.send("double", side="B").ok()  # B doubles before A has finished
     assert t.event("double")["premature"] is True
-    assert t.state.turn == "B" and t.snap()["cube"]["offered_by"] == "B"
+    assert t.state.turn == "A" and t.snap()["cube"]["offered_by"] == "B"
     t.send("press", side="A").ok()  # A finishes the move knowing of the double
     t.send("take", side="A").ok()
-    t.send("roll", dice=[2, 1]).ok()  # B's own roll
+    t.send("roll", dice=[2, 1], source="tower").ok()  # B's own roll
     assert t.event("roll")["side"] == "B"
 
 
@@ -194,7 +247,7 @@ def test_4_4_ii_iii_with_a_clock_double_presses_take_presses_pass_stops() -> Non
     t.send("take", side="B").ok()
     t.send("press", side="B").ok()  # the taker presses back
     assert t.snap()["clock"]["running"] == "A" and t.state.turn == "A" and not t.state.rolled
-    t.send("roll", dice=[6, 5]).ok()
+    t.send("roll", dice=[6, 5], source="tower").ok()
     t.send("press", side="A").ok()
     t.send("double", side="B").ok()
     t.send("press", side="B").ok()

@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from rulebook import ProfileError, get_profile, load_profile
-from rulebook.profiles import PAUSE_REASONS, PROFILES, WBGF_PAUSE_REASONS, profile_from_mapping
+from rulebook.profiles import (
+    PAUSE_REASONS,
+    PROFILES,
+    WBGF_PAUSE_REASONS,
+    Profile,
+    profile_as_mapping,
+    profile_from_mapping,
+)
 
 MIN = 60_000
 
@@ -33,8 +40,10 @@ def test_3_5_v_wbgf_2023_numbers() -> None:
     assert p.even_length_rounds_up is True
     assert (p.lateness_first_point_min, p.lateness_interval_min) == (5, 5)
     assert p.lateness_first_point_min_no_clock is None
-    assert p.lateness_points_mandatory is False  # 2.2 iv: "kan" (may)
     assert p.lateness_clock_alternative is True  # 2.2 iv: the TD may start the clock instead
+    assert p.combine_own_breaks is True  # 2.2 ii: "ved at en spiller kombinerer ... egne pauser"
+    assert p.pause_passes_double is True  # 4.4 iii: pausing the clock counts as passing
+    assert p.length_correction == "next_game"  # 4.8
     assert p.gin_exception is True  # 4.3 iii
     assert p.dead_cube is True and p.max_cube == 64
     assert p.bank_break_allowance == ()
@@ -49,8 +58,10 @@ def test_hbf_numbers() -> None:
     assert (p.clock_default, p.minutes_per_point, p.delay_s, p.break_minutes) == (True, 2, 12, 5)
     assert p.break_allowance == ((15, 1), (10_000, 2))
     assert p.even_length_rounds_up is False
-    assert p.lateness_points_mandatory is True  # "πρέπει" (must)
     assert p.lateness_clock_alternative is False
+    assert p.combine_own_breaks is True  # 2.2: "με τον συνδυασμό διαλειμμάτων από τον ίδιο παίκτη"
+    assert p.pause_passes_double is False  # 4.4 iv keeps the acts, not "pausing is passing"
+    assert p.length_correction == "next_game"  # 4.8
     assert p.gin_exception is False  # the flagged player loses
     assert p.pause_reasons == WBGF_PAUSE_REASONS  # hbf 4.3: the same seven situations
     assert p.reserve_ms(11) == 22 * MIN
@@ -64,8 +75,9 @@ def test_hu_numbers() -> None:
     assert p.break_minutes == 10  # 1.6
     assert p.break_allowance == ((10_000, 1),)
     assert p.final_break_allowance == 2  # 1.6: twice in the final
-    assert p.lateness_points_mandatory is True  # 1.5
     assert p.gin_exception is True  # 8.12
+    assert p.length_correction == "at_once"  # 4.3: corrected and play continues at once
+    assert p.combine_own_breaks is False and p.pause_passes_double is False
     assert p.pause_reasons == {"game_over", "agreement", "equipment", "illegal_move", "td", "claim"}
 
 
@@ -81,6 +93,7 @@ def test_ffbg_cdf_numbers() -> None:
     assert p.lateness_clock_starts_at_round is True  # 9.3
     assert p.pause_reasons == {"game_over", "claim", "equipment", "dispute", "td"}  # 11.14
     assert p.gin_exception is True  # 12.2
+    assert p.length_correction == "at_once"  # 4.5: "ils doivent rectifier l'erreur"
     # 10.1's own example: 9 points -> 9 x 3 + 5 = 32 minutes
     assert p.reserve_ms(9) == 32 * MIN
     assert p.reserve_ms(11) == (33 + 8) * MIN
@@ -114,7 +127,7 @@ def test_custom_toml_profile_overrides_a_base(tmp_path: Path) -> None:
     assert p.pause_reasons == {"game_over", "dispute"}
     assert p.gin_exception is True
     # everything not overridden comes from the base
-    assert p.even_length_rounds_up is False and p.lateness_points_mandatory is True
+    assert p.even_length_rounds_up is False and p.gin_exception is True
     assert p.reserve_ms(7) == round(1.5 * 7 * MIN)
 
 
@@ -137,7 +150,12 @@ def test_custom_profile_may_name_itself_and_defaults_to_wbgf_base() -> None:
         ({"break_allowance": [[7, -1]]}, "break_allowance"),
         ({"bank_break_allowance": "5"}, "bank_break_allowance"),
         ({"pause_reasons": ["nap"]}, "pause_reasons"),
-        ({"premature_roll": "ignore"}, "premature_roll"),
+        ({"premature_roll": "ignore"}, "premature_roll"),  # removed: no rule read it
+        ({"lateness_points_mandatory": True}, "lateness_points_mandatory"),  # removed likewise
+        ({"length_correction": "never"}, "length_correction"),
+        ({"combine_own_breaks": 1}, "combine_own_breaks"),
+        ({"final_break_allowance": 2.5}, "final_break_allowance"),
+        ({"base": 7}, "base"),
         ({"max_cube": 1}, "max_cube"),
         ({"lateness_interval_min": "5"}, "lateness_interval_min"),
         ({"name": ""}, "name"),
@@ -163,3 +181,25 @@ def test_custom_profile_file_errors_name_the_file(tmp_path: Path) -> None:
     unknown.write_text('base = "wbgf-2023"\ncrawford = false\n', encoding="utf-8")
     with pytest.raises(ProfileError, match=r"^crawford: unknown profile key"):
         load_profile(unknown)
+
+
+def test_every_profile_key_can_be_checked_and_round_trips() -> None:
+    """Custom profiles are validated field by field: every key of ``Profile`` has its own check,
+    and a profile written out as a mapping loads back as the same profile."""
+    for profile in PROFILES.values():
+        assert profile_from_mapping(profile_as_mapping(profile)) == profile
+
+
+def test_every_profile_field_is_read_by_a_rule() -> None:
+    """A profile field nobody reads is a rule that is silently not applied: each field's name must
+    be read as an attribute in the rulebook (or in the hub, for the schedule's clock default)."""
+    import dataclasses
+
+    root = Path(__file__).resolve().parents[2]
+    sources = "".join(
+        path.read_text(encoding="utf-8")
+        for folder in ("rulebook", "hub")
+        for path in (root / folder).rglob("*.py")
+    )
+    unread = [f.name for f in dataclasses.fields(Profile) if f.name != "name" and f".{f.name}" not in sources]
+    assert unread == []

@@ -80,16 +80,18 @@ def test_result_kind_must_be_known() -> None:
     """4.5: a game ends as a single, a gammon or a backgammon."""
     t = Table().start().opening()
     t.send("win", side="A", kind="triple")
-    t.refused("unknown result kind")
+    t.refused("kind: expected one of single, gammon, backgammon", code="field.choice")
     t.send("resign", side="A", kind=["single"])
-    t.refused("unknown result kind")
+    t.refused("kind", code="field.choice")
+    t.send("resign", side="A")
+    t.refused("kind: required", code="field.missing")  # never a single by default
     assert t.score() == (0, 0) and t.match.in_game
 
 
 def test_1_win_entered_while_a_double_waits_is_refused() -> None:
     t = Table().start().opening()
     t.send("double", side="B").ok()
-    t.send("win", side="A")
+    t.send("win", side="A", kind="single")
     t.refused("take or pass first")
 
 
@@ -148,7 +150,7 @@ def test_4_4_iv_crawford_game_is_the_first_with_a_player_one_away() -> None:
     assert t.state.match is not None and t.match.crawford_game == 4
     t.send("double", side="B")
     t.refused("Crawford")
-    t.send("win", side="B").ok()  # 4-1
+    t.send("win", side="B", kind="single").ok()  # 4-1
     t.game("B")  # 4-2: B is not one away; no second Crawford game anyway
     assert t.match.crawford_game == 4 and t.snap()["post_crawford"] is True
 
@@ -169,7 +171,7 @@ def test_4_4_iv_crawford_reached_via_a_gammon() -> None:
     t.send("press", side="B").ok()
     t.send("double", side="A")  # even the leader may not double: the cube is out of play
     t.refused("Crawford game: no doubling (4.4 iv)")
-    t.send("win", side="B").ok()  # 6-1: the Crawford game is over
+    t.send("win", side="B", kind="single").ok()  # 6-1: the Crawford game is over
     snap = t.snap()
     assert snap["crawford"] is False and snap["post_crawford"] is True
     t.opening(6, 1)
@@ -199,7 +201,7 @@ def test_4_4_iv_penalty_during_a_game_makes_the_next_game_crawford() -> None:
     assert t.snap()["crawford"] is False  # the game in progress started before: cube still live
     t.send("double", side="B").ok()
     t.send("take", side="A").ok()
-    t.send("win", side="B").ok()  # 4-2
+    t.send("win", side="B", kind="single").ok()  # 4-2
     t.opening()
     assert t.event("opening_roll")["crawford"] is True and t.match.crawford_game == 4
 

@@ -383,6 +383,16 @@ def _dice(c: Ctx, side: str) -> None:
 # -- pause -----------------------------------------------------------------------------------------
 
 
+def _pausing_side(snap: dict[str, Any]) -> str:
+    """The side a pause from the shared Pause button is recorded for (a player's pause names
+    one). While a double waits it is the doubler's, so that this button can never count as the
+    doubled player's pass (WBGF 4.4 iii) when nobody knows who touched it; otherwise the player
+    whose clock runs."""
+    cube = facts.cube(snap)
+    clock = snap.get("clock") or {}
+    return str(cube.get("offered_by") or clock.get("running") or snap.get("turn") or "A")
+
+
 def _pause(c: Ctx) -> None:
     lay = c.lay
     tr = c.tr()
@@ -391,8 +401,9 @@ def _pause(c: Ctx) -> None:
     x, _, w, _ = area
     back = bottom_row(c, area)
     reasons = facts.player_pause_reasons(c.snap)
+    side = _pausing_side(c.snap)
     entries: list[tuple[str, list[dict], str]] = [
-        (tr(PAUSE_REASONS[r]), [{"ui": "close"}, {"input": "pause", "reason": r}], "secondary")
+        (tr(PAUSE_REASONS[r]), [{"ui": "close"}, {"input": "pause", "side": side, "reason": r}], "secondary")
         for r in reasons
     ]
     turn = c.snap.get("turn")

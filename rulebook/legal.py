@@ -1,0 +1,707 @@
+"""The judge: what each side, the table and the TD may do now, and why not.
+
+Why one place: the reducer (``rulebook.table``) refuses an input for the reason a function here
+gives, and :func:`legal_actions` answers "what may A, B or the TD do now?" from the very same
+functions, so a button the kiosk draws from the snapshot's ``legal`` field is never one the
+rules refuse, and a command the hub checks with :func:`check_command` is never one the table
+refuses (a property test drives random matches and compares the two, input by input).
+
+Each ``*_refusal`` function returns ``None`` when the action is allowed, else the ``RuleError``
+(with its code) that the reducer raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rulebook import match as m
+from rulebook.errors import CommandError, RuleError
+from rulebook.policy import breaks_allowed
+from rulebook.sides import SIDES, Side, other
+from rulebook.state import TableState
+from rulebook.vocab import (
+    COMMAND_TYPES,
+    TABLE_PAUSES,
+    Command,
+    CommandType,
+    PauseReason,
+    PenaltyCmd,
+    Phase,
+    ResultKind,
+    SetLengthCmd,
+    StartClockCmd,
+    WaiveCmd,
+)
+
+#: phases in which a clock may be paused (by a player, the table or the TD)
+PAUSABLE: frozenset[Phase] = frozenset({Phase.OPENING, Phase.PLAYING, Phase.BETWEEN_GAMES, Phase.BREAK})
+#: phases in which the TD may start a late player's clock
+CLOCK_START_PHASES = (Phase.WAITING, Phase.OPENING, Phase.BETWEEN_GAMES, Phase.BREAK)
+RESULT_KINDS: tuple[ResultKind, ...] = tuple(ResultKind)
+#: the order pause reasons are listed in (the kiosk's dialog shows them so)
+PAUSE_ORDER: tuple[PauseReason, ...] = (
+    PauseReason.DISPUTE,
+    PauseReason.GAME_OVER,
+    PauseReason.CLAIM,
+    PauseReason.ILLEGAL_MOVE,
+    PauseReason.PREMATURE_PICKUP,
+    PauseReason.INVALID_ROLL,
+    PauseReason.EQUIPMENT,
+    PauseReason.AGREEMENT,
+    PauseReason.BREAK,
+    PauseReason.TD,
+    PauseReason.POWER_LOSS,
+)
+_FLAG = Phase.FLAG
+TABLE_PAUSE_ORDER: tuple[PauseReason, ...] = tuple(r for r in PAUSE_ORDER if r in TABLE_PAUSES)
+
+# -- the match and the phase ------------------------------------------------------------------------
+
+
+def match_refusal(state: TableState) -> RuleError | None:
+    if state.match is None:
+        return RuleError("match.none")
+    if state.phase == Phase.FLAG:
+        return RuleError("flag.waiting")
+    if state.match.winner is not None:
+        return RuleError("match.over")
+    return None
+
+
+def phase_refusal(state: TableState, phases: frozenset[Phase] | tuple[Phase, ...]) -> RuleError | None:
+    phase = state.phase
+    match = state.match
+    if phase in phases and phase != _FLAG and match is not None and match.winner is None:
+        return None  # the common case, decided without building anything
+    refusal = match_refusal(state)
+    if refusal is not None:
+        return refusal
+    if state.phase not in phases:
+        if state.phase == Phase.PAUSED:
+            return RuleError("phase.paused", reason=state.paused)
+        return RuleError("phase.wrong", phase=state.phase)
+    return None
+
+
+PLAYING = (Phase.PLAYING,)
+
+
+def result_refusal(state: TableState) -> RuleError | None:
+    """A game result may be entered while a game is in progress, also during a pause in it."""
+    refusal = match_refusal(state)
+    if refusal is not None:
+        return refusal
+    assert state.match is not None
+    in_game_pause = state.phase == Phase.PAUSED and state.match.in_game
+    if state.phase != Phase.PLAYING and not in_game_pause:
+        return RuleError("result.no_game", phase=state.phase)
+    return None
+
+
+# -- arrival, the opening roll, the clock --------------------------------------------------------
+
+
+def checkin_refusal(state: TableState, side: Side) -> RuleError | None:
+    refusal = match_refusal(state)
+    if refusal is None and state.present.of(side):
+        return RuleError("checkin.already", side=side)
+    return refusal
+
+
+def opening_refusal(state: TableState) -> RuleError | None:
+    refusal = phase_refusal(state, (Phase.OPENING, Phase.BETWEEN_GAMES))
+    if refusal is None and not (state.present.a and state.present.b):
+        return RuleError("checkin.missing", side="A" if not state.present.a else "B")
+    return refusal
+
+
+def press_refusal(state: TableState, side: Side) -> RuleError | None:
+    refusal = phase_refusal(state, PLAYING)
+    if refusal is not None:
+        return refusal
+    clock = state.clock
+    if clock.enabled:
+        if clock.running is None:
+            if state.opening_lower is not None and side != state.opening_lower:
+                return RuleError("clock.lower_starts", side=state.opening_lower)
+        elif clock.running != side:
+            return RuleError("clock.not_yours", side=clock.running)
+        return None
+    assert state.match is not None
+    normal_offer = state.match.cube.offered_by is not None and not state.is_offer_premature()
+    if state.is_turn_known() and state.turn is not None and side != state.turn and not normal_offer:
+        return RuleError("turn.not_yours", side=state.turn)
+    return None
+
+
+def roll_judgement(state: TableState) -> tuple[Side | None, RuleError | None]:
+    """Whose roll a roll read now is, or why it is premature (4.1 v a: recorded, not applied).
+
+    Without a clock no press ends a turn: a roll after the mover's roll is the opponent's.
+    """
+    match = state.match
+    assert match is not None
+    offer = match.cube.offered_by
+    turn = state.turn
+    rolled = state.rolled
+    clock = state.clock
+    if offer is None and rolled and turn is not None and not clock.enabled:
+        return other(turn), None
+    if offer is not None and (offer == turn or rolled):
+        return turn, RuleError("roll.double_waiting")
+    if rolled and turn is not None:
+        return turn, RuleError("roll.premature", side=turn)
+    if clock.enabled and turn is not None and clock.running != turn:
+        return turn, RuleError("roll.clock_not_running", side=turn)
+    return turn, None
+
+
+def invalid_roll_refusal(state: TableState, side: Side) -> RuleError | None:
+    refusal = phase_refusal(state, PLAYING)
+    if refusal is None and state.is_turn_known() and state.turn is not None and side != state.turn:
+        return RuleError("roll.not_yours", side=state.turn)
+    return refusal
+
+
+def pickup_refusal(state: TableState, side: Side) -> RuleError | None:
+    refusal = match_refusal(state)
+    if refusal is None and not state.clock.enabled:
+        return RuleError("clock.none")
+    return refusal
+
+
+# -- the cube (4.4) ---------------------------------------------------------------------------------
+
+
+def cube_refusal(state: TableState, side: Side) -> RuleError | None:
+    """The cube's own rules: a game in progress, not Crawford, the owner, not dead, not at the top."""
+    refusal = phase_refusal(state, PLAYING)
+    if refusal is not None:
+        return refusal
+    assert state.match is not None
+    return state.match.double_refusal(side, state.profile.max_cube, state.profile.dead_cube)
+
+
+def double_timing(state: TableState, side: Side) -> RuleError | bool:
+    """When in the turn a double by ``side`` comes: ``False`` = a proper double (4.4 ii),
+    ``True`` = a premature one, made during the opponent's turn, which stands (4.4 v; HU 7.8,
+    FFBG 6.8 alike), or the reason it is too late in one's own turn.
+
+    What the table knows of the turn depends on its setup (``TableState.turn_from``). A clock or
+    presses mark where each turn ends: a double during the opponent's turn is premature. Dice
+    alone mark where a turn starts: once the mover has rolled, the next turn is the opponent's,
+    who may double as soon as the mover has finished (which the table cannot see). A scoreboard
+    sees neither: every double the cube allows is a proper one.
+    """
+    turn = state.turn
+    if turn is None or not state.is_turn_known():
+        return False
+    if turn == side:
+        if state.roll_attempted:
+            return RuleError("double.after_roll")
+        if state.clock.enabled and state.clock.running not in (None, side):
+            return RuleError("double.clock_wait")
+        return False
+    if state.is_turn_end_known():
+        return True
+    # dice only: after the mover's roll the turn is ours to start; before it, it is premature
+    return not state.rolled
+
+
+def double_refusal(state: TableState, side: Side) -> RuleError | None:
+    """Why ``side`` may not double now, premature doubles included (they stand)."""
+    refusal = cube_refusal(state, side)
+    if refusal is not None:
+        return refusal
+    timing = double_timing(state, side)
+    return timing if isinstance(timing, RuleError) else None
+
+
+def take_refusal(state: TableState, side: Side) -> RuleError | None:
+    refusal = phase_refusal(state, PLAYING)
+    if refusal is not None:
+        return refusal
+    assert state.match is not None
+    offer = state.match.cube.offered_by
+    if offer is None:
+        return RuleError("take.no_offer")
+    if offer == side:
+        return RuleError("take.own")
+    return None
+
+
+def pass_refusal(state: TableState, side: Side) -> RuleError | None:
+    refusal = result_refusal(state)
+    if refusal is not None:
+        return refusal
+    assert state.match is not None
+    offer = state.match.cube.offered_by
+    if offer is None:
+        return RuleError("pass.no_offer")
+    if offer == side:
+        return RuleError("pass.own")
+    return None
+
+
+def win_refusal(state: TableState, side: Side) -> RuleError | None:
+    refusal = result_refusal(state)
+    if refusal is None and state.match is not None and state.match.cube.offered_by is not None:
+        return RuleError("result.double_waiting")
+    return refusal
+
+
+# -- pauses (4.3 ii) --------------------------------------------------------------------------------
+
+
+def table_pause_refusal(state: TableState) -> RuleError | None:
+    """The table's own pauses (the TD's key, a power cut) and the TD's: any pausable phase."""
+    return phase_refusal(state, PAUSABLE)
+
+
+def pause_refusal(state: TableState, side: Side, reason: PauseReason) -> RuleError | None:
+    """Whether ``side`` may pause the clock for ``reason`` now (4.3 ii; HU 8.10; FFBG 11.14)."""
+    refusal = table_pause_refusal(state)
+    if refusal is not None:
+        return refusal
+    if reason == PauseReason.POWER_LOSS:
+        return RuleError("pause.table_reason", reason=reason)
+    if not state.clock.enabled:
+        return RuleError("pause.no_clock")
+    profile = state.profile
+    if not profile.allowed_pause(reason):
+        allowed = ", ".join(r for r in PAUSE_ORDER if r in profile.pause_reasons and r not in TABLE_PAUSES)
+        return RuleError("pause.reason_not_allowed", reason=reason, profile=profile.name, allowed=allowed)
+    in_game = state.is_in_game()
+    if reason == PauseReason.BREAK and in_game:
+        return RuleError("pause.break_in_game")
+    if reason == PauseReason.INVALID_ROLL and not in_game:
+        return RuleError("pause.not_in_game", reason=reason)
+    return None
+
+
+def pause_passes(state: TableState, side: Side) -> bool:
+    """WBGF 4.4 iii: the doubled player who pauses the clock instead of answering has passed."""
+    match = state.match
+    return (
+        state.profile.pause_passes_double
+        and match is not None
+        and match.in_game
+        and match.cube.offered_by == other(side)
+    )
+
+
+def resume_refusal(state: TableState) -> RuleError | None:
+    if state.match is None:
+        return RuleError("match.none")
+    if state.phase != Phase.PAUSED:
+        return RuleError("clock.not_paused")
+    return None
+
+
+# -- breaks (2.2 ii) and calls --------------------------------------------------------------------
+
+
+def on_running_clock(state: TableState) -> bool:
+    """ffbg-cdf with a clock: breaks are taken on one's own running clock (10.1, 10.2)."""
+    return state.clock.enabled and state.profile.breaks_on_running_clock_with_clock
+
+
+def breaks_allowed_now(state: TableState) -> int:
+    match = state.match
+    if match is None:
+        return 0
+    return breaks_allowed(
+        state.profile,
+        match.length,
+        final=state.final,
+        clock=state.clock.enabled,
+        double_match_point=match.is_double_match_point(),
+    )
+
+
+def break_refusal(state: TableState, side: Side) -> RuleError | None:
+    away = state.away.of(side)
+    if on_running_clock(state):
+        if away:
+            return RuleError("break.away", side=side)
+        refusal = phase_refusal(state, (Phase.BETWEEN_GAMES, Phase.PLAYING))
+        if refusal is not None:
+            return refusal
+        if state.phase == Phase.PLAYING and state.clock.running != side:
+            return RuleError("break.own_clock")
+        return None
+    if away and not state.profile.combine_own_breaks:
+        return RuleError("break.not_combined", side=side, profile=state.profile.name)
+    refusal = phase_refusal(state, (Phase.BETWEEN_GAMES, Phase.BREAK))
+    if refusal is not None:
+        return refusal
+    used, allowed = state.breaks_used.of(side), breaks_allowed_now(state)
+    if used >= allowed:
+        return RuleError("break.none_left", used=used, allowed=allowed)
+    return None
+
+
+def return_refusal(state: TableState, side: Side) -> RuleError | None:
+    refusal = match_refusal(state)
+    if refusal is None and not state.away.of(side):
+        return RuleError("return.not_away", side=side)
+    return refusal
+
+
+def call_refusal(state: TableState, side: Side) -> RuleError | None:
+    return RuleError("call.already", side=side) if state.td_calls.of(side) else None
+
+
+def withdraw_refusal(state: TableState, side: Side) -> RuleError | None:
+    return None if state.td_calls.of(side) else RuleError("call.none", side=side)
+
+
+def undo_refusal(state: TableState) -> RuleError | None:
+    if state.undo is None:
+        return RuleError("undo.nothing")
+    if state.confirmed.a and state.confirmed.b:
+        return RuleError("undo.confirmed")
+    if state.phase == Phase.FLAG:
+        return RuleError("flag.waiting")
+    return None
+
+
+def confirm_refusal(state: TableState, side: Side) -> RuleError | None:
+    if state.phase != Phase.FINISHED:
+        return RuleError("match.not_over")
+    if state.confirmed.of(side):
+        return RuleError("confirm.already", side=side)
+    return None
+
+
+# -- TD commands ------------------------------------------------------------------------------------
+
+
+def td_refusal(state: TableState, kind: CommandType) -> RuleError | None:
+    """Whether the TD may give a command of this type now, whatever its values."""
+    match kind:
+        case CommandType.PENALTY | CommandType.FORFEIT | CommandType.IMPOSE_CLOCK:
+            return match_refusal(state)
+        case CommandType.WAIVE:
+            if state.match is None:
+                return RuleError("match.none")
+            if state.phase == Phase.FINISHED and state.ended_by is None:
+                return RuleError("waive.finished")
+            return None
+        case CommandType.START_CLOCK:
+            refusal = phase_refusal(state, CLOCK_START_PHASES)
+            if refusal is not None:
+                return refusal
+            if not state.clock.enabled:
+                return RuleError("clock.none")
+            if not state.profile.allows_start_clock():
+                return RuleError("clock.not_in_profile", profile=state.profile.name)
+            return None
+        case CommandType.PAUSE:
+            return table_pause_refusal(state)
+        case CommandType.RESUME:
+            return resume_refusal(state)
+        case CommandType.SET_TIME:
+            if state.match is None:
+                return RuleError("match.none")
+            return None if state.clock.enabled else RuleError("clock.none_impose")
+        case CommandType.SET_LENGTH:
+            if state.match is None:
+                return RuleError("match.none")
+            return RuleError("length.finished") if state.match.is_over() else None
+        case CommandType.CORRECT_SCORE:
+            return None if state.match is not None else RuleError("match.none")
+        case CommandType.RESOLVE_FLAG:
+            return None if state.phase == Phase.FLAG and state.match is not None else RuleError("flag.none")
+        case CommandType.TD_ACK:
+            return None
+    raise AssertionError(kind)  # pragma: no cover - every command type has a case
+
+
+def command_refusal(state: TableState, cmd: Command, cmd_id: str | None = None) -> RuleError | None:
+    """Whether the table would apply this TD command now (``cmd_id``: the id it would carry)."""
+    kind = COMMAND_TYPES[type(cmd)]
+    refusal = td_refusal(state, kind)
+    if refusal is not None:
+        return refusal
+    match = state.match
+    if isinstance(cmd, PenaltyCmd) and match is not None and cmd_id is not None:
+        if any(p.id == cmd_id for p in match.penalty_log):
+            return RuleError("penalty.applied", id=cmd_id)
+    elif isinstance(cmd, WaiveCmd) and match is not None:
+        penalty = next((p for p in match.penalty_log if p.id == cmd.penalty_id), None)
+        if penalty is None and cmd.penalty_id != state.ended_by:
+            return RuleError("waive.none", id=cmd.penalty_id)
+        if penalty is not None and penalty.waived:
+            return RuleError("waive.already", id=cmd.penalty_id)
+    elif isinstance(cmd, SetLengthCmd) and match is not None:
+        return m.length_refusal(match, cmd.length, at_once=state.profile.length_correction == "at_once")
+    return None
+
+
+# -- the answer: what each side, the table and the TD may do now ---------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SideLegal:
+    """What one player may do now. ``why`` gives the refusal code of each action not allowed
+    (where there is one to give)."""
+
+    checkin: bool
+    press: bool
+    invalid_roll: bool
+    #: a proper double (4.4 ii); ``cube.usable`` of the snapshot
+    double: bool
+    #: a double now would be made during the opponent's turn: premature, it stands (4.4 v)
+    premature_double: bool
+    take: bool
+    pass_: bool
+    #: no profile allows beavers (WBGF/HBF 4.4 viii, HU 7.1, FFBG 6.2): always false
+    beaver: bool
+    win: tuple[ResultKind, ...]
+    resign: tuple[ResultKind, ...]
+    pause: tuple[PauseReason, ...]
+    #: WBGF 4.4 iii: this side's pause now counts as passing the double
+    pause_passes: bool
+    break_: bool
+    return_: bool
+    call_td: bool
+    withdraw_call: bool
+    confirm: bool
+    premature_pickup: bool
+    why: Mapping[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "checkin": self.checkin,
+            "press": self.press,
+            "invalid_roll": self.invalid_roll,
+            "double": self.double,
+            "premature_double": self.premature_double,
+            "take": self.take,
+            "pass": self.pass_,
+            "beaver": self.beaver,
+            "win": [str.__str__(k) for k in self.win],
+            "resign": [str.__str__(k) for k in self.resign],
+            "pause": [str.__str__(r) for r in self.pause],
+            "pause_passes": self.pause_passes,
+            "break": self.break_,
+            "return": self.return_,
+            "call_td": self.call_td,
+            "withdraw_call": self.withdraw_call,
+            "confirm": self.confirm,
+            "premature_pickup": self.premature_pickup,
+            "why": dict(self.why),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TableLegal:
+    """What either player (or the table's equipment) may do: nobody in particular does these."""
+
+    opening_roll: bool
+    roll: bool
+    undo: bool
+    resume: bool
+    #: the table's own pause reasons (the TD's key, a power cut restore)
+    pause: tuple[PauseReason, ...]
+    why: Mapping[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "opening_roll": self.opening_roll,
+            "roll": self.roll,
+            "undo": self.undo,
+            "resume": self.resume,
+            "pause": [str.__str__(r) for r in self.pause],
+            "why": dict(self.why),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TdLegal:
+    """What the TD may command now. ``waive`` lists the ids that can be waived, ``start_clock``
+    the sides whose clock can be started; the other commands are true or false."""
+
+    allowed: Mapping[CommandType, bool]
+    waive: tuple[str, ...]
+    start_clock: tuple[Side, ...]
+    #: how a length correction is applied in these rules (``next_game``: 4.8; ``at_once``)
+    length_correction: str
+    why: Mapping[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {str.__str__(k): v for k, v in self.allowed.items()}
+        out["waive"] = list(self.waive)
+        out["start_clock"] = list(self.start_clock)
+        out["length_correction"] = self.length_correction
+        out["why"] = dict(self.why)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    a: SideLegal
+    b: SideLegal
+    table: TableLegal
+    td: TdLegal
+
+    def of(self, side: Side) -> SideLegal:
+        return self.a if side == "A" else self.b
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "A": self.a.as_json(),
+            "B": self.b.as_json(),
+            "table": self.table.as_json(),
+            "td": self.td.as_json(),
+        }
+
+
+def _ok(why: dict[str, str], name: str, refusal: RuleError | None) -> bool:
+    if refusal is None:
+        return True
+    why[str.__str__(name)] = refusal.code
+    return False
+
+
+def _side_legal(state: TableState, side: Side) -> SideLegal:
+    why: dict[str, str] = {}
+    cube = cube_refusal(state, side)
+    timing: RuleError | bool = cube if cube is not None else double_timing(state, side)
+    if isinstance(timing, RuleError):
+        why["double"] = timing.code
+    win_ok = _ok(why, "win", win_refusal(state, side))
+    resign_ok = _ok(why, "resign", result_refusal(state))
+    pauses = tuple(r for r in PAUSE_ORDER if r not in TABLE_PAUSES and pause_refusal(state, side, r) is None)
+    if not pauses:
+        refusal = pause_refusal(state, side, PauseReason.DISPUTE)
+        if refusal is not None:
+            why["pause"] = refusal.code
+    return SideLegal(
+        checkin=_ok(why, "checkin", checkin_refusal(state, side)),
+        press=_ok(why, "press", press_refusal(state, side)),
+        invalid_roll=_ok(why, "invalid_roll", invalid_roll_refusal(state, side)),
+        double=timing is False,
+        premature_double=timing is True,
+        take=_ok(why, "take", take_refusal(state, side)),
+        pass_=_ok(why, "pass", pass_refusal(state, side)),
+        beaver=False,
+        win=RESULT_KINDS if win_ok else (),
+        resign=RESULT_KINDS if resign_ok else (),
+        pause=pauses,
+        pause_passes=bool(pauses) and pause_passes(state, side),
+        break_=_ok(why, "break", break_refusal(state, side)),
+        return_=_ok(why, "return", return_refusal(state, side)),
+        call_td=_ok(why, "call_td", call_refusal(state, side)),
+        withdraw_call=_ok(why, "withdraw_call", withdraw_refusal(state, side)),
+        confirm=_ok(why, "confirm", confirm_refusal(state, side)),
+        premature_pickup=_ok(why, "premature_pickup", pickup_refusal(state, side)),
+        why=why,
+    )
+
+
+def legal_actions(state: TableState) -> Legal:
+    """Everything each side, the table and the TD may do in ``state`` (docs/protocol.md §2)."""
+    why: dict[str, str] = {}
+    roll_ok = False
+    if state.phase == Phase.PLAYING and state.match is not None:
+        roll_ok = roll_judgement(state)[1] is None
+    table = TableLegal(
+        opening_roll=_ok(why, "opening_roll", opening_refusal(state)),
+        roll=roll_ok,
+        undo=_ok(why, "undo", undo_refusal(state)),
+        resume=_ok(why, "resume", resume_refusal(state)),
+        pause=TABLE_PAUSE_ORDER if table_pause_refusal(state) is None else (),
+        why=why,
+    )
+    td_why: dict[str, str] = {}
+    allowed = {kind: _ok(td_why, kind, td_refusal(state, kind)) for kind in CommandType}
+    waive: tuple[str, ...] = ()
+    if allowed[CommandType.WAIVE] and state.match is not None:
+        ids = [p.id for p in state.match.penalty_log if not p.waived]
+        if state.ended_by is not None and state.ended_by not in ids:
+            ids.append(state.ended_by)
+        waive = tuple(ids)
+    td = TdLegal(
+        allowed=allowed,
+        waive=waive,
+        start_clock=SIDES if allowed[CommandType.START_CLOCK] else (),
+        length_correction=state.profile.length_correction,
+        why=td_why,
+    )
+    return Legal(_side_legal(state, "A"), _side_legal(state, "B"), table, td)
+
+
+# -- the hub's question: would the table apply this command? --------------------------------------
+
+
+def check_command(state_or_snapshot: TableState | Mapping[str, Any], cmd: Command) -> None:
+    """Raise ``CommandError`` (code of the refusal) if the table would refuse ``cmd`` now.
+
+    Given the table's state, this is exactly the reducer's judgement. Given a published snapshot
+    (what the hub holds), it is the judgement the table published in its ``legal`` field, plus
+    the checks that depend on the command's values; a snapshot from a table too old to publish
+    ``legal`` is not judged (the table will judge the command when it arrives).
+    """
+    if isinstance(state_or_snapshot, TableState):
+        refusal = command_refusal(state_or_snapshot, cmd)
+    else:
+        refusal = _snapshot_refusal(state_or_snapshot, cmd)
+    if refusal is not None:
+        raise CommandError(refusal.code, **refusal.params)
+
+
+def _snapshot_refusal(snap: Mapping[str, Any], cmd: Command) -> RuleError | None:
+    legal = snap.get("legal")
+    td = legal.get("td") if isinstance(legal, Mapping) else None
+    if not isinstance(td, Mapping):
+        return None
+    kind = COMMAND_TYPES[type(cmd)]
+    why = td.get("why")
+    code = why.get(kind) if isinstance(why, Mapping) else None
+    if isinstance(cmd, WaiveCmd | StartClockCmd):
+        listed = td.get(kind)
+        value = cmd.penalty_id if isinstance(cmd, WaiveCmd) else cmd.side
+        if isinstance(listed, list) and value in listed:
+            return None
+        if code:
+            return RuleError(str(code))
+        return RuleError("waive.none", id=value) if isinstance(cmd, WaiveCmd) else RuleError("clock.none")
+    if td.get(kind) is False:
+        return RuleError(str(code)) if code else RuleError("phase.wrong", phase=snap.get("phase"))
+    if isinstance(cmd, SetLengthCmd):
+        return _snapshot_length_refusal(snap, cmd.length, td.get("length_correction") == "at_once")
+    return None
+
+
+def _snapshot_length_refusal(snap: Mapping[str, Any], length: int, at_once: bool) -> RuleError | None:
+    score = snap.get("score")
+    current = snap.get("length")
+    if not isinstance(score, Mapping) or not isinstance(current, int):
+        return None
+    if length == current:
+        return RuleError("length.same", length=length)
+    reached = [s for s in SIDES if isinstance(score.get(s), int) and score[s] >= length]
+    if not reached:
+        return None
+    if not at_once:
+        return RuleError("length.impossible", length=length, current=current)
+    if len(reached) == 2:
+        return RuleError("length.impossible_both", length=length)
+    return None
+
+
+__all__ = [
+    "PAUSABLE",
+    "PAUSE_ORDER",
+    "Legal",
+    "SideLegal",
+    "TableLegal",
+    "TdLegal",
+    "check_command",
+    "command_refusal",
+    "legal_actions",
+]
