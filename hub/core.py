@@ -153,10 +153,16 @@ class Hub:
         """Whatever the hub held about the tables may be old now: while it was cut off they kept
         playing (players arrived, returned from breaks). Automation waits for each table's current
         state, which the tables send when ``hub/status`` turns online. On reconnecting, the current
-        assignments are published again (retained)."""
+        assignments are published again (retained), and every command still valid that no table
+        has answered is sent again: a hub killed between recording a command and publishing it
+        (or whose publish died with its connection) must not lose a TD's action. A table applies
+        each command id once, so one it already has is only answered again."""
         self.room_state.mark_states_stale()
         if online:
-            self.automation.republish(self.clock.now_wall())
+            now = self.clock.now_wall()
+            self.automation.republish(now)
+            for table in self.room_state.tables():
+                self.sender.resend_unanswered(table, now)
 
     # -- the periodic work --------------------------------------------------------------------
 
