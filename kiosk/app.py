@@ -219,6 +219,7 @@ class KioskApp:
         self.local = LocalState()
         self.local.td_pin = self.config.td_pin
         self.local.manual_dice = self.config.dice.manual_entry
+        self.local.table_number_fixed = bool(self.config.broker.host)
         self.local.journal_notice = _banner(self._notice)
         self._full_redraw = True
 
@@ -283,6 +284,10 @@ class KioskApp:
         action = intent["app"]
         try:
             if action == "set_table_id":
+                if self.config.broker.host:
+                    # the broker credential is the table id's: another id would lock the table out
+                    log.warning("table number not changed at the table: it comes with the broker credential")
+                    return
                 value = intent.get("table", intent.get("table_id"))
                 self.config = save_setting(self.config, "table_id", value)
                 self.controller.set_table_id(self.config.table_id)

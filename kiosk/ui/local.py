@@ -19,12 +19,34 @@ SIDES = ("A", "B")
 #: dialogs that belong to one player's half of the screen (``overlay_side`` names the player)
 SIDE_OVERLAYS = frozenset({"lang", "pass", "break", "dice"})
 #: dialogs over the whole screen below the top bar
-FULL_OVERLAYS = frozenset(
-    {"result", "pause", "undo", "opening", "pin", "td", "td_time", "td_clock", "td_lang", "td_table"}
+#: the TD menu's pages (reached only through the PIN)
+TD_OVERLAYS = frozenset(
+    {
+        "td",
+        "td_time",
+        "td_clock",
+        "td_lang",
+        "td_table",
+        "td_settings",
+        "td_score",
+        "td_penalty",
+        "td_forfeit",
+        "td_flag",
+        "td_confirm",
+    }
 )
+#: TD pages about the match on the table (left for the menu when another match is assigned)
+TD_MATCH_PAGES = frozenset(
+    {"td_time", "td_clock", "td_score", "td_penalty", "td_forfeit", "td_flag", "td_confirm"}
+)
+FULL_OVERLAYS = frozenset({"result", "pause", "undo", "opening", "pin"}) | TD_OVERLAYS
 OVERLAYS = SIDE_OVERLAYS | FULL_OVERLAYS
-TD_OVERLAYS = frozenset({"td", "td_time", "td_clock", "td_lang", "td_table"})
 RESULT_KINDS = ("single", "gammon", "backgammon")
+#: the reasons the TD gives penalty points for at the table (the hub's default is "conduct")
+PENALTY_REASONS = ("conduct", "late", "clock_handling", "checker_handling")
+#: TD commands that are confirmed on their own page before they are sent
+CONFIRMED_COMMANDS = frozenset({"resolve_flag", "forfeit", "penalty", "correct_score"})
+MAX_PENALTY_POINTS = 25
 
 #: transient notices (message ids, translated when shown)
 MSG_TIE = "tie"
@@ -33,6 +55,10 @@ MSG_WRONG_PIN = "wrong_pin"
 
 def _sides(value: Any = None) -> dict[str, Any]:
     return {"A": value, "B": value}
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 @dataclass
@@ -68,6 +94,17 @@ class LocalState:
     td_mpp: float = 2.0
     td_delay_s: int = 12
     td_table: str = ""
+    #: the player chosen on a TD page (none until the TD touches a name), points and reason
+    td_side: str | None = None
+    td_points: int = 1
+    td_reason: str = "conduct"
+    #: the score as the TD corrects it
+    td_score: dict[str, int] = field(default_factory=lambda: _sides(0))
+    #: the TD command waiting on the confirmation page, and the page to go back to
+    td_pending: dict[str, Any] | None = None
+    td_back: str = "td"
+    #: the table number belongs to the broker credential: the TD cannot change it here
+    table_number_fixed: bool = False
     #: a short notice (MSG_*), cleared by the next action
     message: str | None = None
     #: the match the per-player choices belong to (reset when another match is assigned)
@@ -190,11 +227,24 @@ class LocalState:
             self.message = MSG_WRONG_PIN
 
     def _ui_td(self, intent: dict[str, Any]) -> None:
-        """Move within the TD menu (only once it is open): ``{"ui": "td", "page": ...}``."""
+        """Move within the TD menu (only once it is open): ``{"ui": "td", "page": ...}``.
+
+        A page starts afresh (no player chosen) unless ``keep`` is set: going back from the
+        confirmation keeps what the TD chose."""
         page = intent.get("page", "td")
-        if self.overlay not in TD_OVERLAYS or page not in TD_OVERLAYS:
+        if self.overlay not in TD_OVERLAYS or page not in TD_OVERLAYS or page == "td_confirm":
             return
         self.overlay = page
+        self.td_pending = None
+        if intent.get("keep"):
+            return
+        if page in ("td_penalty", "td_forfeit", "td_flag"):
+            self.td_side = None
+            self.td_points = 1
+            self.td_reason = "conduct"
+        elif page == "td_score":
+            score = intent.get("score") or {}
+            self.td_score = {s: _count(score.get(s)) for s in SIDES}
         if page == "td_time":
             reserves = intent.get("reserve_ms") or {}
             self.td_reserve = {s: int(reserves.get(s, 0)) for s in SIDES}
@@ -203,6 +253,50 @@ class LocalState:
             self.td_delay_s = int(intent.get("delay_s", self.td_delay_s))
         elif page == "td_table":
             self.td_table = str(intent.get("table", ""))[:8]
+
+    def _ui_td_pick(self, intent: dict[str, Any]) -> None:
+        side = intent.get("side")
+        if self.overlay in TD_OVERLAYS and side in SIDES:
+            self.td_side = side
+
+    def _ui_td_points(self, intent: dict[str, Any]) -> None:
+        delta = intent.get("delta")
+        if self.overlay == "td_penalty" and isinstance(delta, int):
+            self.td_points = min(MAX_PENALTY_POINTS, max(1, self.td_points + delta))
+
+    def _ui_td_reason(self, intent: dict[str, Any]) -> None:
+        if self.overlay == "td_penalty" and intent.get("reason") in PENALTY_REASONS:
+            self.td_reason = intent["reason"]
+
+    def _ui_td_score_adjust(self, intent: dict[str, Any]) -> None:
+        side, delta = intent.get("side"), intent.get("delta")
+        if self.overlay == "td_score" and side in SIDES and isinstance(delta, int):
+            self.td_score[side] = min(999, max(0, self.td_score[side] + delta))
+
+    def _ui_td_confirm(self, intent: dict[str, Any]) -> None:
+        """Ask once more before a command that gives points or ends the match."""
+        cmd, back = intent.get("cmd"), intent.get("back")
+        if self.overlay not in TD_OVERLAYS or not isinstance(cmd, dict):
+            return
+        if cmd.get("input") != "cmd" or cmd.get("type") not in CONFIRMED_COMMANDS:
+            return
+        self.td_pending = dict(cmd)
+        self.td_back = back if back in TD_OVERLAYS and back != "td_confirm" else "td"
+        self.overlay = "td_confirm"
+
+    def _ui_td_pick_confirm(self, intent: dict[str, Any]) -> None:
+        """A player touched on the time-out or forfeit page: straight to the confirmation."""
+        side, kind = intent.get("side"), intent.get("type")
+        if side not in SIDES:
+            return
+        self.td_side = side
+        if kind == "resolve_flag":
+            cmd = {"input": "cmd", "type": "resolve_flag", "winner": side}
+        elif kind == "forfeit":
+            cmd = {"input": "cmd", "type": "forfeit", "against": side, "reason": "forfeit"}
+        else:
+            return
+        self._ui_td_confirm({"cmd": cmd, "back": intent.get("back")})
 
     def _ui_td_adjust(self, intent: dict[str, Any]) -> None:
         side, delta = intent.get("side"), intent.get("delta_ms")
@@ -238,6 +332,9 @@ class LocalState:
             self.opening = _sides()
             if self.overlay not in TD_OVERLAYS and self.overlay != "pin":
                 self._ui_close({})
+            elif self.overlay in TD_MATCH_PAGES:
+                # a choice made for the previous match must not be sent to this one
+                self.overlay, self.td_pending, self.td_side = "td", None, None
         if self.overlay is not None and not valid_overlay:
             self._ui_close({})
         if snap.get("phase") not in ("opening", "between_games") and any(self.opening.values()):

@@ -83,7 +83,54 @@ DIALOGS: dict[str, NamedDialog] = {
     ),
     "td-clock": NamedDialog("TD: impose a clock", "playing", {"overlay": "td_clock"}),
     "td-lang": NamedDialog("TD: the table's language", "playing", {"overlay": "td_lang"}),
-    "td-table": NamedDialog("TD: the table number", "playing", {"overlay": "td_table", "td_table": "14"}),
+    "td-settings": NamedDialog("TD: the table's settings", "playing", {"overlay": "td_settings"}),
+    "td-table": NamedDialog(
+        "TD: the table number (a table without a broker)",
+        "playing",
+        {"overlay": "td_table", "td_table": "14"},
+    ),
+    "td-table-fixed": NamedDialog(
+        "TD: the table number, refused on a networked table",
+        "playing",
+        {"overlay": "td_table", "table_number_fixed": True},
+    ),
+    "td-flag-winner": NamedDialog("TD: who wins a time-out (nobody chosen)", "flag", {"overlay": "td_flag"}),
+    "td-forfeit": NamedDialog("TD: who loses by forfeit", "playing", {"overlay": "td_forfeit"}),
+    "td-score": NamedDialog(
+        "TD: correct the score", "crawford", {"overlay": "td_score", "td_score": {"A": 6, "B": 2}}
+    ),
+    "td-penalty": NamedDialog("TD: penalty points (nobody chosen)", "playing", {"overlay": "td_penalty"}),
+    "td-penalty-chosen": NamedDialog(
+        "TD: penalty points, player, points and reason chosen",
+        "playing",
+        {"overlay": "td_penalty", "td_side": "A", "td_points": 2, "td_reason": "late"},
+    ),
+    "td-confirm-flag": NamedDialog(
+        "TD: confirm a time-out decision",
+        "flag",
+        {"overlay": "td_confirm", "td_pending": {"input": "cmd", "type": "resolve_flag", "winner": "B"}},
+    ),
+    "td-confirm-forfeit": NamedDialog(
+        "TD: confirm a forfeit",
+        "playing",
+        {"overlay": "td_confirm", "td_pending": {"input": "cmd", "type": "forfeit", "against": "A"}},
+    ),
+    "td-confirm-penalty": NamedDialog(
+        "TD: confirm penalty points that end the match",
+        "crawford",
+        {
+            "overlay": "td_confirm",
+            "td_pending": {"input": "cmd", "type": "penalty", "against": "B", "points": 1, "reason": "late"},
+        },
+    ),
+    "td-confirm-score": NamedDialog(
+        "TD: confirm a score correction",
+        "crawford",
+        {
+            "overlay": "td_confirm",
+            "td_pending": {"input": "cmd", "type": "correct_score", "score": {"A": 5, "B": 2}, "note": ""},
+        },
+    ),
 }
 
 

@@ -487,3 +487,32 @@ def test_rolls_entered_on_the_screen_are_journaled_as_manual(make_app, tmp_path)
     run_until(app, lambda: inputs(app)[-1] == "roll", "the roll")
     assert journaled(app)[-1]["dice"] == [4, 2] and journaled(app)[-1]["source"] == "manual"
     assert app.controller.snapshot()["dice"] == [4, 2]
+
+
+def test_td_penalty_at_the_table_is_journaled_like_the_hubs_command(make_app, tmp_path):
+    """TD menu (PIN), Penalty, the left player, Continue, Confirm: one ``cmd`` in the journal."""
+    seed_playing_match(tmp_path / "data")
+    app = make_app()
+
+    def key(k: int) -> None:
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0))
+
+    app.step()
+    key(pygame.K_t)
+    for _ in "0000":  # the default PIN
+        key(pygame.K_0)
+    key(pygame.K_RETURN)
+    run_until(app, lambda: app.local.overlay == "td", "the TD menu")
+    scene = app.view.last_scene
+    (penalty,) = [h for h in scene.hits if h.intents[0] == {"ui": "td", "page": "td_penalty"}]
+    key(penalty.keys[0])
+    run_until(app, lambda: app.local.overlay == "td_penalty", "the penalty page")
+    key(pygame.K_q)  # the left player: A
+    key(pygame.K_RETURN)  # Continue
+    run_until(app, lambda: app.local.overlay == "td_confirm", "the confirmation")
+    key(pygame.K_RETURN)  # Confirm
+    run_until(app, lambda: inputs(app)[-1] == "cmd", "the command")
+    row = journaled(app)[-1]
+    assert (row["type"], row["against"], row["points"], row["reason"]) == ("penalty", "A", 1, "conduct")
+    assert row["id"].startswith("local:")
+    assert app.controller.snapshot()["score"] == {"A": 0, "B": 1}

@@ -177,3 +177,19 @@ def test_the_table_works_while_the_broker_is_down(tmp_path, own_mosquitto, event
             hub.close()
     finally:
         app.close()
+
+
+def test_a_networked_table_keeps_the_number_of_its_credential(tmp_path, mosquitto, event_id):
+    """The broker credential is the table id's: the TD menu cannot renumber a table on the network."""
+    hub = Hub(mosquitto.host, mosquitto.port, f"bg/v1/{event_id}")
+    app = make_app(tmp_path, mosquitto, event_id)
+    try:
+        assert app.local.table_number_fixed
+        hub.expect(app, lambda t, p: t == "table/21/status" and p["online"], "status online")
+        app._intents([{"app": "set_table_id", "table": "7"}])
+        assert app.config.table_id == "21" and app.controller.snapshot()["table"] == "21"
+        assert not (app.config.data_path / "settings.json").exists()
+        hub.expect(app, lambda t, p: t == "table/21/state", "state still from table 21")
+    finally:
+        app.close()
+        hub.close()

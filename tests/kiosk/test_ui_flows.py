@@ -315,28 +315,165 @@ def test_td_sets_time_and_table_settings():
     assert reserves["A"] == before["A"] + 60_000
     assert abs(reserves["B"] - (before["B"] - 10_000)) <= 1_000  # B's clock runs meanwhile
     _open_td_menu(k, "4321")
+    k.tap("Table settings")
     k.tap("Table language")
     k.tap("Magyar")
     assert k.app[-1] == {"app": "set_language", "lang": "hu"}
     _open_td_menu(k, "4321")
+    k.tap("Table settings")
     k.tap("Table number")
     k.tap("Clear")
     k.tap("7")
     k.tap("OK")
     assert k.app[-1] == {"app": "set_table_id", "table": "7"}
     _open_td_menu(k, "4321")
+    k.tap("Table settings")
     k.tap("Swap the sides")
     assert k.app[-1] == {"app": "flip"}
 
 
-def test_td_resolves_a_time_flag():
-    k = Kiosk(samples.flag())
+def test_table_number_is_refused_with_an_explanation_on_a_networked_table():
+    k = Kiosk(samples.playing())
+    k.local.table_number_fixed = True  # the application sets it when a broker is configured
+    _open_td_menu(k, "4321")
+    k.tap("Table settings")
+    k.tap("Table number")
+    assert k.local.overlay == "td_table"
+    assert any(t.startswith("This table's number comes with its credential") for t in k.texts())
+    assert "OK" not in k.texts() and "7" not in k.texts()
+    k.tap("Back")
+    assert k.local.overlay == "td_settings" and k.app == []
+
+
+def test_td_resolves_a_time_flag_naming_the_players_and_asking_again():
+    from kiosk.ui.theme import PRIMARY, SECONDARY
+
+    k = Kiosk(samples.flag())  # A's time has expired
     assert k.snap["phase"] == "flag"
     assert "Time expired" in k.texts()
     _open_td_menu(k, "4321")
-    k.tap("Boris Ivanov wins the match")
+    k.tap("Settle the time-out")
+    assert "Time-out: who wins the match?" in k.texts()
+    assert "Alice Lambert's time has expired" in k.texts()
+    # no player is chosen beforehand: both names look alike
+    styles = {
+        i.color
+        for r in k.view.last_scene.regions
+        for i in r.items
+        if type(i).__name__ == "Fill" and i.color in (PRIMARY, SECONDARY)
+    }
+    assert styles == {SECONDARY}
+    k.tap("Boris Ivanov")
+    assert k.local.overlay == "td_confirm" and k.sent == []
+    assert "Boris Ivanov wins the match on time" in k.texts()
+    assert "Alice Lambert loses the match" in k.texts()
+    k.tap("Back")
+    assert k.local.overlay == "td_flag"
+    k.tap("Boris Ivanov")
+    k.tap("Confirm")
+    assert k.sent[-1] == {"input": "cmd", "type": "resolve_flag", "winner": "B"}
     snap = k.snap
     assert snap["phase"] == "finished" and snap["winner"] == "B" and snap["end_reason"] == "time"
+
+
+def test_td_corrects_the_score_at_the_table():
+    k = Kiosk(samples.between_games())  # B leads 0–4 after a gammon on a cube of 2
+    _open_td_menu(k, "4321")
+    k.tap("Correct the score")
+    assert k.local.td_score == {"A": 0, "B": 4}
+    assert "Continue" not in k.texts()  # nothing changed yet
+    k.tap("+1", 0)
+    k.tap("+1", 0)
+    k.tap("−1", 1)
+    k.tap("Continue")
+    assert k.local.overlay == "td_confirm"
+    assert "New score: 2 – 3" in k.texts() and "Alice Lambert – Boris Ivanov  ·  Before: 0 – 4" in k.texts()
+    k.tap("Confirm")
+    assert k.sent[-1] == {
+        "input": "cmd",
+        "type": "correct_score",
+        "score": {"A": 2, "B": 3},
+        "note": "corrected at the table",
+    }
+    assert not k.rejected
+    snap = k.snap
+    assert snap["score"] == {"A": 2, "B": 3}
+    assert snap["corrections"][-1]["before"] == "0-4" and snap["corrections"][-1]["after"] == "2-3"
+
+
+def test_td_gives_penalty_points_at_the_table():
+    k = Kiosk(samples.playing())
+    _open_td_menu(k, "4321")
+    k.tap("Penalty")
+    assert "Penalty points: against whom?" in k.texts()
+    assert "Continue" not in k.texts()  # nobody chosen yet
+    k.tap("Alice Lambert")
+    k.tap("+")
+    k.tap("Clock handling")
+    k.tap("Continue")
+    assert "Penalty points against Alice Lambert: 2" in k.texts()
+    assert "Clock handling" in k.texts() and "New score: 0 – 2" in k.texts()
+    assert not any(t.startswith("This ends the match") for t in k.texts())
+    k.tap("Confirm")
+    assert k.sent[-1] == {
+        "input": "cmd",
+        "type": "penalty",
+        "against": "A",
+        "points": 2,
+        "reason": "clock_handling",
+    }
+    snap = k.snap
+    assert snap["score"] == {"A": 0, "B": 2}
+    assert snap["penalty_log"][-1]["against"] == "A" and snap["penalty_log"][-1]["reason"] == "clock_handling"
+
+
+def test_a_penalty_that_ends_the_match_says_so_before_it_is_sent():
+    k = Kiosk(samples.playing())  # a 7-point match at 0–0
+    _open_td_menu(k, "4321")
+    k.tap("Penalty")
+    k.tap("Boris Ivanov")
+    for _ in range(6):
+        k.tap("+")
+    k.tap("Continue")
+    assert "This ends the match: Alice Lambert wins" in k.texts()
+    k.tap("Confirm")
+    assert k.snap["phase"] == "finished" and k.snap["winner"] == "A"
+
+
+def test_td_forfeit_names_who_loses_and_asks_again():
+    k = Kiosk(samples.playing())
+    _open_td_menu(k, "4321")
+    k.tap("Forfeit")
+    k.tap("Alice Lambert")
+    assert "Alice Lambert loses the match by forfeit" in k.texts()
+    assert "Boris Ivanov wins the match" in k.texts()
+    k.tap("Confirm")
+    assert k.sent[-1] == {"input": "cmd", "type": "forfeit", "against": "A", "reason": "forfeit"}
+    snap = k.snap
+    assert snap["phase"] == "finished" and snap["winner"] == "B" and snap["end_reason"] == "forfeit"
+
+
+def test_a_pending_td_action_is_dropped_when_another_match_is_assigned():
+    k = Kiosk(samples.playing())
+    _open_td_menu(k, "4321")
+    k.tap("Forfeit")
+    k.tap("Alice Lambert")
+    assert k.local.overlay == "td_confirm"
+    k.handle([{"input": "cmd", "type": "forfeit", "against": "B", "reason": "forfeit"}])  # from the hub
+    k.handle(
+        [
+            {
+                "input": "assign",
+                "match_id": "r4-t12",
+                "length": 5,
+                "players": samples.PLAYERS,
+                "profile": "wbgf-2023",
+                "clock": True,
+            }
+        ]
+    )
+    assert k.local.overlay == "td" and k.local.td_pending is None
+    assert "Confirm" not in k.texts()
 
 
 def test_match_over_both_players_confirm():

@@ -11,7 +11,7 @@ import re
 import pygame
 import pytest
 
-from kiosk.ui import samples
+from kiosk.ui import named, samples
 from kiosk.ui.i18n import LANGUAGES, translator
 from kiosk.ui.view import KioskView, LocalState
 
@@ -19,31 +19,11 @@ SIZES = [(800, 480), (1280, 720)]
 #: smallest text allowed (px) at each size: about 2.3 mm on the 7" display, 2.5 mm on the 10"
 MIN_PX = {(800, 480): 12, (1280, 720): 17}
 
-DIALOGS: dict[str, tuple[str, dict]] = {
-    "result_winner": ("playing", {"overlay": "result"}),
-    "result_kind": ("cube_owned", {"overlay": "result", "result_winner": "B"}),
-    "result_confirm": (
-        "cube_owned",
-        {"overlay": "result", "result_winner": "B", "result_kind": "backgammon"},
-    ),
-    "pass": ("cube_offer", {"overlay": "pass", "overlay_side": "A"}),
-    "break": ("between_games", {"overlay": "break", "overlay_side": "B"}),
-    "language": ("playing", {"overlay": "lang", "overlay_side": "A"}),
-    "pause": ("playing", {"overlay": "pause"}),
-    "undo_result": ("between_games", {"overlay": "undo"}),
-    "undo_take": ("cube_owned", {"overlay": "undo"}),
-    "opening": ("crawford_next", {"overlay": "opening", "opening": {"A": 4, "B": None}, "message": "tie"}),
-    "pin": ("playing", {"overlay": "pin", "pin_entry": "12", "message": "wrong_pin"}),
-    "td_flag": ("flag", {"overlay": "td"}),
-    "td_paused": ("paused", {"overlay": "td"}),
-    "td_time": ("playing", {"overlay": "td_time", "td_reserve": {"A": 600_000, "B": 3_725_000}}),
-    "td_clock": ("playing", {"overlay": "td_clock"}),
-    "td_lang": ("playing", {"overlay": "td_lang"}),
-    "td_table": ("playing", {"overlay": "td_table", "td_table": "14"}),
-}
-
 SNAPS = {name: samples.sample_snapshot(name) for name in samples.SAMPLES}
-CASES = [(name, name, {}) for name in samples.SAMPLES] + [(d, s, kw) for d, (s, kw) in DIALOGS.items()]
+#: every screen, and every dialog the screen can open (``kiosk.ui.named``)
+CASES = [(name, name, {}) for name in samples.SAMPLES] + [
+    (f"dialog {name}", d.sample, d.local) for name, d in named.DIALOGS.items()
+]
 
 
 def render(size, lang, sample, local_fields, flip=False):

@@ -1,22 +1,37 @@
-"""The TD menu, behind a PIN: pause and resume, set time, impose a clock, settle a time-out,
-acknowledge a call, and the table's own settings (language, table number, which side is which).
+"""The TD menu, behind a PIN: pause and resume, set time, impose a clock, correct the score, give
+penalty points, a forfeit, settle a time-out, answer a call, and the table's own settings
+(language, table number, which side is which).
 
 Match actions go to the table as ``cmd`` inputs, exactly as the hub's commands do (the application
-adds ``id`` and ``at``); table settings are requests to the application (``{"app": ...}``).
+adds ``id`` and ``at`` and journals them); table settings are requests to the application
+(``{"app": ...}``). Whatever gives points or ends a match is asked once more on a page that names
+the players and says what follows ("This ends the match: Boris Ivanov wins"); nothing is chosen
+for the TD in advance (no player is preselected).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import clock_text
-from kiosk.ui.i18n import LANGUAGES
-from kiosk.ui.layout import Rect, hsplit, vsplit
-from kiosk.ui.local import MSG_WRONG_PIN
+from kiosk.ui.i18n import LANGUAGES, N_
+from kiosk.ui.layout import Rect, hsplit, inset, vsplit
+from kiosk.ui.local import MSG_WRONG_PIN, PENALTY_REASONS
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.dialogs import back_and_ok, back_button, bottom_row, full_dialog, title
 from rulebook.clock import imposed_reserve_ms
+from rulebook.policy import is_lateness_forfeit
 
 MINUTE = 60_000
+
+#: how the penalty reasons read on the screen
+REASON_LABELS: dict[str, str] = {
+    "conduct": N_("Conduct"),
+    "late": N_("Late"),
+    "clock_handling": N_("Clock handling"),
+    "checker_handling": N_("Checker handling"),
+}
 
 
 def build(c: Ctx, overlay: str) -> None:
@@ -27,6 +42,12 @@ def build(c: Ctx, overlay: str) -> None:
         "td_clock": _impose_clock,
         "td_lang": _language,
         "td_table": _table,
+        "td_settings": _settings,
+        "td_score": _score,
+        "td_penalty": _penalty,
+        "td_forfeit": _forfeit,
+        "td_flag": _flag,
+        "td_confirm": _confirm,
     }.get(overlay, _menu)(c)
 
 
@@ -80,6 +101,14 @@ def _pin(c: Ctx) -> None:
     keypad(pen, c, (x + left_w, y, w - left_w, h), "pin", "pin_clear", [{"ui": "pin_ok"}])
 
 
+# -- the menu ----------------------------------------------------------------------------------------
+
+
+def _td_may(c: Ctx, command: str, inferred: bool) -> bool:
+    """The TD may send ``command`` now: the snapshot's ``legal.td`` when present."""
+    return facts.allows(c.snap, command, ("td",), inferred)
+
+
 def _menu(c: Ctx) -> None:
     lay = c.lay
     tr = c.tr()
@@ -89,49 +118,32 @@ def _menu(c: Ctx) -> None:
     x, _, w, _ = area
     phase = snap.get("phase")
     clock = snap.get("clock") or {}
+    match = facts.has_match(snap)
+    open_match = match and phase != "finished"
     entries: list[tuple[str, list[dict], str]] = []
-    if facts.has_match(snap) and phase in ("opening", "playing", "between_games", "break"):
+    if _td_may(c, "pause", match and phase in ("opening", "playing", "between_games", "break")):
         entries.append((tr("Pause the clock"), [{"ui": "close"}, _cmd("pause", reason="td")], "primary"))
-    if phase == "paused":
+    if _td_may(c, "resume", phase == "paused"):
         entries.append((tr("Resume the clock"), [{"ui": "close"}, _cmd("resume")], "good"))
-    if phase == "flag":
-        flagged = clock.get("flagged")
-        for side in (c.left, other(c.left)):
-            label = tr("{name} wins the match").format(name=c.name(side))
-            style = "secondary" if side == flagged else "primary"
-            entries.append((label, [{"ui": "close"}, _cmd("resolve_flag", winner=side)], style))
-    if facts.has_match(snap) and clock.get("enabled") and phase != "finished":
-        entries.append(
-            (
-                tr("Set the time"),
-                [{"ui": "td", "page": "td_time", "reserve_ms": clock.get("reserve_ms")}],
-                "secondary",
-            )
-        )
-    if facts.has_match(snap) and phase != "finished":
+    if _td_may(c, "resolve_flag", phase == "flag"):
+        entries.append((tr("Settle the time-out"), [{"ui": "td", "page": "td_flag"}], "amber"))
+    if _td_may(c, "set_time", open_match and bool(clock.get("enabled"))):
+        page = {"ui": "td", "page": "td_time", "reserve_ms": clock.get("reserve_ms")}
+        entries.append((tr("Set the time"), [page], "secondary"))
+    if _td_may(c, "impose_clock", open_match):
         entries.append((tr("Impose a clock"), [{"ui": "td", "page": "td_clock"}], "secondary"))
-    if any(facts.td_calls(snap).values()):
+    if _td_may(c, "correct_score", match):
+        page = {"ui": "td", "page": "td_score", "score": snap.get("score")}
+        entries.append((tr("Correct the score"), [page], "secondary"))
+    if _td_may(c, "penalty", open_match):
+        entries.append((tr("Penalty"), [{"ui": "td", "page": "td_penalty"}], "secondary"))
+    if _td_may(c, "forfeit", open_match):
+        entries.append((tr("Forfeit"), [{"ui": "td", "page": "td_forfeit"}], "secondary"))
+    if any(facts.td_calls(snap).values()) and _td_may(c, "td_ack", True):
         entries.append((tr("Answer the call"), [{"ui": "close"}, _cmd("td_ack")], "amber"))
-    entries.append((tr("Table language"), [{"ui": "td", "page": "td_lang"}], "secondary"))
-    entries.append(
-        (
-            tr("Table number"),
-            [{"ui": "td", "page": "td_table", "table": snap.get("table") or ""}],
-            "secondary",
-        )
-    )
-    entries.append((tr("Swap the sides"), [{"ui": "close"}, {"app": "flip"}], "secondary"))
+    entries.append((tr("Table settings"), [{"ui": "td", "page": "td_settings"}], "secondary"))
     back = bottom_row(c, area)
-    cols = 3
-    rows = (len(entries) + cols - 1) // cols
-    grid_h = back[1] - y - lay.pad
-    cell_h = min(lay.H // 6, (grid_h - (rows - 1) * lay.pad) // rows)
-    cell_w = (w - (cols - 1) * lay.pad) // cols
-    for i, (label, intents, style) in enumerate(entries):
-        rect = (x + (i % cols) * (cell_w + lay.pad), y + (i // cols) * (cell_h + lay.pad), cell_w, cell_h)
-        pen.button(
-            rect, label, intents, keys=keys.digit_keys(i + 1) if i < 9 else (), style=style, size=lay.f_label
-        )
+    _grid(pen, c, (x, y, w, back[1] - y - lay.pad), entries)
     pen.button(
         (x + w // 3, back[1], w // 3, back[3]),
         tr("Close"),
@@ -141,8 +153,50 @@ def _menu(c: Ctx) -> None:
     )
 
 
+def _grid(pen: Pen, c: Ctx, rect: Rect, entries: list[tuple[str, list[dict], str]]) -> None:
+    """Menu entries three to a row, numbered for the keys 1–9."""
+    lay = c.lay
+    x, y, w, h = rect
+    cols = 3
+    rows = max(1, (len(entries) + cols - 1) // cols)
+    cell_h = min(lay.H // 6, (h - (rows - 1) * lay.pad) // rows)
+    cell_w = (w - (cols - 1) * lay.pad) // cols
+    for i, (label, intents, style) in enumerate(entries):
+        cell = (x + (i % cols) * (cell_w + lay.pad), y + (i // cols) * (cell_h + lay.pad), cell_w, cell_h)
+        pen.button(
+            cell, label, intents, keys=keys.digit_keys(i + 1) if i < 9 else (), style=style, size=lay.f_label
+        )
+
+
 def _cmd(kind: str, **fields: object) -> dict:
     return {"input": "cmd", "type": kind, **fields}
+
+
+def _to_menu() -> list[dict]:
+    return [{"ui": "td", "page": "td"}]
+
+
+def _settings(c: Ctx) -> None:
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Table settings"), lay.H * 10 // 100)
+    x, _, w, _ = area
+    back = bottom_row(c, area)
+    entries = [
+        (tr("Table language"), [{"ui": "td", "page": "td_lang"}], "secondary"),
+        (
+            tr("Table number"),
+            [{"ui": "td", "page": "td_table", "table": c.snap.get("table") or ""}],
+            "secondary",
+        ),
+        (tr("Swap the sides"), [{"ui": "close"}, {"app": "flip"}], "secondary"),
+    ]
+    _grid(pen, c, (x, y, w, back[1] - y - lay.pad), entries)
+    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
+
+
+# -- clock -------------------------------------------------------------------------------------------
 
 
 def _set_time(c: Ctx) -> None:
@@ -180,7 +234,7 @@ def _set_time(c: Ctx) -> None:
         tr,
         tr("Apply"),
         [{"ui": "close"}, _cmd("set_time", reserve_ms=reserves)],
-        back_intents=[{"ui": "td", "page": "td"}],
+        back_intents=_to_menu(),
     )
 
 
@@ -221,8 +275,242 @@ def _impose_clock(c: Ctx) -> None:
         tr,
         tr("Apply"),
         [{"ui": "close"}, _cmd("impose_clock", minutes_per_point=mpp, delay_s=delay)],
-        back_intents=[{"ui": "td", "page": "td"}],
+        back_intents=_to_menu(),
     )
+
+
+# -- score, penalty, forfeit, time-out: chosen, then confirmed -----------------------------------
+
+
+def _players(pen: Pen, c: Ctx, rect: Rect, chosen: str | None, intent: dict[str, Any]) -> None:
+    """One button per player, by name; the chosen one framed (none is chosen beforehand)."""
+    lay = c.lay
+    for side, cell in zip((c.left, other(c.left)), hsplit(rect, 2, lay.pad * 3), strict=True):
+        pen.button(
+            cell,
+            c.name(side),
+            [{**intent, "side": side}],
+            keys=keys.MAIN[keys.pos(c.is_left(side))],
+            style="primary" if side == chosen else "secondary",
+            size=lay.f_name,
+        )
+        if side == chosen:
+            pen.frame(inset(cell, -3), theme.MARKER, 3, lay.radius)
+
+
+def _confirm_intents(cmd: dict[str, Any], back: str) -> list[dict]:
+    return [{"ui": "td_confirm", "cmd": cmd, "back": back}]
+
+
+def _flag(c: Ctx) -> None:
+    """A time-out: the TD says who wins the match (4.3 iii: usually the opponent of the flagged
+    player, unless the flagged player could not lose), then confirms."""
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Time-out: who wins the match?"), lay.H * 10 // 100)
+    x, _, w, _ = area
+    flagged = (c.snap.get("clock") or {}).get("flagged")
+    note_h = lay.H // 10
+    if flagged in ("A", "B"):
+        pen.note((x, y, w, note_h), tr("{name}'s time has expired").format(name=c.name(flagged)), theme.FLAG)
+    back = bottom_row(c, area)
+    body = (x, y + note_h + lay.pad, w, back[1] - y - note_h - 3 * lay.pad)
+    _players(pen, c, body, None, {"ui": "td_pick_confirm", "type": "resolve_flag", "back": "td_flag"})
+    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
+
+
+def _forfeit(c: Ctx) -> None:
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Forfeit: who loses the match?"), lay.H * 10 // 100)
+    x, _, w, _ = area
+    back = bottom_row(c, area)
+    body = (x, y + lay.pad, w, back[1] - y - 3 * lay.pad)
+    _players(pen, c, body, None, {"ui": "td_pick_confirm", "type": "forfeit", "back": "td_forfeit"})
+    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
+
+
+def _stepper(pen: Pen, c: Ctx, rect: Rect, value: str, minus: list[dict], plus: list[dict]) -> None:
+    lay = c.lay
+    a, b, d = hsplit(rect, 3, lay.pad)
+    pen.button(a, "−", minus, style="secondary", size=lay.f_title)
+    pen.text(value, b, lay.f_title)
+    pen.button(d, "+", plus, style="secondary", size=lay.f_title)
+
+
+def _penalty(c: Ctx) -> None:
+    """Penalty points against a player (they go to the opponent's score): who, how many, why."""
+    lay = c.lay
+    tr = c.tr()
+    local = c.local
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Penalty points: against whom?"), lay.H * 10 // 100)
+    x, _, w, _ = area
+    back = bottom_row(c, area)
+    rows = vsplit((x, y, w, back[1] - y - lay.pad), 3, lay.pad)
+    _players(pen, c, rows[0], local.td_side, {"ui": "td_pick"})
+    rx, ry, rw, rh = rows[1]
+    pen.text(tr("Points"), (rx, ry, rw // 3, rh), lay.f_label, align="left")
+    _stepper(
+        pen,
+        c,
+        (rx + rw // 3, ry, rw * 2 // 3, rh),
+        str(local.td_points),
+        [{"ui": "td_points", "delta": -1}],
+        [{"ui": "td_points", "delta": 1}],
+    )
+    cells = hsplit(rows[2], len(PENALTY_REASONS), lay.pad)
+    for reason, cell in zip(PENALTY_REASONS, cells, strict=True):
+        chosen = reason == local.td_reason
+        pen.button(
+            cell,
+            tr(REASON_LABELS[reason]),
+            [{"ui": "td_reason", "reason": reason}],
+            style="primary" if chosen else "secondary",
+            size=lay.f_small,
+        )
+        if chosen:
+            pen.frame(inset(cell, -3), theme.MARKER, 3, lay.radius)
+    back_r, ok_r = hsplit(back, 2, lay.pad * 3)
+    back_button(pen, c, back_r, tr, _to_menu())
+    if local.td_side is not None:
+        cmd = _cmd("penalty", against=local.td_side, points=local.td_points, reason=local.td_reason)
+        pen.button(ok_r, tr("Continue"), _confirm_intents(cmd, "td_penalty"), keys=keys.OK, style="good")
+
+
+def _score(c: Ctx) -> None:
+    """The score as the TD corrects it: each player's points −1 / +1, then a confirmation."""
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Correct the score"), lay.H * 10 // 100)
+    x, _, w, _ = area
+    back = bottom_row(c, area)
+    cols = hsplit((x, y, w, back[1] - y - lay.pad), 2, lay.pad * 4)
+    for side, col in zip((c.left, other(c.left)), cols, strict=True):
+        cx, cy, cw, ch = col
+        pen.text(c.name(side), (cx, cy, cw, ch // 4), lay.f_label)
+        pen.text(str(c.local.td_score.get(side, 0)), (cx, cy + ch // 4, cw, ch * 2 // 5), lay.f_score)
+        steps = (cx, cy + ch * 13 // 20, cw, ch * 7 // 20)
+        minus, plus = hsplit(steps, 2, lay.pad)
+        for cell, delta, label in ((minus, -1, "−1"), (plus, 1, "+1")):
+            pen.button(
+                cell,
+                label,
+                [{"ui": "td_score_adjust", "side": side, "delta": delta}],
+                style="secondary",
+                size=lay.f_title,
+            )
+    back_r, ok_r = hsplit(back, 2, lay.pad * 3)
+    back_button(pen, c, back_r, tr, _to_menu())
+    score = {s: int(c.local.td_score.get(s, 0)) for s in ("A", "B")}
+    current = c.snap.get("score") or {}
+    if score != {s: int(current.get(s, 0)) for s in ("A", "B")}:
+        cmd = _cmd("correct_score", score=score, note="corrected at the table")
+        pen.button(ok_r, tr("Continue"), _confirm_intents(cmd, "td_score"), keys=keys.OK, style="good")
+
+
+def _confirm(c: Ctx) -> None:
+    """The last question before a TD action that gives points or ends the match, naming the players
+    and what follows."""
+    lay = c.lay
+    tr = c.tr()
+    cmd = c.local.td_pending or {}
+    pen, area = full_dialog(c)
+    heading, lines, ends = describe(c, cmd)
+    y = title(pen, c, area, heading, lay.H * 10 // 100)
+    x, _, w, _ = area
+    back = bottom_row(c, area)
+    line_h = (back[1] - y - lay.pad) // max(4, len(lines))
+    for i, (text, size, color) in enumerate(lines):
+        pen.text(text, (x, y + i * line_h, w, line_h), size, color, wrap=True)
+    back_and_ok(
+        pen,
+        c,
+        back,
+        tr,
+        tr("Confirm"),
+        [{"ui": "close"}, cmd],
+        back_intents=[{"ui": "td", "page": c.local.td_back, "keep": True}],
+        style="bad" if ends else "good",
+    )
+
+
+def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tuple[int, int, int]]], bool]:
+    """What a pending TD command does, in words: a heading, lines (text, size, colour), and whether
+    it ends the match."""
+    lay = c.lay
+    tr = c.tr()
+    snap = c.snap
+    kind = cmd.get("type")
+    length = int(snap.get("length") or 0)
+    before = {s: int((snap.get("score") or {}).get(s, 0)) for s in ("A", "B")}
+    after = dict(before)
+    lines: list[tuple[str, int, tuple[int, int, int]]] = []
+    winner: str | None = None
+    if kind == "resolve_flag":
+        winner = str(cmd.get("winner"))
+        heading = tr("Confirm the time-out decision")
+        lines.append(
+            (tr("{name} wins the match on time").format(name=c.name(winner)), lay.f_title, theme.TEXT)
+        )
+        lines.append(
+            (tr("{name} loses the match").format(name=c.name(other(winner))), lay.f_label, theme.TEXT)
+        )
+    elif kind == "forfeit":
+        loser = str(cmd.get("against"))
+        winner = other(loser)
+        heading = tr("Confirm the forfeit")
+        lines.append(
+            (tr("{name} loses the match by forfeit").format(name=c.name(loser)), lay.f_title, theme.TEXT)
+        )
+        lines.append((tr("{name} wins the match").format(name=c.name(winner)), lay.f_label, theme.TEXT))
+    elif kind == "penalty":
+        against = str(cmd.get("against"))
+        points = int(cmd.get("points") or 0)
+        reason = str(cmd.get("reason") or "")
+        after[other(against)] += points
+        heading = tr("Confirm the penalty")
+        text = tr("Penalty points against {name}: {points}").format(name=c.name(against), points=points)
+        lines.append((text, lay.f_title, theme.TEXT))
+        lines.append((tr(REASON_LABELS.get(reason, reason)), lay.f_label, theme.TEXT_DIM))
+        late = sum(
+            int(p.get("points") or 0)
+            for p in snap.get("penalty_log") or []
+            if p.get("against") == against and p.get("reason") == "late" and not p.get("waived")
+        )
+        if reason == "late" and late:
+            already = tr("Lateness points already given: {points}").format(points=late)
+            lines.append((already, lay.f_label, theme.AMBER))
+        if after[other(against)] >= length or (
+            reason == "late" and is_lateness_forfeit(length, late + points)
+        ):
+            winner = other(against)
+    elif kind == "correct_score":
+        score = cmd.get("score") or {}
+        after = {s: int(score.get(s, 0)) for s in ("A", "B")}
+        heading = tr("Confirm the score correction")
+        leader = "A" if after["A"] >= after["B"] else "B"
+        if after[leader] >= length > 0:
+            winner = leader
+    else:
+        heading = tr("TD menu")
+    if kind in ("penalty", "correct_score"):
+        right = other(c.left)
+        new = tr("New score: {left} – {right}").format(left=after[c.left], right=after[right])
+        was = tr("Before: {left} – {right}").format(left=before[c.left], right=before[right])
+        lines.append((new, lay.f_title, theme.TEXT))
+        lines.append((f"{c.name(c.left)} – {c.name(right)}  ·  {was}", lay.f_small, theme.TEXT_DIM))
+    if winner is not None and kind in ("penalty", "correct_score"):
+        lines.append(
+            (tr("This ends the match: {name} wins").format(name=c.name(winner)), lay.f_label, theme.AMBER)
+        )
+    return heading, lines, winner is not None
+
+
+# -- the table's settings ----------------------------------------------------------------------------
 
 
 def _language(c: Ctx) -> None:
@@ -247,7 +535,7 @@ def _language(c: Ctx) -> None:
             style=style,
             size=lay.f_label,
         )
-    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, [{"ui": "td", "page": "td"}])
+    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, [{"ui": "td", "page": "td_settings"}])
 
 
 def _table(c: Ctx) -> None:
@@ -255,11 +543,24 @@ def _table(c: Ctx) -> None:
     tr = c.tr()
     pen, area = full_dialog(c)
     x, y, w, h = area
+    settings = [{"ui": "td", "page": "td_settings"}]
+    if c.local.table_number_fixed:
+        # the broker credential is the table id's: another number would lock the table out
+        yy = title(pen, c, area, tr("Table number"), lay.H * 12 // 100)
+        back = bottom_row(c, area)
+        number = str(c.snap.get("table") or "–")
+        text = tr(
+            "This table's number comes with its credential on the tournament network (table {table}). "
+            "To renumber it, install the configuration made for the new number on the hub's computer."
+        ).format(table=number)
+        pen.note((x, yy, w, back[1] - yy - lay.pad), text)
+        back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, settings)
+        return
     left_w = w * 45 // 100
     left = (x, y, left_w - lay.pad, h)
     yy = title(pen, c, left, tr("Table number"), lay.H * 12 // 100)
     pen.text(c.local.td_table or "–", (x, yy, left_w - lay.pad, lay.H // 6), lay.f_title * 3 // 2)
     back = bottom_row(c, left)
-    back_button(pen, c, back, tr, [{"ui": "td", "page": "td"}])
+    back_button(pen, c, back, tr, settings)
     ok = [{"ui": "close"}, {"app": "set_table_id", "table": c.local.td_table}] if c.local.td_table else None
     keypad(pen, c, (x + left_w, y, w - left_w, h), "td_table_digit", "td_table_clear", ok)
