@@ -28,7 +28,7 @@ MINUTE = 60_000
 #: how the penalty reasons read on the screen
 REASON_LABELS: dict[str, str] = {
     "conduct": N_("Conduct"),
-    "late": N_("Late"),
+    "late": N_("Lateness"),
     "clock_handling": N_("Clock handling"),
     "checker_handling": N_("Checker handling"),
 }
