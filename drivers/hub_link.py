@@ -15,6 +15,8 @@ API::
     link.clear_assign(table)             # empty retained payload: the broker forgets it
     link.send_cmd(table, cmd)            # QoS 1, not retained; cmd needs "id" and "type"
     link.request_resync(table, match_id, from_seq)
+    link.send_control(table, message)    # fleet: identify, restart, button test, update (QoS 1)
+    link.add_handler(topic, callback)    # any other topic the hub's credential may read (callback(payload))
     link.online -> bool ; link.wait_online(timeout) -> bool
     link.stop(timeout=5.0, graceful=True)
     SeqTracker                           # re-exported from drivers.seq_tracker
@@ -70,8 +72,13 @@ class HubLink:
         on_state_replayed: Callable[[str, dict[str, Any]], None] | None = None,
         tls: bool = False,
         tls_ca_file: str | None = None,
+        on_device: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
         self.topics = Topics(event)
+        #: the fleet's device reports (``table/+/device``); not subscribed without a receiver
+        self._on_device = on_device
+        #: exact topics outside the tables' ones, e.g. the broker's dynamic-security answers
+        self._handlers: dict[str, Callable[[bytes], None]] = {}
         self._on_status = on_status
         self._on_state = on_state
         self._on_event = on_event
@@ -100,7 +107,17 @@ class HubLink:
     def start(self) -> None:
         for kind in ("status", "state", "evt"):
             self.client.subscribe(self.topics.table_wildcard(kind), qos=1)
+        if self._on_device is not None:
+            self.client.subscribe(self.topics.table_wildcard("device"), qos=1)
         self.client.start()
+
+    def add_handler(self, topic: str, callback: Callable[[bytes], None]) -> None:
+        """Subscribe to one exact ``topic`` and hand its payloads to ``callback`` (network thread).
+
+        One connection per credential (the broker forces the client id to the username), so
+        whatever else the hub talks to the broker about goes over this link."""
+        self._handlers[topic] = callback
+        self.client.subscribe(topic, qos=1)
 
     def stop(self, timeout: float = 5.0, *, graceful: bool = True) -> None:
         """``hub/status`` offline, then DISCONNECT (the session stays with the broker);
@@ -142,6 +159,16 @@ class HubLink:
         payload = {"match_id": match_id, "from_seq": from_seq}
         self.client.publish(self.topics.table_resync(table), payload, qos=1, retain=False)
 
+    def send_control(self, table: str, message: dict[str, Any]) -> None:
+        """A fleet message to ``table``'s device (identify, restart, ...; docs/protocol.md §6)."""
+        if not isinstance(message, dict) or not isinstance(message.get("action"), str):
+            raise ValueError(f"a control message is a dict with an action: {message!r}")
+        self.client.publish(self.topics.table_control(table), message, qos=1, retain=False)
+
+    def publish_raw(self, topic: str, payload: bytes) -> None:
+        """Publish ``payload`` on a topic outside the tables' ones (QoS 1, not retained)."""
+        self.client.publish(topic, payload, qos=1, retain=False)
+
     # ----------------------------------------------------------------- network thread
     def _status(self, online: bool) -> dict[str, Any]:
         return {"online": online, "since_wall": now_wall()}
@@ -165,6 +192,13 @@ class HubLink:
                 log.exception("hub: on_online raised")
 
     def _on_message(self, topic: str, payload: bytes) -> None:
+        handler = self._handlers.get(topic)
+        if handler is not None:
+            try:
+                handler(payload)
+            except Exception:
+                log.exception("hub: the handler of %s raised; the message is dropped", topic[:200])
+            return
         parsed = self.topics.parse_table_topic(topic)
         if parsed is None:
             log.warning("dropped a message on unexpected topic %r", topic[:200])
@@ -182,6 +216,8 @@ class HubLink:
             self._deliver_state(topic, table, obj)
         elif kind == "evt":
             self._deliver_event(topic, table, obj)
+        elif kind == "device" and self._on_device is not None:
+            self._call("on_device", self._on_device, table, obj)
 
     def _deliver_status(self, topic: str, table: str, obj: dict[str, Any]) -> None:
         if not isinstance(obj.get("online"), bool):

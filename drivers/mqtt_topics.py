@@ -4,6 +4,7 @@ API::
 
     Topics(event)                       # all topic strings under bg/v1/{event}/
       .table_status(t) .table_state(t) .table_evt(t) .table_assign(t) .table_cmd(t) .table_resync(t)
+      .table_device(t) .table_control(t)
       .hub_status  .table_wildcard(kind)  .parse_table_topic(topic) -> (table, kind) | None
     is_valid_id(s) -> bool              # sane table / event id (usable inside a topic)
     encode_json(obj) -> bytes           # compact UTF-8 JSON
@@ -32,7 +33,9 @@ MAX_PAYLOAD = 256 * 1024
 """Bytes. A state snapshot of a long match is a few kilobytes; anything this big is an error."""
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-TABLE_KINDS = ("status", "state", "evt", "assign", "cmd", "resync")
+#: ``device`` (the table's health report) and ``control`` (identify, restart, button test, update,
+#: retire) belong to the fleet: they concern the device, never the match (docs/protocol.md §6)
+TABLE_KINDS = ("status", "state", "evt", "assign", "cmd", "resync", "device", "control")
 
 
 def is_valid_id(value: object) -> bool:
@@ -146,6 +149,12 @@ class Topics:
 
     def table_resync(self, table: str) -> str:
         return self.table(table, "resync")
+
+    def table_device(self, table: str) -> str:
+        return self.table(table, "device")
+
+    def table_control(self, table: str) -> str:
+        return self.table(table, "control")
 
     def table_wildcard(self, kind: str) -> str:
         """``bg/v1/{event}/table/+/{kind}``: one kind of message from every table."""

@@ -17,6 +17,7 @@ API::
     link.refresh_status()               # publish status again (status_fields changed)
     link.online -> bool ; link.wait_online(timeout) -> bool
     link.wait_drained(timeout) -> bool  # every stored event acknowledged by the broker
+    link.publish_device(report)         # fleet: the device's health report (retained, QoS 1)
     link.stop(timeout=5.0, graceful=True)
 
 The MQTT client id is the table id, and so is the username unless another is given (PROTOCOL §3:
@@ -100,6 +101,7 @@ class TableLink:
         tls: bool = False,
         tls_ca_file: str | None = None,
         status_fields: Callable[[], dict[str, Any]] | None = None,
+        on_control: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         if not is_valid_id(table):
             raise ValueError(f"invalid table id {table!r} (letters, digits, _ . - only)")
@@ -122,6 +124,9 @@ class TableLink:
         self._t_assign = self.topics.table_assign(table)
         self._t_cmd = self.topics.table_cmd(table)
         self._t_resync = self.topics.table_resync(table)
+        #: the fleet's messages to this device (identify, restart, ...), when someone listens
+        self._on_control = on_control
+        self._t_control = self.topics.table_control(table)
 
         self._lock = threading.RLock()
         self._acked = threading.Condition(self._lock)
@@ -154,6 +159,8 @@ class TableLink:
     def start(self) -> None:
         for topic in (self._t_assign, self._t_cmd, self.topics.hub_status, self._t_resync):
             self.client.subscribe(topic, qos=1)
+        if self._on_control is not None:
+            self.client.subscribe(self._t_control, qos=1)
         self.client.start()
 
     def stop(self, timeout: float = 5.0, *, graceful: bool = True) -> None:
@@ -195,6 +202,13 @@ class TableLink:
                 self._state_pending = payload
                 return
             self._send_state(payload)
+
+    def publish_device(self, report: dict[str, Any]) -> None:
+        """The device's health report for the fleet view (retained: a restarted hub has the last)."""
+        if not isinstance(report, dict):
+            raise TypeError(f"a device report is a dict, not {type(report).__name__}")
+        if self.online:
+            self.client.publish(self.topics.table_device(self.table), report, qos=1, retain=True)
 
     # ----------------------------------------------------------------- sending
     def refresh_status(self) -> None:
@@ -300,6 +314,10 @@ class TableLink:
             self._handle_hub_status(topic, payload)
         elif topic == self._t_resync:
             self._handle_resync(topic, payload)
+        elif topic == self._t_control and self._on_control is not None:
+            obj = decode_object(topic, payload, log)
+            if obj is not None and isinstance(obj.get("action"), str):
+                self._call("on_control", self._on_control, obj)
         else:
             log.debug("table %s: message on unexpected topic %s ignored", self.table, topic)
 

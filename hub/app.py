@@ -19,6 +19,7 @@ from hub.clock import Clock
 from hub.config import HubConfig
 from hub.core import Hub
 from hub.embedded_broker import EmbeddedBroker
+from hub.fleet_setup import FleetOptions, FleetService
 from hub.store import Store
 from hub.web import make_app
 
@@ -40,6 +41,8 @@ class RunConfig:
     embedded_host: str | None = None
     #: where to print a generated password (once)
     out: TextIO = field(default_factory=lambda: sys.stdout)
+    #: enrollment, the Tables page, updates, mDNS (hub.fleet_setup)
+    fleet: FleetOptions = field(default_factory=FleetOptions)
 
 
 class HubApp:
@@ -54,6 +57,7 @@ class HubApp:
         self.hub: Hub | None = None
         self.runner: web.AppRunner | None = None
         self.url = ""
+        self.fleet = FleetService(rc.fleet, embedded=rc.embedded_broker, db=rc.db)
 
     def _password_hash(self) -> str:
         if self._password is not None:
@@ -67,18 +71,23 @@ class HubApp:
     async def start(self) -> None:
         rc = self.rc
         password_hash = self._password_hash()
+        hub_config = self.fleet.hub_config(rc.hub)
         if rc.embedded_broker:
-            self.broker = EmbeddedBroker(rc.embedded_host or rc.hub.broker_host, rc.hub.broker_port)
+            self.broker = EmbeddedBroker(
+                rc.embedded_host or rc.hub.broker_host, rc.hub.broker_port, credentials=self.fleet.credentials
+            )
             await self.broker.start()
         self.store = Store(rc.db)
         self.store.set_meta("td_password", password_hash)
         self.store.commit()
-        self.hub = Hub(rc.hub, self.store, self.clock)
+        self.hub = Hub(hub_config, self.store, self.clock)
+        self.fleet.attach(self.hub)
         if rc.schedule:
             summary = self.hub.import_schedule(Path(rc.schedule).read_bytes(), "cli")
             log.info("schedule %s: %s", rc.schedule, summary)
         await self.hub.start()
         app = make_app(self.hub, Auth(password_hash), public=rc.public)
+        await self.fleet.start_web(app, rc.http_host, rc.http_port)
         self.runner = web.AppRunner(app, access_log=None)
         await self.runner.setup()
         site = web.TCPSite(self.runner, rc.http_host, rc.http_port)
@@ -86,11 +95,13 @@ class HubApp:
         host, port = self.runner.addresses[0][:2]
         self.url = f"http://{host}:{port}"
         log.info("dashboard on %s (event %s)", self.url, rc.hub.event)
+        await self.fleet.announce(rc.hub.event, host, port)
 
     async def stop(self) -> None:
         if self.runner is not None:
             await self.runner.cleanup()
             self.runner = None
+        await self.fleet.stop()
         if self.hub is not None:
             await self.hub.stop()
         if self.store is not None:

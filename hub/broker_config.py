@@ -15,6 +15,9 @@ result for its neighbour, or send itself a TD command. This module writes, into 
   on the room's network who has no credential at all — can make the broker allocate more than a
   bounded amount: a largest packet, a cap on what is queued for one client, on messages in
   flight, and on connections per listener, sized for the room;
+- ``dynamic-security.json`` (when missing): Mosquitto's dynamic-security plugin, loaded by
+  ``mosquitto.conf``, with no clients yet: tables enrolled from the dashboard get their
+  credentials there, live (:mod:`hub.dynsec`); the ACL lets the hub speak to the plugin;
 - ``tables/{table}.toml``, ``hub.toml`` and ``monitor.toml``: each client's own credential in
   plain text, to copy into that client's configuration when provisioning it. With
   ``--table-template`` (the keys all tables share) each table's file is its whole
@@ -48,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.mqtt_topics import MAX_PAYLOAD
+from hub import dynsec
 
 #: Username of the hub's credential; no table may take it.
 HUB_USER = "hub"
@@ -271,6 +275,7 @@ def render_conf(settings: BrokerSettings) -> str:
         f"acl_file {out / ACL_NAME}",
         "# Mosquitto started as root drops to this user before reading the files above.",
         f"user {settings.broker_user}",
+        *dynsec.conf_lines(out, dynsec.find_plugin()),
         "",
         "# Retained states, assignments and statuses survive a broker restart.",
         "persistence true",
@@ -341,7 +346,8 @@ def render_acl(event: str, tables: Sequence[str]) -> str:
         "# The hub reads and writes everything of this event.\n"
         f"user {HUB_USER}\n"
         f"topic readwrite {prefix}/#\n"
-        "\n"
+        + "".join(f"{line}\n" for line in dynsec.hub_acl_lines())
+        + "\n"
         "# Diagnostics (mosquitto_sub -u monitor): reads everything of this event and the broker's\n"
         "# own statistics, writes nothing; its own client id, so it never disconnects the hub.\n"
         f"user {MONITOR_USER}\n"
@@ -355,9 +361,11 @@ def render_acl(event: str, tables: Sequence[str]) -> str:
             f"topic write {base}/status\n"
             f"topic write {base}/state\n"
             f"topic write {base}/evt\n"
+            f"topic write {base}/device\n"
             f"topic read {base}/assign\n"
             f"topic read {base}/cmd\n"
             f"topic read {base}/resync\n"
+            f"topic read {base}/control\n"
             f"topic read {prefix}/hub/status\n"
         )
     return "".join(parts)
@@ -597,6 +605,7 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
         fragments[out / TABLES_DIR / f"{table}.toml"] = render_table_fragment(
             settings, table, credentials[table]
         )
+    broker_files.update(dynsec.broker_files(out))
     for path, text in broker_files.items():
         _write_private(path, text, owner)
         result.files.append(path)

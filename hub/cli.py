@@ -109,6 +109,37 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         help="seconds before an offline table alerts",
     )
     p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    add_fleet_arguments(p)
+
+
+def add_fleet_arguments(p: argparse.ArgumentParser) -> None:
+    """Enrollment, the Tables page, updates and mDNS (docs/hub.md, docs/install-pi.md)."""
+    g = p.add_argument_group("fleet (tables that enroll themselves)")
+    g.add_argument(
+        "--enrolled-only",
+        action="store_true",
+        help="embedded broker: only the hub and enrolled tables may connect",
+    )
+    g.add_argument(
+        "--table-broker",
+        type=lambda t: host_port(t, 1883),
+        metavar="HOST:PORT",
+        help="broker address given to enrolled tables (default: the hub's address as each table "
+        "reached it, and the broker's port)",
+    )
+    g.add_argument(
+        "--table-template",
+        metavar="FILE",
+        help="TOML with the keys every table shares (default: table-template.toml beside "
+        "--broker-credentials, when broker-config wrote one)",
+    )
+    g.add_argument(
+        "--table-tls-ca", metavar="FILE", help="tables reach the broker over TLS, checked with this CA (PEM)"
+    )
+    g.add_argument(
+        "--software", metavar="FILE.whl", help="wheel that tables update to (default: the running build)"
+    )
+    g.add_argument("--no-announce", action="store_true", help="do not announce the hub with mDNS")
 
 
 def _credentials(path: str | None) -> tuple[str | None, str | None]:
@@ -126,6 +157,7 @@ def _credentials(path: str | None) -> tuple[str | None, str | None]:
 def main_run(args: argparse.Namespace) -> int:
     from hub.app import HubApp, RunConfig
     from hub.config import HubConfig
+    from hub.fleet_setup import FleetOptions, default_template
     from hub.schedule import ScheduleError
 
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -155,6 +187,14 @@ def main_run(args: argparse.Namespace) -> int:
         public=args.public,
         embedded_broker=embedded,
         embedded_host=args.embedded_host,
+        fleet=FleetOptions(
+            enrolled_only=args.enrolled_only,
+            table_broker=args.table_broker,
+            table_template=args.table_template or default_template(args.broker_credentials),
+            table_tls_ca=args.table_tls_ca,
+            software=args.software,
+            announce=not args.no_announce,
+        ),
     )
 
     async def run() -> int:

@@ -61,6 +61,10 @@ class Hub:
         self._change_listeners: list[Callable[[], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tick_task: asyncio.Task[None] | None = None
+        #: the fleet's hooks (hub.fleet_setup): called with the link before it starts, and with
+        #: each table's device report on the loop
+        self.link_setup: list[Callable[[HubLink], None]] = []
+        self.on_device: Callable[[str, dict[str, Any]], None] | None = None
 
         room, link = self.room_state, self._current_link
         watch = WatchConfig(config.offline_grace_ms, config.not_started_grace_ms)
@@ -118,7 +122,10 @@ class Hub:
             client_id=c.client_id,
             on_online=self._on_link_online,
             on_state_replayed=lambda t, o: post("replayed_state", t, o),
+            on_device=self._on_device_report if self.on_device is not None else None,
         )
+        for setup in self.link_setup:
+            setup(self.link)
         self.link.start()
         self.tick()
         if c.tick_interval:
@@ -148,6 +155,11 @@ class Hub:
         """The hub's own connection changed (called on the MQTT thread)."""
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._link_changed, online)
+
+    def _on_device_report(self, table: str, report: dict[str, Any]) -> None:
+        """A table's fleet report (MQTT thread): handed to the loop."""
+        if self._loop is not None and self.on_device is not None:
+            self._loop.call_soon_threadsafe(self.on_device, table, report)
 
     def _link_changed(self, online: bool) -> None:
         """Whatever the hub held about the tables may be old now: while it was cut off they kept

@@ -114,6 +114,8 @@ class KioskApp:
         self.window: Any = None
         self.view: Any = None
         self.local: Any = None
+        #: the fleet's side of an enrolled table (kiosk.fleet_agent): reports, identify, updates
+        self.fleet: Any = None
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -128,9 +130,15 @@ class KioskApp:
         )
         self._sync_notice()
         self._open_screen()
+        if self.config.fleet.hub and self.config.fleet.device:
+            from kiosk.fleet_agent import FleetAgent
+
+            self.fleet = FleetAgent(self)
         self._start_buttons()
         self._start_dice()
         self._start_link()
+        if self.fleet is not None:
+            self.fleet.start()
 
     def run(self) -> int:
         """Loop until SIGTERM/SIGINT, a window close or a script's exit; returns the exit status."""
@@ -164,6 +172,8 @@ class KioskApp:
             self.buttons.poll()
         self._sync_notice()
         self._publish_state()
+        if self.fleet is not None:
+            self.fleet.step()
         online = self.link is not None and self.link.online
         if self.local is not None and online != self.local.hub_online:
             self.local.hub_online = online
@@ -178,6 +188,8 @@ class KioskApp:
             return
         self._closed = True
         self.notifier.stopping()
+        if self.fleet is not None:
+            self.fleet.close()
         for name in ("buttons", "dice", "link"):
             driver = getattr(self, name)
             if driver is None:
@@ -238,7 +250,11 @@ class KioskApp:
 
     def _draw(self) -> None:
         snap = self.controller.snapshot()
-        rects = self.window.draw(self.view, snap, self.local, wall_ms())
+        overlay = self.fleet.screen() if self.fleet is not None else None
+        if overlay is not None:  # identify, the button test: the whole screen for a while
+            rects = self.window.draw(overlay[0], overlay[1], self.local, wall_ms())
+        else:
+            rects = self.window.draw(self.view, snap, self.local, wall_ms())
         self._redraw = False
         # Redraw by itself only as often as the screen can change: 10 per second while a clock
         # runs, 4 per second otherwise (countdowns in whole seconds never skip one).
@@ -260,6 +276,8 @@ class KioskApp:
         if isinstance(event, Quit):
             self.stopping.set()
         elif isinstance(event, Tap):
+            if self.fleet is not None and self.fleet.take_tap():
+                return
             snap = self.controller.snapshot()
             self._intents(self.view.hit(event.pos, snap, self.local))
         elif isinstance(event, Key):
@@ -338,6 +356,8 @@ class KioskApp:
             log.warning("ignored inbox item %r", kind)
 
     def _on_button(self, name: str, event: Any) -> None:
+        if self.fleet is not None and self.fleet.take_button(name, event):
+            return
         if event.kind != "press":
             return
         state = self.controller.state
@@ -353,6 +373,8 @@ class KioskApp:
             self.controller.submit({"input": "call_td", "side": side, "at": event.at_ms})
 
     def _on_roll(self, roll: Any) -> None:
+        if self.fleet is not None:
+            self.fleet.note_roll()
         if not roll.unreadable:
             self.controller.submit({"input": "roll", "dice": [roll.d1, roll.d2], "source": "tower"})
             return
@@ -436,6 +458,7 @@ class KioskApp:
                 tls_ca_file=broker.ca_file or None,
                 boot_id=self.boot_id,
                 status_fields=lambda: self._status_fields,
+                on_control=self.fleet.on_control if self.fleet is not None else None,
             )
             self.link.start()
         except Exception as exc:
@@ -488,6 +511,18 @@ def _setup_logging(level: str) -> None:
 
 def main_run(args: argparse.Namespace) -> int:
     """``bgtable run [--config FILE] [--headless] [--fullscreen] [--script FILE]``."""
+    config_path = getattr(args, "config", None)
+    if config_path:
+        from pathlib import Path
+
+        from kiosk.setup_app import needs_setup, run_setup
+
+        if needs_setup(Path(config_path)):  # a new card: enroll with the hub first
+            _setup_logging("info")
+            headless = bool(getattr(args, "headless", False))
+            status = run_setup(args, headless=headless, fullscreen=bool(getattr(args, "fullscreen", False)))
+            if status is not None:
+                return status
     try:
         config = with_settings(load(getattr(args, "config", None)))
         script = load_script(args.script) if getattr(args, "script", None) else None
@@ -503,4 +538,10 @@ def main_run(args: argparse.Namespace) -> int:
     except JournalError as exc:
         print(f"bgtable run: journal: {exc}", file=sys.stderr)
         return 2
-    return app.run()
+    status = app.run()
+    if app.fleet is not None and app.fleet.restart_requested:
+        from kiosk.slots import relaunch
+
+        log.info("starting again (%s)", app.fleet.restart_requested)
+        relaunch()
+    return status

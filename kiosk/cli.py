@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from kiosk import transcript_cli
+from kiosk.fleet_cli import add_enroll_command, add_setup_arguments
 from rulebook.errors import JournalError
 from rulebook.replay import replay_checked
 from rulebook.snapshot import snapshot
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     transcript_cli.add_parser(sub)
     _add_kiosk_commands(sub)
+    add_enroll_command(sub)
     return parser
 
 
@@ -105,6 +107,7 @@ def _add_kiosk_commands(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
     run.add_argument("--fullscreen", action="store_true")
     run.add_argument("--script", help="feed table inputs from a JSON-lines file (demos, tests)")
+    add_setup_arguments(run)
     run.set_defaults(func=lambda a: _lazy("kiosk.app", "main_run")(a))
 
     shot = sub.add_parser("screenshot", help="render the screen for a journal's final state")
@@ -129,7 +132,12 @@ def _lazy(module: str, name: str):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["run"]:
+        from kiosk.slots import launch
+
+        launch(args_list)  # an updated version in a slot on the data partition takes over (exec)
+    args = build_parser().parse_args(args_list)
     return int(args.func(args) or 0)
 
 

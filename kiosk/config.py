@@ -25,6 +25,7 @@ from rulebook.profiles import PROFILES
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 LANG_RE = re.compile(r"^[a-z]{2,3}([_-][A-Za-z]{2,4})?$")
 SIZE_RE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
+URL_RE = re.compile(r"^https?://[^\s/?#]+$")
 BAUDS = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200)
 ROTATIONS = (0, 90, 180, 270)
 PIN_NAMES = ("A", "B", "pause", "td")
@@ -80,6 +81,22 @@ class ScreenConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class FleetConfig:
+    """What an enrolled table knows of its hub (written at enrollment; docs/configuration.md)."""
+
+    #: the hub's address, ``http://HOST:PORT`` (empty: not enrolled, no fleet reports)
+    hub: str = ""
+    #: this device's id at the hub
+    device: str = ""
+    #: take the hub's software between matches when it differs
+    auto_update: bool = True
+    #: seconds between health reports to the hub
+    report_s: int = 30
+    #: seconds between asking the hub which software it serves
+    update_check_s: int = 600
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     table_id: str = "1"
     event: str = "local"
@@ -93,6 +110,7 @@ class Config:
     pins: PinsConfig = field(default_factory=PinsConfig)
     dice: DiceConfig = field(default_factory=DiceConfig)
     screen: ScreenConfig = field(default_factory=ScreenConfig)
+    fleet: FleetConfig = field(default_factory=FleetConfig)
 
     @property
     def data_path(self) -> Path:
@@ -209,6 +227,22 @@ def _port(key: str, value: Any) -> int:
     return _int(key, value, 1, 65535)
 
 
+def _url(key: str, value: Any) -> str:
+    text = _str(key, value)
+    if text and (not URL_RE.match(text)):
+        raise ConfigError(f"{key}: expected http://HOST:PORT or https://HOST:PORT, got {value!r}")
+    return text
+
+
+def _device(key: str, value: Any) -> str:
+    text = _str(key, value)
+    return _ident(key, text) if text else text
+
+
+def _seconds(key: str, value: Any) -> int:
+    return _int(key, value, 5, 86_400)
+
+
 Validator = Any
 
 TOP: dict[str, Validator] = {
@@ -242,6 +276,16 @@ SECTIONS: dict[str, tuple[type, dict[str, Validator]]] = {
     "screen": (
         ScreenConfig,
         {"size": _size, "rotation": _rotation, "flip": _bool, "fullscreen": _bool},
+    ),
+    "fleet": (
+        FleetConfig,
+        {
+            "hub": _url,
+            "device": _device,
+            "auto_update": _bool,
+            "report_s": _seconds,
+            "update_check_s": _seconds,
+        },
     ),
 }
 

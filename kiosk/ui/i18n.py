@@ -1,7 +1,9 @@
 """Translations: gettext ``.po`` catalogs read directly, with English as the fallback.
 
-The catalogs live in ``kiosk/locale/<lang>/LC_MESSAGES/kiosk.po`` so translators can use their
-usual tools, but the kiosk reads the ``.po`` text itself (no compile step, no ``msgfmt``).
+The catalogs live in ``kiosk/locale/<lang>/LC_MESSAGES/<domain>.po`` so translators can use their
+usual tools (domain ``kiosk`` for the match screens; ``setup`` for the device's own screens —
+enrollment, identify, button test — whose sources are under :data:`DOMAIN_DIRS`), but the kiosk
+reads the ``.po`` text itself (no compile step, no ``msgfmt``).
 Messages are English sentences with named ``{placeholders}`` filled with ``str.format``.
 
 A second domain, ``rules`` (``rules.po``), translates the rulebook's refusal codes
@@ -26,6 +28,8 @@ LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 DOMAIN = "kiosk"
 #: the rulebook's refusal codes (msgid = code)
 RULES_DOMAIN = "rules"
+#: domains other than ``kiosk`` and the source directory whose messages each holds
+DOMAIN_DIRS: dict[str, Path] = {"setup": Path(__file__).resolve().parent / "screens" / "setup"}
 DEFAULT = "en"
 
 #: language code -> its name in that language (what the language picker shows)
@@ -131,9 +135,9 @@ def catalog(lang: str, domain: str = DOMAIN) -> dict[str, str]:
 
 
 @functools.cache
-def translator(lang: str) -> Translator:
+def translator(lang: str, domain: str = DOMAIN) -> Translator:
     """``tr(msgid) -> text`` in ``lang``; a missing message falls back to English."""
-    messages = catalog(lang) if lang in LANGUAGES else {}
+    messages = catalog(lang, domain) if lang in LANGUAGES else {}
 
     def tr(msgid: str) -> str:
         return messages.get(msgid) or msgid
@@ -189,5 +193,10 @@ def extract_msgids(paths: Iterable[Path]) -> set[str]:
     return found
 
 
-def ui_sources() -> list[Path]:
-    return sorted(Path(__file__).resolve().parent.rglob("*.py"))
+def ui_sources(domain: str = DOMAIN) -> list[Path]:
+    """The sources whose messages belong to ``domain``'s catalogs."""
+    if domain != DOMAIN:
+        return sorted(DOMAIN_DIRS[domain].rglob("*.py"))
+    others = tuple(DOMAIN_DIRS.values())
+    here = Path(__file__).resolve().parent
+    return sorted(p for p in here.rglob("*.py") if not any(p.is_relative_to(d) for d in others))

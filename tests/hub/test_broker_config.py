@@ -186,14 +186,21 @@ def test_acl_grants_each_table_only_its_own_topics():
         elif line.startswith("topic ") or line.startswith("pattern "):
             assert current is not None, f"{line!r} would apply to anonymous clients"
             blocks[current].append(line)
-    assert blocks["hub"] == ["topic readwrite bg/v1/ev1/#"]
+    # the hub also speaks to the dynamic-security plugin (enrolled tables' credentials)
+    assert blocks["hub"] == [
+        "topic readwrite bg/v1/ev1/#",
+        "topic readwrite $CONTROL/dynamic-security/v1",
+        "topic readwrite $CONTROL/dynamic-security/v1/response",
+    ]
     assert blocks["3"] == [
         "topic write bg/v1/ev1/table/3/status",
         "topic write bg/v1/ev1/table/3/state",
         "topic write bg/v1/ev1/table/3/evt",
+        "topic write bg/v1/ev1/table/3/device",
         "topic read bg/v1/ev1/table/3/assign",
         "topic read bg/v1/ev1/table/3/cmd",
         "topic read bg/v1/ev1/table/3/resync",
+        "topic read bg/v1/ev1/table/3/control",
         "topic read bg/v1/ev1/hub/status",
     ]
     assert all("/table/A1/" in line or "/hub/status" in line for line in blocks["A1"])

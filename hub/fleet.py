@@ -1,0 +1,391 @@
+"""The fleet: tables that enroll themselves from one image, and what the organiser sees of them.
+
+A table with no configuration says hello over HTTP (``/device/v1/hello``) with its device id and
+a public key, gets a four-digit code, shows it, and waits (``/device/v1/poll``). The TD types the
+table number for that code on the Tables page (``POST /api/fleet/{device}/enroll``); the hub then
+
+1. gives the table a broker credential of its own, live (:mod:`hub.provision`: Mosquitto's
+   dynamic security, or the embedded broker's equivalent) — a username made for this enrollment
+   and a random password;
+2. writes the table's configuration (its number, the event, the broker, the keys every table
+   shares) and seals it to the device's key (:mod:`drivers.sealed_box`): the poll hands it over,
+   and nobody else on the network can read the password;
+3. retires the device that had this table number before, if any: its credential is revoked at
+   once (the broker drops its connection) and it is told to stop.
+
+Protected because: a device can only say hello and wait — only a logged-in TD's request (session
+and CSRF token, like every action) enrolls; codes expire (:data:`hub.fleet_model.CODE_TTL_MS`) and
+are single-use; hellos are rate-limited per address; a device proves nothing by knowing another
+device's id (what it could fetch is sealed to the other's key).
+
+Enrolled tables report their health over MQTT (``table/{t}/device``, checked by
+:func:`hub.fleet_model.check_report`) and take the fleet's orders (``table/{t}/control``: identify,
+restart, button test, update, retire), each addressed to one device id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import logging
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from drivers.hub_link import HubLink
+from drivers.sealed_box import b64decode, b64encode, seal
+from hub.broker_config import hash_password
+from hub.clock import Clock
+from hub.fleet_model import (
+    CODE_TTL_MS,
+    PENDING_FORGET_MS,
+    Hello,
+    ReportError,
+    check_report,
+    check_table,
+    code_valid,
+    new_code,
+    public_row,
+)
+from hub.fleet_store import Device, FleetStore
+from hub.provision import FleetError, Provisioner
+from hub.state import natural
+from hub.store import Store
+
+log = logging.getLogger("hub.fleet")
+
+#: bound into every sealed configuration (with the device id): a sealed blob is for one purpose
+SEAL_CONTEXT = b"bgtable-enroll-v1:"
+#: hellos per address per minute (a table says hello once, then polls)
+HELLO_RATE = 30
+MAX_PENDING = 1000
+#: the longest a poll waits for the TD
+POLL_WAIT_S = 25.0
+CONTROL_ACTIONS = ("identify", "restart", "button_test", "update")
+
+
+@dataclass(frozen=True)
+class FleetSettings:
+    """What enrolled tables are given besides their own number and credential."""
+
+    event: str
+    #: the broker port tables use (the hub's broker port unless ``table_broker`` says otherwise)
+    broker_port: int
+    #: ``(host, port)`` of the broker for tables; None: the host each device reached the hub at
+    table_broker: tuple[str, int] | None = None
+    #: TLS to the broker: the CA certificate (PEM) tables check it with
+    tls_ca_pem: str | None = None
+    #: the keys every table shares (language, td_pin, [pins], [dice], [screen], ...)
+    template: dict[str, Any] = field(default_factory=dict)
+    code_ttl_ms: int = CODE_TTL_MS
+
+
+class Fleet:
+    """The hub's fleet job (see module doc). Everything runs on the hub's loop."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        settings: FleetSettings,
+        provisioner: Provisioner,
+        *,
+        link: Callable[[], HubLink | None],
+        online: Callable[[str], bool],
+        publish: Callable[[dict[str, Any]], None],
+        hub_build: Callable[[], str] = lambda: "",
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.settings = settings
+        self.provisioner = provisioner
+        self._db = FleetStore(store.db)
+        self.devices: dict[str, Device] = self._db.load()
+        self._link = link
+        self._online = online
+        self._publish = publish
+        self._hub_build = hub_build
+        self._changed: asyncio.Event = asyncio.Event()
+        self._hellos: dict[str, collections.deque[int]] = {}
+        self._dirty: set[str] = set()
+        store.commit()
+
+    # -- devices' side (HTTP, unauthenticated) ---------------------------------------------------
+
+    def hello(self, h: Hello, ip: str, hub_url: str) -> dict[str, Any]:
+        """A device says it is there; a pending one gets (or keeps) its code."""
+        now = self.clock.now_wall()
+        self._limit(ip, now)
+        d = self.devices.get(h.device)
+        if d is not None and d.state == "enrolled":
+            if d.key != h.key:
+                raise FleetError(
+                    f"device {h.device} is enrolled as table {d.table} with another key: retire it on "
+                    "the Tables page to enroll it again",
+                    409,
+                )
+            self._seen(d, h, ip, hub_url, now)
+            return {"state": "enrolled", "table": d.table}
+        if d is None or d.state == "retired" or d.key != h.key:
+            if sum(1 for x in self.devices.values() if x.state == "pending") >= MAX_PENDING:
+                raise FleetError("too many devices are waiting to be enrolled", 503)
+            d = Device(device=h.device, key=h.key, state="pending", first_seen_wall=now, last_seen_wall=now)
+            self.devices[h.device] = d
+            log.info("device %s (%s) says hello", h.device, ip)
+        self._seen(d, h, ip, hub_url, now)
+        if not code_valid(d, now):
+            d.code = new_code({x.code for x in self.devices.values() if x.code and code_valid(x, now)})
+            d.code_expires_wall = now + self.settings.code_ttl_ms
+        self._save(d, push=True)
+        return self._pending(d)
+
+    def poll(self, device: str, key: str) -> dict[str, Any]:
+        """Where the device stands: pending (its code), enrolled (its sealed configuration),
+        retired, or expired (its code is no longer valid: say hello again)."""
+        d = self._own(device, key)
+        now = self.clock.now_wall()
+        d.last_seen_wall = now
+        self._dirty.add(d.device)
+        if d.state == "enrolled":
+            return {"state": "enrolled", "table": d.table, "sealed": d.sealed}
+        if d.state == "retired":
+            return {"state": "retired"}
+        if not code_valid(d, now):
+            return {"state": "expired"}
+        return self._pending(d)
+
+    async def wait(self, device: str, key: str, timeout: float) -> dict[str, Any]:
+        """:meth:`poll`, after waiting up to ``timeout`` seconds for the device's state to change."""
+        first = self.poll(device, key)
+        if first["state"] != "pending":
+            return first
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + min(timeout, POLL_WAIT_S)
+        while True:
+            event = self._changed
+            left = deadline - loop.time()
+            if left <= 0:
+                return self.poll(device, key)
+            try:
+                await asyncio.wait_for(event.wait(), left)
+            except TimeoutError:
+                return self.poll(device, key)
+            answer = self.poll(device, key)
+            if answer != first:
+                return answer
+
+    def _own(self, device: str, key: str) -> Device:
+        d = self.devices.get(device)
+        if d is None:
+            raise FleetError("unknown device: say hello first", 404)
+        if not secrets.compare_digest(d.key, key):
+            raise FleetError("this is not the key the device said hello with", 403)
+        return d
+
+    def _pending(self, d: Device) -> dict[str, Any]:
+        return {
+            "state": "pending",
+            "code": d.code,
+            "code_expires_wall": d.code_expires_wall,
+            "event": self.settings.event,
+            "poll_s": POLL_WAIT_S,
+        }
+
+    def _seen(self, d: Device, h: Hello, ip: str, hub_url: str, now: int) -> None:
+        d.last_seen_wall = now
+        d.version, d.build, d.hostname, d.ip = h.version, h.build, h.hostname, ip
+        if hub_url:
+            d.hub_url = hub_url
+
+    def _limit(self, ip: str, now: int) -> None:
+        times = self._hellos.setdefault(ip, collections.deque())
+        while times and now - times[0] > 60_000:
+            times.popleft()
+        if len(times) >= HELLO_RATE:
+            raise FleetError("too many hellos from this address; wait a minute", 429)
+        times.append(now)
+        if len(self._hellos) > 10_000:
+            self._hellos = {k: v for k, v in self._hellos.items() if v and now - v[-1] <= 60_000}
+
+    # -- the TD's actions ------------------------------------------------------------------------
+
+    async def enroll(self, device: str, table_value: Any, actor: str, code: Any = None) -> dict[str, Any]:
+        """Make ``device`` table ``table`` (see module doc); the previous device there is retired."""
+        table = check_table(table_value)
+        d = self.devices.get(device)
+        now = self.clock.now_wall()
+        if d is None:
+            raise FleetError(f"no device {device!r}", 404)
+        if d.state != "pending":
+            raise FleetError(f"device {device} is {d.state}, not waiting to be enrolled", 409)
+        if not code_valid(d, now):
+            raise FleetError(f"the code of device {device} has expired: it shows a new one soon", 409)
+        if code is not None and str(code).strip() != d.code:
+            raise FleetError(f"code {code} is not the code device {device} shows now ({d.code})", 409)
+        previous = [x for x in self.devices.values() if x.state == "enrolled" and x.table == table]
+        username = f"table-{table}-{secrets.token_hex(4)}"
+        password = secrets.token_urlsafe(24)
+        await self.provisioner.grant(username, password, table)
+        # The TD may have acted twice meanwhile (two browser tabs): the first one won.
+        if d.state != "pending":
+            await self.provisioner.revoke(username)
+            raise FleetError(f"device {device} was enrolled meanwhile", 409)
+        configuration = self._configuration(d, table, username, password)
+        context = SEAL_CONTEXT + d.device.encode()
+        d.sealed = b64encode(seal(b64decode(d.key), json.dumps(configuration).encode(), context))
+        d.state, d.table, d.username = "enrolled", table, username
+        d.secret_hash = hash_password(password)
+        d.enrolled_wall, d.code, d.code_expires_wall = now, None, None
+        d.report, d.report_wall, d.clock_offset_ms = None, None, None
+        d.retired_wall, d.retired_why = None, ""
+        self.store.audit(
+            actor, "fleet_enroll", now, table=table, detail={"device": device, "username": username}
+        )
+        self._save(d, push=True)
+        for old in previous:
+            await self._retire(old, actor, f"replaced by device {device}")
+        self.store.commit()
+        log.info("device %s enrolled as table %s (%s)", device, table, username)
+        return self.row(d)
+
+    async def retire(self, device: str, actor: str) -> dict[str, Any]:
+        d = self.devices.get(device)
+        if d is None:
+            raise FleetError(f"no device {device!r}", 404)
+        if d.state == "retired":
+            raise FleetError(f"device {device} is retired already", 409)
+        await self._retire(d, actor, "retired by the TD")
+        self.store.commit()
+        return self.row(d)
+
+    async def _retire(self, d: Device, actor: str, why: str) -> None:
+        now = self.clock.now_wall()
+        if d.state == "enrolled" and d.table:
+            self._send(d, "retire")
+        if d.username:
+            await self.provisioner.revoke(d.username)
+        d.state, d.retired_wall, d.retired_why = "retired", now, why
+        d.sealed, d.code, d.code_expires_wall = None, None, None
+        self.store.audit(actor, "fleet_retire", now, table=d.table, detail={"device": d.device, "why": why})
+        self._save(d, push=True)
+        log.info("device %s (table %s) retired: %s", d.device, d.table, why)
+
+    def control(self, device: str, action: str, actor: str) -> dict[str, Any]:
+        """Send ``action`` (identify, restart, button_test, update) to an enrolled device."""
+        if action not in CONTROL_ACTIONS:
+            raise FleetError(f"action: expected one of {', '.join(CONTROL_ACTIONS)}")
+        d = self.devices.get(device)
+        if d is None:
+            raise FleetError(f"no device {device!r}", 404)
+        if d.state != "enrolled" or d.table is None:
+            raise FleetError(f"device {device} is not enrolled", 409)
+        link = self._link()
+        if link is None or not link.online:
+            raise FleetError("the hub is not connected to the broker: try again in a moment", 503)
+        message = self._send(d, action)
+        self.store.audit(
+            actor, f"fleet_{action}", self.clock.now_wall(), table=d.table, detail={"device": device}
+        )
+        self.store.commit()
+        return {"device": device, "table": d.table, "action": action, "id": message["id"]}
+
+    def _send(self, d: Device, action: str) -> dict[str, Any]:
+        message = {
+            "action": action,
+            "device": d.device,
+            "id": uuid.uuid4().hex,
+            "sent_wall": self.clock.now_wall(),
+        }
+        link = self._link()
+        if link is not None and d.table is not None:
+            link.send_control(d.table, message)
+        return message
+
+    # -- enrolled tables' reports (MQTT) ---------------------------------------------------------
+
+    def on_report(self, table: str, obj: dict[str, Any]) -> None:
+        """A table's health report (on the loop): checked, kept, pushed to the Tables page."""
+        now = self.clock.now_wall()
+        try:
+            report = check_report(obj)
+        except ReportError as exc:
+            log.warning("dropped the device report of table %s: %s", table, exc)
+            return
+        d = self.devices.get(report["device"])
+        if d is None or d.state != "enrolled" or d.table != table:
+            log.info(
+                "dropped a device report of table %s from device %s: not enrolled there",
+                table,
+                report["device"],
+            )
+            return
+        d.report, d.report_wall = report, now
+        d.clock_offset_ms = report["sent_wall"] - now
+        d.version, d.build = report["version"] or d.version, report["build"] or d.build
+        if report["ip"]:
+            d.ip = report["ip"]
+        self._save(d, push=True, commit=False)
+
+    # -- views and upkeep ------------------------------------------------------------------------
+
+    def row(self, d: Device) -> dict[str, Any]:
+        online = bool(d.table) and self._online(d.table or "")
+        return public_row(d, self.clock.now_wall(), online=online, hub_build=self._hub_build())
+
+    def rows(self) -> list[dict[str, Any]]:
+        order = {"pending": 0, "enrolled": 1, "retired": 2}
+        devices = sorted(
+            self.devices.values(),
+            key=lambda d: (order.get(d.state, 3), natural(d.table or ""), -d.last_seen_wall, d.device),
+        )
+        return [self.row(d) for d in devices]
+
+    def tick(self) -> None:
+        """Forget pending devices gone quiet; save what polls and reports changed."""
+        now = self.clock.now_wall()
+        for d in list(self.devices.values()):
+            if d.state == "pending" and now - d.last_seen_wall > PENDING_FORGET_MS and not code_valid(d, now):
+                del self.devices[d.device]
+                self._db.delete(d.device)
+                self._dirty.discard(d.device)
+                self._publish({"type": "fleet", "removed": [d.device], "now_wall": now})
+        for device in list(self._dirty):
+            if device in self.devices:
+                self._db.save(self.devices[device])
+        self._dirty.clear()
+
+    def _save(self, d: Device, *, push: bool, commit: bool = True) -> None:
+        if commit:
+            self._db.save(d)
+            self._dirty.discard(d.device)
+        else:
+            self._dirty.add(d.device)
+        if push:
+            self._publish({"type": "fleet", "rows": [self.row(d)], "now_wall": self.clock.now_wall()})
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def _configuration(self, d: Device, table: str, username: str, password: str) -> dict[str, Any]:
+        """What the table writes as its ``table.toml`` (docs/configuration.md), and the CA."""
+        s = self.settings
+        host, port = s.table_broker or (_host_of(d.hub_url), s.broker_port)
+        broker: dict[str, Any] = {"host": host, "port": port, "username": username, "password": password}
+        if s.tls_ca_pem:
+            broker["tls"] = True
+        config = {k: v for k, v in s.template.items() if k not in ("table_id", "event", "broker", "fleet")}
+        config.update(
+            table_id=table,
+            event=s.event,
+            broker=broker,
+            fleet={"hub": d.hub_url, "device": d.device},
+        )
+        return {"table": table, "config": config, "ca_pem": s.tls_ca_pem}
+
+
+def _host_of(url: str) -> str:
+    host = urlsplit(url).hostname or ""
+    return host

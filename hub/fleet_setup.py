@@ -1,0 +1,177 @@
+"""Assembly of the fleet into a running hub: credentials, provisioner, the job, routes, mDNS.
+
+:class:`hub.app.HubApp` calls this in order — :meth:`FleetService.hub_config` before the broker
+and the hub exist (the embedded broker needs the hub's credential), :meth:`attach` once the hub
+exists and before it starts (the link's hooks), :meth:`start_web` once the dashboard's
+application exists, :meth:`stop` at the end — so the fleet stays out of the hub's core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from hub.broker_config import TEMPLATE_NAME, load_table_template
+from hub.config import HubConfig
+from hub.core import Hub
+from hub.discovery import Announcer
+from hub.dynsec import DynsecProvisioner
+from hub.fleet import Fleet, FleetSettings
+from hub.fleet_web import add_fleet_routes
+from hub.provision import Provisioner
+from hub.software import Software
+
+log = logging.getLogger("hub.fleet")
+#: seconds between the fleet's upkeep (forgetting silent pending devices, saving polls' times)
+UPKEEP_S = 5.0
+
+
+@dataclass(frozen=True)
+class FleetOptions:
+    """``bghub run``'s fleet options (docs/hub.md)."""
+
+    #: embedded broker: only the hub and enrolled tables may connect
+    enrolled_only: bool = False
+    #: the broker address tables are given (default: the hub's address as each table reached it)
+    table_broker: tuple[str, int] | None = None
+    #: the keys every table shares (a broker-config ``table-template.toml``)
+    table_template: str | None = None
+    #: TLS to the broker: the CA certificate handed to tables
+    table_tls_ca: str | None = None
+    #: a wheel to serve instead of one of the running build
+    software: str | None = None
+    #: announce the hub with mDNS (when the dashboard is reachable beyond loopback)
+    announce: bool = True
+
+
+def default_template(credentials_file: str | None) -> str | None:
+    """``table-template.toml`` beside the broker credentials (broker-config keeps it there)."""
+    if not credentials_file:
+        return None
+    path = Path(credentials_file).parent / TEMPLATE_NAME
+    return str(path) if path.is_file() else None
+
+
+class FleetService:
+    def __init__(self, options: FleetOptions, *, embedded: bool, db: str) -> None:
+        self.options = options
+        self.embedded = embedded
+        self.db = db
+        self.credentials: Any = None
+        self.fleet: Fleet | None = None
+        self.software: Software | None = None
+        self.announcer: Announcer | None = None
+        self._upkeep: asyncio.Task[None] | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if embedded:
+            from hub.embedded_auth import RoomCredentials
+
+            self._credentials_class = RoomCredentials
+
+    def hub_config(self, config: HubConfig) -> HubConfig:
+        """The hub's settings; with the embedded broker, the credential made for this run."""
+        if not self.embedded:
+            return config
+        self.credentials = self._credentials_class(config.event, open_room=not self.options.enrolled_only)
+        from hub.embedded_auth import HUB_USER
+
+        return dataclasses.replace(config, username=HUB_USER, password=self.credentials.hub_password)
+
+    def attach(self, hub: Hub) -> Fleet:
+        """Create the fleet job for ``hub`` (on its loop, before ``hub.start()``)."""
+        loop = asyncio.get_running_loop()
+        provisioner: Provisioner
+        if self.embedded:
+            from hub.embedded_auth import EmbeddedProvisioner
+
+            provisioner = EmbeddedProvisioner(self.credentials)
+        else:
+            dynsec = DynsecProvisioner(hub.config.event, lambda: hub.link)
+            hub.link_setup.append(lambda link: dynsec.attach(link, loop))
+            provisioner = dynsec
+        settings = FleetSettings(
+            event=hub.config.event,
+            broker_port=hub.config.broker_port,
+            table_broker=self.options.table_broker,
+            tls_ca_pem=Path(self.options.table_tls_ca).read_text() if self.options.table_tls_ca else None,
+            template=load_table_template(Path(self.options.table_template))
+            if self.options.table_template
+            else {},
+        )
+        software = self.software = Software(
+            self._software_dir(), Path(self.options.software) if self.options.software else None
+        )
+        fleet = Fleet(
+            hub.store,
+            hub.clock,
+            settings,
+            provisioner,
+            link=lambda: hub.link,
+            online=lambda table: bool((view := hub.views.get(table)) and view.online),
+            publish=hub._publish,
+            hub_build=lambda: software.build,
+        )
+        if self.embedded:
+            for d in fleet.devices.values():
+                if d.username and d.state == "enrolled" and d.secret_hash and d.table:
+                    self.credentials.add(d.username, d.secret_hash, d.table)
+                elif d.username:
+                    self.credentials.revoke(d.username)
+        hub.on_device = fleet.on_report
+        self.fleet = fleet
+        self._upkeep = loop.create_task(self._run_upkeep(fleet, hub))
+        return fleet
+
+    async def start_web(self, app: web.Application, http_host: str, http_port: int) -> None:
+        """Serve the fleet's routes and the software; announce the hub."""
+        assert self.fleet is not None and self.software is not None
+        await asyncio.get_running_loop().run_in_executor(None, self.software.prepare)
+        add_fleet_routes(app, self.fleet, self.software)
+        self._http = (http_host, http_port)
+
+    async def announce(self, event: str, http_host: str, http_port: int) -> None:
+        if not self.options.announce:
+            return
+        self.announcer = Announcer(event, http_host, http_port)
+        try:
+            await self.announcer.start()
+        except OSError as exc:
+            log.warning("mDNS: cannot announce the hub (%s); tables need its address", exc)
+            self.announcer = None
+
+    async def stop(self) -> None:
+        if self.announcer is not None:
+            await self.announcer.stop()
+            self.announcer = None
+        if self._upkeep is not None:
+            self._upkeep.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._upkeep
+            self._upkeep = None
+        if self.fleet is not None:
+            self.fleet.tick()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+    async def _run_upkeep(self, fleet: Fleet, hub: Hub) -> None:
+        while True:
+            await asyncio.sleep(UPKEEP_S)
+            try:
+                fleet.tick()
+                hub.store.commit()
+            except Exception:
+                log.exception("fleet upkeep failed")
+
+    def _software_dir(self) -> Path:
+        if self.db and self.db != ":memory:":
+            return Path(self.db).resolve().parent / "software"
+        self._tmp = tempfile.TemporaryDirectory(prefix="bghub-software-")
+        return Path(self._tmp.name)

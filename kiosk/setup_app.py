@@ -1,0 +1,222 @@
+"""``bgtable run`` on a table that is not set up: find the hub, show the code, become a table.
+
+The image starts ``bgtable run --config /var/lib/bgtable/table.toml`` on every card; on a new card
+that file does not exist. Then, instead of a match screen, the table shows "Table not set up —
+code 4821" in big type (:mod:`kiosk.ui.screens.setup.unconfigured`) while a worker thread finds
+the hub (:mod:`kiosk.discovery`) and enrolls (:mod:`kiosk.enroll`). Once the TD has typed the
+table number, the configuration is on the data partition and ``bgtable run`` goes on as that
+table, in the same process. The same lines as ``bgtable enroll`` go to standard output
+(``code NNNN``, ``enrolled as table T``), for logs and checks.
+
+A device the hub retired (its table number given to another device, or retired by the TD) has a
+``retired`` mark in its state directory and comes here again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from drivers.build_id import running_build
+from kiosk.device_identity import IdentityError, load_or_create
+from kiosk.discovery import HUB_FILES, DiscoveryError, find_hub
+from kiosk.enroll import EnrollmentClient, EnrollRefused, EnrollTimeout, HubUnreachable, enroll, is_retired
+from kiosk.notify import Notifier
+from kiosk.ui.events import Quit, ScreenError
+
+log = logging.getLogger("kiosk.setup")
+FPS = 10
+#: how long one enrollment attempt waits before looking for the hub again
+ATTEMPT_S = 120.0
+#: how long "Starting as table T" stays on the screen
+ENROLLED_S = 1.5
+
+
+def needs_setup(config_path: Path) -> bool:
+    """A table with no configuration yet, or whose device the hub retired."""
+    return not config_path.exists() or is_retired(config_path.parent)
+
+
+@dataclass
+class _Shared:
+    model: Any
+    lock: threading.Lock
+    result: str | None = None
+    error: str | None = None
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("smart-table")
+    except Exception:
+        return "0"
+
+
+def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> int | None:
+    """Set the table up with the screen; None when enrolled (go on), else an exit status."""
+    from kiosk.ui.screens.setup.unconfigured import SetupModel, SetupView
+    from kiosk.ui.window import Window
+
+    config_path = Path(args.config)
+    state_dir = Path(getattr(args, "state_dir", None) or config_path.parent)
+    try:
+        identity = load_or_create(state_dir, getattr(args, "device_id", None))
+    except (IdentityError, OSError) as exc:
+        print(f"bgtable run: {exc}", file=sys.stderr)
+        return 2
+    hub_files = [args.hub_file] if getattr(args, "hub_file", None) else list(HUB_FILES)
+    shared = _Shared(SetupModel(device=identity.device), threading.Lock())
+    stop = threading.Event()
+
+    def update(**changes: Any) -> None:
+        with shared.lock:
+            shared.model = dataclasses.replace(shared.model, **changes)
+
+    def on_code(code: str) -> None:
+        print(f"code {code}", flush=True)
+        update(phase="waiting", code=code)
+
+    # A retired device tries the hub it was enrolled with first (once), then looks again.
+    last_hub = getattr(args, "hub", None) or _previous_hub(config_path)
+
+    def worker() -> None:
+        nonlocal last_hub
+        while not stop.is_set():
+            explicit = getattr(args, "hub", None) or last_hub
+            last_hub = None
+            try:
+                found = find_hub(explicit, hub_files, stop=stop)
+            except DiscoveryError as exc:
+                update(phase="refused", detail=str(exc))
+                shared.error = str(exc)
+                return
+            except Exception:
+                log.exception("looking for the hub failed; trying again")
+                stop.wait(5.0)
+                continue
+            if found is None:
+                update(phase="searching", hub="")
+                continue
+            url, how = found
+            log.info("hub %s (%s)", url, how)
+            update(hub=url)
+            client = EnrollmentClient(url, identity, version=_version(), build=running_build())
+            try:
+                done = enroll(
+                    client,
+                    state_dir,
+                    config_path,
+                    timeout=ATTEMPT_S,
+                    on_code=on_code,
+                    on_hub=lambda reached: update(phase="waiting" if reached else "unreachable"),
+                    stop=stop,
+                )
+            except EnrollTimeout:
+                continue
+            except HubUnreachable as exc:
+                log.info("%s; looking for the hub again", exc)
+                update(phase="unreachable")
+                continue
+            except EnrollRefused as exc:
+                log.warning("%s", exc)
+                update(phase="refused", detail=str(exc).split(": ", 1)[-1])
+                stop.wait(10.0)
+                continue
+            except Exception:
+                if stop.is_set():
+                    return
+                log.exception("enrollment failed; trying again")
+                stop.wait(5.0)
+                continue
+            print(f"enrolled as table {done.table}", flush=True)
+            update(phase="enrolled", table=done.table)
+            shared.result = done.table
+            return
+
+    try:
+        window = Window((800, 480), 0, fullscreen=fullscreen, headless=headless, title="bgtable: not set up")
+    except ScreenError as exc:
+        print(f"bgtable run: {exc}", file=sys.stderr)
+        return 2
+    view = SetupView(window.size, lang=_setup_language(hub_files))
+    notifier = Notifier()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    thread = threading.Thread(target=worker, name="enroll", daemon=True)
+    thread.start()
+    ready = False
+    shown_until: float | None = None
+    try:
+        while not stop.is_set():
+            for event in window.poll():
+                if isinstance(event, Quit):
+                    stop.set()
+            with shared.lock:
+                model = shared.model
+            rects = window.draw(view, model, None, 0)
+            if rects:
+                window.present(rects, full=True)
+            if not ready:
+                ready = True
+                notifier.ready("not set up")
+            notifier.watchdog()
+            if shared.result is not None:
+                shown_until = shown_until or _now() + ENROLLED_S
+                if _now() >= shown_until:
+                    break
+            if shared.error is not None:
+                print(f"bgtable run: {shared.error}", file=sys.stderr)
+                return 2
+            window.tick(FPS)
+    finally:
+        stop_requested = stop.is_set() and shared.result is None
+        stop.set()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        window.close()
+        notifier.close()
+    if stop_requested:
+        return 0
+    return None
+
+
+def _previous_hub(config_path: Path) -> str | None:
+    """The hub a retired device was enrolled with (its old configuration's ``fleet.hub``)."""
+    import tomllib
+
+    try:
+        with open(config_path, "rb") as fh:
+            hub = tomllib.load(fh).get("fleet", {}).get("hub")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return hub if isinstance(hub, str) and hub else None
+
+
+def _now() -> float:
+    import time
+
+    return time.monotonic()
+
+
+def _setup_language(files: list[str]) -> str:
+    """``language = xx`` from the boot partition's settings file, else English."""
+    from kiosk.ui.i18n import LANGUAGES
+
+    for name in files:
+        try:
+            text = Path(name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            key, sep, value = line.strip().partition("=")
+            if sep and key.strip().lower() == "language" and value.strip().strip("\"'") in LANGUAGES:
+                return value.strip().strip("\"'")
+    return "en"

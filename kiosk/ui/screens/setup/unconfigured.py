@@ -1,0 +1,95 @@
+"""The screen of a table that is not set up yet: "Table not set up — code 4821" in big type.
+
+The code is what the TD finds on the Tables page and types a table number for; it is drawn as
+large as the screen allows so it can be read from across a table. Below, one line says what the
+table is doing (looking for the hub, waiting for the TD, cannot reach the hub) and, small, the
+device's id and the hub's address for a technician.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pygame
+
+from kiosk.ui.i18n import translator
+from kiosk.ui.screens.setup.draw import band, text_in
+from kiosk.ui.text import TextCache
+from kiosk.ui.theme import AMBER, BG, TEXT, TEXT_DIM
+
+#: what the table is doing, as :class:`SetupModel.phase`
+PHASES = ("searching", "waiting", "unreachable", "refused", "enrolled")
+
+
+@dataclass(frozen=True)
+class SetupModel:
+    """Everything the screen shows (a value: the screen is redrawn when it changes)."""
+
+    phase: str = "searching"
+    code: str | None = None
+    hub: str = ""
+    device: str = ""
+    table: str = ""
+    detail: str = ""
+
+
+class SetupView:
+    """Draws a :class:`SetupModel` (the same ``draw`` as the match screen's, for the window)."""
+
+    def __init__(self, size: tuple[int, int], lang: str = "en") -> None:
+        self.size = size
+        self.lang = lang
+        self.texts = TextCache()
+        self._shown: SetupModel | None = None
+
+    def lines(self, model: SetupModel) -> list[str]:
+        """The texts of the screen, top to bottom (also what tests and logs read)."""
+        tr = translator(self.lang, "setup")
+        if model.phase == "enrolled":
+            head, middle = tr("Set up"), tr("Table {table}").format(table=model.table)
+        else:
+            head = tr("Table not set up")
+            middle = tr("code {code}").format(code=model.code) if model.code else "…"
+        status = {
+            "searching": tr("Looking for the hub…"),
+            "waiting": tr("The TD types a table number for this code on the Tables page"),
+            "unreachable": tr("Cannot reach the hub: trying again"),
+            "refused": tr("The hub refused: {reason}").format(reason=model.detail),
+            "enrolled": tr("Starting as table {table}").format(table=model.table),
+        }[model.phase]
+        small = tr("Device {device}").format(device=model.device)
+        if model.hub:
+            small += " · " + tr("Hub {hub}").format(hub=model.hub)
+        return [head, middle, status, small]
+
+    def draw(self, surface: pygame.Surface, model: Any, local: Any, now_wall_ms: int) -> list[pygame.Rect]:
+        if model == self._shown:
+            return []
+        self._shown = model
+        w, h = surface.get_size()
+        surface.fill(BG)
+        head, middle, status, small = self.lines(model)
+        margin = w // 20
+        width = w - 2 * margin
+        y, bh = band(h, 0.06, 0.18)
+        text_in(surface, self.texts, head, (margin, y, width, bh), bh, TEXT, bold=True)
+        if model.code and model.phase != "enrolled":
+            # "code" small above, the digits as large as the screen allows: read across a table
+            label = translator(self.lang, "setup")("code {code}").format(code="").strip(" :")
+            y, bh = band(h, 0.22, 0.1)
+            text_in(surface, self.texts, label, (margin, y, width, bh), bh, TEXT_DIM)
+            y, bh = band(h, 0.31, 0.4)
+            text_in(surface, self.texts, model.code, (margin, y, width, bh), bh, AMBER, bold=True)
+        else:
+            y, bh = band(h, 0.26, 0.42)
+            text_in(surface, self.texts, middle, (margin, y, width, bh), bh, AMBER, bold=True)
+        y, bh = band(h, 0.72, 0.14)
+        color = TEXT if model.phase in ("waiting", "enrolled") else TEXT_DIM
+        text_in(surface, self.texts, status, (margin, y, width, bh), bh // 2, color, wrap=True)
+        y, bh = band(h, 0.88, 0.09)
+        text_in(surface, self.texts, small, (margin, y, width, bh), bh // 2, TEXT_DIM)
+        return [surface.get_rect()]
+
+    def invalidate(self) -> None:
+        self._shown = None
