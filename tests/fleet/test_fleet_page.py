@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.e2e.test_dashboard import CHROMIUM_ARGS, SCREENSHOTS_ENV
+from tests.e2e.pages import CHROMIUM_ARGS, SCREENSHOTS_ENV
 from tests.fleet.support import PASSWORD, WAIT, Enroll, Hub, Table, cleanup
 
 EVENT = "fleet-page"
