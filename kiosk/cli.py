@@ -110,12 +110,10 @@ def _add_kiosk_commands(sub: argparse._SubParsersAction) -> None:
     add_setup_arguments(run)
     run.set_defaults(func=lambda a: _lazy("kiosk.app", "main_run")(a))
 
-    shot = sub.add_parser("screenshot", help="render the screen for a journal's final state")
-    shot.add_argument("--journal", required=True)
-    shot.add_argument("--size", default="800x480")
-    shot.add_argument("--lang", default="en")
-    shot.add_argument("--out", required=True)
-    shot.add_argument("--flip", action="store_true", help="side A on the right")
+    shot = sub.add_parser(
+        "screenshot", help="render the table's screen (a journal's final state, or a sample) to a PNG"
+    )
+    _lazy("kiosk.ui.screenshot", "add_arguments")(shot)
     shot.set_defaults(func=lambda a: _lazy("kiosk.ui.screenshot", "main_screenshot")(a))
 
     sim = sub.add_parser("dice-sim", help="simulate a dice tower on a pseudo-terminal")

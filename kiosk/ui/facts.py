@@ -138,8 +138,15 @@ def lateness_of(snap: dict[str, Any], side: str, now: int) -> Lateness | None:
     return lateness(profile_of(snap), int(snap.get("length") or 1), late, clock=clock)
 
 
-def player_pause_reasons(snap: dict[str, Any]) -> list[str]:
-    allowed = profile_of(snap).pause_reasons
+def player_pause_reasons(snap: dict[str, Any], side: str | None = None) -> list[str]:
+    """The reasons a player may pause for: the rulebook's list for ``side`` when the snapshot has
+    ``legal``, else the profile's reasons."""
+    table = snap.get("legal")
+    if side is not None and isinstance(table, dict) and isinstance(table.get(side), dict):
+        listed = table[side].get("pause")
+        allowed = set(listed) if isinstance(listed, list) else set()
+    else:
+        allowed = set(profile_of(snap).pause_reasons)
     return [r for r in PAUSE_ORDER if r in allowed and r not in NOT_PLAYER_PAUSES]
 
 
@@ -205,6 +212,13 @@ def can_pause(snap: dict[str, Any]) -> bool:
     clock = snap.get("clock") or {}
     inferred = bool(clock.get("enabled")) and snap.get("phase") == "playing"
     return allows(snap, "pause", ("A", "B"), inferred)
+
+
+def can_resume(snap: dict[str, Any]) -> bool:
+    """The players may resume the clock from the screen: when the rulebook allows a resume, and
+    not after the TD paused it (the TD resumes that one, from the hub or the TD menu)."""
+    by_td = (snap.get("clock") or {}).get("paused") == "td"
+    return not by_td and allows(snap, "resume", ("table",), snap.get("phase") == "paused")
 
 
 def roller(snap: dict[str, Any]) -> str | None:

@@ -134,6 +134,14 @@ def cube_offer() -> Journal:
     return j
 
 
+def doubled() -> Journal:
+    """B doubled and has not pressed the clock yet: B is told to press it."""
+    j = playing()
+    j.add(2_000, input="double", side="B")
+    j.add(1_500, input="tick")
+    return j
+
+
 def cube_owned() -> Journal:
     j = cube_offer()
     j.add(1_000, input="take", side="A")
@@ -217,6 +225,7 @@ SAMPLES: dict[str, Callable[[], Journal]] = {
     "playing": playing,
     "low_time": low_time,
     "crawford": crawford,
+    "doubled": doubled,
     "cube_offer": cube_offer,
     "cube_owned": cube_owned,
     "between_games": between_games,
@@ -232,8 +241,8 @@ SAMPLES: dict[str, Callable[[], Journal]] = {
 }
 
 
-def sample_snapshot(name: str) -> dict[str, Any]:
-    """The snapshot at the end of sample ``name`` (through the real reducer)."""
+def sample_snapshot(name: str, table: str = TABLE) -> dict[str, Any]:
+    """The snapshot at the end of sample ``name`` (through the real reducer) at table ``table``."""
     journal = SAMPLES[name]()
-    state = replay(journal.lines, new_table(TABLE))
+    state = replay(journal.lines, new_table(table))
     return snapshot(state)

@@ -1,7 +1,9 @@
-"""``bgtable screenshot``: render the screen for a journal's final state to a PNG, without a display.
+"""``bgtable screenshot``: render the screen for a table's state to a PNG, without a display.
 
-Replays the journal through the rulebook, draws the snapshot with SDL's dummy video driver and
-saves the image: for documentation, bug reports and checking a translation at both screen sizes.
+The state comes from a journal (replayed through the rulebook) or from one of the sample journals
+(``--sample``); ``--table`` sets the table number shown, and ``--dialog`` opens any dialog of the
+screen over it (``kiosk.ui.named``; ``--dialog list`` names them all). SDL's dummy video driver
+draws the picture: for documentation, bug reports and checking a translation at both sizes.
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kiosk.ui import named
 from kiosk.ui.local import LocalState
 from rulebook.replay import JournalFormatError, replay_lines
 from rulebook.snapshot import snapshot
 
 SIZE_RE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
+
+
+class ScreenshotError(ValueError):
+    """An option of ``bgtable screenshot`` that cannot be honoured (the message says why)."""
 
 
 def _pygame():
@@ -62,7 +69,13 @@ def render_png(
     view = KioskView(size, lang=lang, flip=flip)
     surface = pygame.Surface(size)
     now = now_wall_ms if now_wall_ms is not None else int(snap.get("wall") or time.time() * 1000)
-    view.draw(surface, snap, local or LocalState(hub_online=True), now)
+    local = local or LocalState(hub_online=True)
+    wanted = local.overlay
+    view.draw(surface, snap, local, now)
+    if local.overlay != wanted:
+        raise ScreenshotError(
+            f"--dialog: the {wanted} dialog does not apply to this table's state (phase {snap.get('phase')})"
+        )
     path = Path(out)
     if path.parent and not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -73,62 +86,163 @@ def render_png(
 def parse_size(text: str) -> tuple[int, int]:
     match = SIZE_RE.match(text or "")
     if match is None:
-        raise ValueError(f"--size: expected WIDTHxHEIGHT such as 800x480, got {text!r}")
+        raise ScreenshotError(f"--size: expected WIDTHxHEIGHT such as 800x480, got {text!r}")
     w, h = int(match.group(1)), int(match.group(2))
     if not (160 <= w <= 7680 and 120 <= h <= 4320):
-        raise ValueError(f"--size: {w}x{h} is out of range")
+        raise ScreenshotError(f"--size: {w}x{h} is out of range")
     return w, h
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``bgtable screenshot`` (docs/kiosk.md)."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--journal", help="a table's journal (JSON lines, as `bgtable journal` prints)")
+    source.add_argument("--sample", help="a sample table instead of a journal (--sample list names them)")
+    parser.add_argument(
+        "--table", default=None, help="the table number shown (default: none for a journal, 12 for a sample)"
+    )
+    parser.add_argument(
+        "--dialog", default=None, help="open a dialog over the screen (--dialog list names them)"
+    )
+    parser.add_argument("--size", default="800x480")
+    parser.add_argument("--lang", default="en")
+    parser.add_argument("--out", help="the PNG to write (required unless listing)")
+    parser.add_argument("--flip", action="store_true", help="side A on the right")
+    parser.add_argument("--hub-offline", action="store_true", help="show the hub link as down")
+
+
+def _listing(args: argparse.Namespace) -> str | None:
+    """``--dialog list`` / ``--sample list``: the names with what each shows."""
+    from kiosk.ui.samples import SAMPLES
+
+    if args.dialog == "list":
+        return "\n".join(
+            f"{name:20} {d.about} (e.g. --sample {d.sample})" for name, d in named.DIALOGS.items()
+        )
+    if args.sample == "list":
+        return "\n".join(
+            f"{name:16} {(fn.__doc__ or '').strip().splitlines()[0] if fn.__doc__ else ''}".rstrip()
+            for name, fn in SAMPLES.items()
+        )
+    return None
+
+
+def state_snapshot(args: argparse.Namespace) -> dict[str, Any]:
+    """The snapshot to draw: the journal's final state, or a sample's, under ``--table``."""
+    from kiosk.ui import samples
+
+    if args.journal:
+        with open(args.journal, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+        return snapshot(replay_lines(lines, args.table or ""))
+    if args.sample not in samples.SAMPLES:
+        raise ScreenshotError(f"--sample: no sample {args.sample!r} (--sample list names them)")
+    return samples.sample_snapshot(args.sample, args.table or samples.TABLE)
+
+
+def screen_state(args: argparse.Namespace, snap: dict[str, Any]) -> LocalState:
+    """The screen's own state: the dialog asked for, opened as the touches leading to it would."""
+    online = not args.hub_offline
+    if args.dialog is None:
+        return LocalState(hub_online=online, synced=True, match_id=snap.get("match_id"))
+    if args.dialog not in named.DIALOGS:
+        raise ScreenshotError(f"--dialog: no dialog {args.dialog!r} (--dialog list names them)")
+    return named.local_for(args.dialog, snap, hub_online=online)
 
 
 def main_screenshot(args: argparse.Namespace) -> int:
     """The ``bgtable screenshot`` command. Exit 0 on success, 2 on a bad journal or option."""
+    listing = _listing(args)
+    if listing is not None:
+        print(listing)
+        return 0
     try:
+        if not args.out:
+            raise ScreenshotError("--out: the PNG to write is required")
+        if args.table is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", args.table):
+            raise ScreenshotError(f"--table: expected a table id such as 12, got {args.table!r}")
         size = parse_size(args.size)
-        with open(args.journal, encoding="utf-8") as fh:
-            state = replay_lines(fh.read().splitlines(), getattr(args, "table", "") or "")
-    except (OSError, UnicodeDecodeError, ValueError, JournalFormatError) as exc:
+        snap = state_snapshot(args)
+        local = screen_state(args, snap)
+        path = render_png(snap, size, args.lang, args.out, local=local, flip=bool(args.flip))
+    except (OSError, UnicodeDecodeError, ScreenshotError, JournalFormatError) as exc:
         print(f"bgtable screenshot: {exc}", file=sys.stderr)
         return 2
-    snap = snapshot(state)
-    path = render_png(snap, size, args.lang, args.out, flip=bool(getattr(args, "flip", False)))
     print(path)
     return 0
 
 
-#: the screens shown in docs/screens.md: file name -> (sample, size, language, local state fields)
-GALLERY: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
-    "play-800x480-en": ("playing", (800, 480), "en", {}),
-    "play-1280x720-en": ("playing", (1280, 720), "en", {}),
-    "crawford-800x480-en": ("crawford", (800, 480), "en", {}),
-    "cube-offer-800x480-en": ("cube_offer", (800, 480), "en", {}),
-    "result-entry-800x480-en": ("cube_owned", (800, 480), "en", {"overlay": "result", "result_winner": "B"}),
-    "waiting-800x480-en": ("waiting_late", (800, 480), "en", {}),
+# -- the gallery of docs/screens.md ----------------------------------------------------------------
+
+#: every screen shown in docs/screens.md at both sizes in English and Greek: name -> (sample, dialog
+#: or None, extra local state fields)
+SCREENS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
+    "play": ("playing", None, {}),
+    "crawford": ("crawford", None, {}),
+    "doubled": ("doubled", None, {}),
+    "cube-offer": ("cube_offer", None, {}),
+    "paused": ("paused", None, {}),
+    "pause-why": ("playing", "pause", {}),
+    "td-call": ("td_called", None, {}),
+    "no-clock-dice": ("no_clock", None, {"manual_dice": True}),
+    "dice": ("no_clock", "dice-second", {}),
+    "result-how": ("cube_owned", "result-kind", {}),
+    "result-resign": ("cube_owned", "result-resign", {}),
+    "waiting": ("waiting_late", None, {}),
+    "td-menu": ("flag", "td-flag", {}),
+    "td-penalty": ("playing", "td-penalty-chosen", {}),
+    "td-confirm-penalty": ("crawford", "td-confirm-penalty", {}),
+    "td-score": ("crawford", "td-score", {}),
+    "td-flag-winner": ("flag", "td-flag-winner", {}),
+    "td-table-fixed": ("playing", "td-table-fixed", {}),
+}
+GALLERY_SIZES = ((800, 480), (1280, 720))
+GALLERY_LANGS = ("en", "el")
+
+#: single pictures: file name -> (sample, size, language, local state fields)
+EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
     "opening-800x480-en": ("opening", (800, 480), "en", {"opening": {"A": 5, "B": None}}),
     "between-games-1280x720-en": ("crawford_next", (1280, 720), "en", {}),
     "break-800x480-en": ("break", (800, 480), "en", {}),
     "paused-power-loss-800x480-en": ("power_loss", (800, 480), "en", {}),
     "flag-800x480-en": ("flag", (800, 480), "en", {}),
     "match-over-800x480-en": ("finished", (800, 480), "en", {}),
-    "td-menu-800x480-en": ("td_called", (800, 480), "en", {"overlay": "td"}),
-    "play-800x480-el": ("low_time", (800, 480), "el", {}),
     "crawford-1280x720-bg": ("crawford", (1280, 720), "bg", {}),
     "players-languages-800x480": ("playing", (800, 480), "fr", {"langs": {"A": "hu", "B": "nb"}}),
     "idle-800x480-en": ("idle", (800, 480), "en", {}),
 }
 
 
-def render_gallery(out_dir: str | Path) -> list[Path]:
-    """Render the documentation screenshots (``GALLERY``) into ``out_dir``."""
+def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
+    """Every picture of docs/screens.md: file name -> (sample, size, language, screen state)."""
     from kiosk.ui.samples import sample_snapshot
 
-    paths = []
-    for name, (sample, size, lang, fields) in GALLERY.items():
+    out: dict[str, tuple[str, tuple[int, int], str, LocalState]] = {}
+    for name, (sample, dialog, fields) in SCREENS.items():
         snap = sample_snapshot(sample)
-        local = LocalState(hub_online=True, synced=True, match_id=snap.get("match_id"))
+        for size in GALLERY_SIZES:
+            for lang in GALLERY_LANGS:
+                local = named.local_for(dialog, snap) if dialog else LocalState(hub_online=True, synced=True)
+                local.match_id = snap.get("match_id")
+                for key, value in fields.items():
+                    setattr(local, key, value)
+                out[f"{name}-{size[0]}x{size[1]}-{lang}"] = (sample, size, lang, local)
+    for name, (sample, size, lang, fields) in EXTRAS.items():
+        local = LocalState(hub_online=True, synced=True, match_id=sample_snapshot(sample).get("match_id"))
         for key, value in fields.items():
             setattr(local, key, value)
-        paths.append(render_png(snap, size, lang, Path(out_dir) / f"{name}.png", local=local))
-    return paths
+        out[name] = (sample, size, lang, local)
+    return out
+
+
+def render_gallery(out_dir: str | Path) -> list[Path]:
+    """Render the documentation screenshots into ``out_dir``."""
+    from kiosk.ui.samples import sample_snapshot
+
+    return [
+        render_png(sample_snapshot(sample), size, lang, Path(out_dir) / f"{name}.png", local=local)
+        for name, (sample, size, lang, local) in gallery().items()
+    ]
 
 
 if __name__ == "__main__":

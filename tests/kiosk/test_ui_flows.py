@@ -245,10 +245,10 @@ def test_pause_with_reason_then_resume():
     k = Kiosk(samples.playing())
     k.tap("Pause")
     assert "Pause the clock: why?" in k.texts()
-    k.tap("Illegal move to correct")
+    k.tap("Correct an illegal move")
     snap = k.snap
     assert snap["phase"] == "paused" and snap["clock"]["paused"] == "illegal_move"
-    assert "Clock paused" in k.texts()
+    assert "Clock paused" in k.texts() and "Illegal move to correct" in k.texts()
     k.tap("Resume")
     assert k.snap["phase"] == "playing"
 

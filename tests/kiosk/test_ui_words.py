@@ -13,6 +13,7 @@ import pytest
 from kiosk.ui import named, samples
 from kiosk.ui.i18n import LANGUAGES, catalog, translator
 from kiosk.ui.scene import Scene, Text
+from kiosk.ui.screens.messages import PAUSE_CHOICES, PAUSE_REASONS
 from kiosk.ui.view import KioskView, LocalState
 
 SNAPS = {name: samples.sample_snapshot(name) for name in samples.SAMPLES}
@@ -31,6 +32,10 @@ PAIRS = [
     ("Resume", "Paused"),
     ("Enter the roll", "Roll"),
 ]
+
+
+#: the pause dialog's choices and the reason the paused screen then shows
+PAIRS += [(PAUSE_CHOICES[r], PAUSE_REASONS[r]) for r in PAUSE_CHOICES]
 
 
 def _norm(text: str) -> str:

@@ -15,7 +15,7 @@ from kiosk.ui.layout import Rect, hsplit, inset, vsplit
 from kiosk.ui.local import RESULT_KINDS, LocalState
 from kiosk.ui.screens import between, lobby, messages
 from kiosk.ui.screens.base import Ctx, Pen, other
-from kiosk.ui.screens.messages import PAUSE_REASONS
+from kiosk.ui.screens.messages import PAUSE_CHOICES, PAUSE_REASONS
 
 __all__ = ["PAUSE_REASONS", "build", "is_valid"]
 
@@ -400,10 +400,10 @@ def _pause(c: Ctx) -> None:
     y = title(pen, c, area, tr("Pause the clock: why?"))
     x, _, w, _ = area
     back = bottom_row(c, area)
-    reasons = facts.player_pause_reasons(c.snap)
     side = _pausing_side(c.snap)
+    reasons = facts.player_pause_reasons(c.snap, side)
     entries: list[tuple[str, list[dict], str]] = [
-        (tr(PAUSE_REASONS[r]), [{"ui": "close"}, {"input": "pause", "side": side, "reason": r}], "secondary")
+        (tr(PAUSE_CHOICES[r]), [{"ui": "close"}, {"input": "pause", "side": side, "reason": r}], "secondary")
         for r in reasons
     ]
     turn = c.snap.get("turn")

@@ -19,6 +19,18 @@ PAUSE_REASONS: dict[str, str] = {
     "power_loss": N_("Power cut"),
 }
 
+#: the same reasons as the choices of the pause dialog (buttons, so worded apart from the states)
+PAUSE_CHOICES: dict[str, str] = {
+    "game_over": N_("Set up the result"),
+    "dispute": N_("Dispute: call the TD"),
+    "claim": N_("Claim the game is over"),
+    "illegal_move": N_("Correct an illegal move"),
+    "premature_pickup": N_("Early pickup of the dice"),
+    "invalid_roll": N_("Invalid roll: stop the clock"),
+    "equipment": N_("Pick up fallen equipment"),
+    "agreement": N_("Both players agree to pause"),
+}
+
 #: how a match ended (snapshot ``end_reason``)
 END_REASONS: dict[str, str] = {
     "points": N_("Won on points"),

@@ -174,13 +174,12 @@ def _paused_center(c: Ctx, reason: str) -> None:
     if reason == "power_loss":
         text = tr("Restored after a power cut. Resume when both players are ready.")
     else:
-        # "Reason: …" — the pause dialog's buttons name the same reasons as choices
-        text = tr("Reason: {reason}").format(reason=tr(reason_message(reason)))
+        text = tr(reason_message(reason))
     note_y = title_y + title_h
     pen.note((x + lay.pad, note_y, w - 2 * lay.pad, y + total - note_y), text, theme.TEXT, size=lay.f_small)
     pen2, area = common.center_stack(c)
     undo_r, result_r, resume_r = common.center_buttons(c, area, 3)
-    if reason == "td":
+    if not facts.can_resume(c.snap):
         pen2.note(resume_r, tr("Waiting for the TD"), theme.TEXT_DIM, size=lay.f_small)
     else:
         pen2.button(
