@@ -550,8 +550,9 @@ def _table(c: Ctx) -> None:
         back = bottom_row(c, area)
         number = str(c.snap.get("table") or "–")
         text = tr(
-            "This table's number comes with its credential on the tournament network (table {table}). "
-            "To renumber it, install the configuration made for the new number on the hub's computer."
+            "This table's number comes with its credential on the tournament network (table {table}), "
+            "so it is changed only from the hub: retire the table on the hub's Tables page and enroll "
+            "it again with the new number (or install the configuration made for that number)."
         ).format(table=number)
         pen.note((x, yy, w, back[1] - yy - lay.pad), text)
         back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, settings)
