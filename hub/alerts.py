@@ -13,6 +13,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from hub.incidents import KINDS as INCIDENT_KINDS
 from hub.room import URGENCY_RANK, TableView
 from hub.state import RoomState
 from hub.store import Store
@@ -21,7 +22,7 @@ from hub.watch import AlertSpec, WatchConfig, result_alert, table_alerts
 log = logging.getLogger("hub")
 
 #: Alerts raised by a single event (not a lasting situation): resolved only by acknowledgement.
-ONE_SHOT = frozenset({"cmd_failed", "assign_refused", "dice"})
+ONE_SHOT = frozenset({"cmd_failed", "assign_refused", "dice"}) | INCIDENT_KINDS
 
 
 def public_alert(row: dict[str, Any]) -> dict[str, Any]:
@@ -116,9 +117,11 @@ class Alerts:
         room = self.room
         scope = set(room.tables()) if tables is None else tables
         wanted: dict[str, AlertSpec] = {}
+        guard = room.guard
         for table in scope:
-            for spec in self._specs(table, now):
-                wanted[spec.key] = spec
+            with guard.table(table, "check its alerts"):
+                for spec in self._specs(table, now):
+                    wanted[spec.key] = spec
         for result in room.results.values():
             verify = result_alert(result)
             if verify is not None and (tables is None or result["table"] in scope):

@@ -93,19 +93,20 @@ class Automation:
         )
         link = self._link()
         for table, cur in room.current.items():
-            payload = cur.match.assign_payload()
-            if cur.force:
-                payload["force"] = True
-            if self._assign_payloads.get(table) == payload:
-                continue
-            if link is None:
-                continue
-            link.send_assign(table, payload)
-            self._assign_payloads[table] = payload
-            if room.assigned.get(table) != cur.match.match_id:
-                room.assigned[table] = cur.match.match_id
-                self.store.set_assigned(table, cur.match.match_id, now)
-                log.info("table %s: assigned %s", table, cur.match.match_id)
+            with room.guard.table(table, "send its assignment"):
+                payload = cur.match.assign_payload()
+                if cur.force:
+                    payload["force"] = True
+                if self._assign_payloads.get(table) == payload:
+                    continue
+                if link is None:
+                    continue
+                link.send_assign(table, payload)
+                self._assign_payloads[table] = payload
+                if room.assigned.get(table) != cur.match.match_id:
+                    room.assigned[table] = cur.match.match_id
+                    self.store.set_assigned(table, cur.match.match_id, now)
+                    log.info("table %s: assigned %s", table, cur.match.match_id)
         for table, match_id in list(room.assigned.items()):
             m = room.by_id.get(match_id)
             if table not in room.current and (m is None or m.table != table) and link is not None:
@@ -124,25 +125,28 @@ class Automation:
             return  # cut off from the room: nothing known is current, nothing sent would be timely
         room = self.room
         for table, cur in room.current.items():
-            view = room.views.get(table)
-            if view is None or not view.online or table in room.suspended:
-                continue  # an offline table gets an alert, never an automatic penalty
-            if not view.state_fresh:
-                continue  # back online: wait for its current state (who arrived while away)
-            state = view.state_for(cur.match.match_id)
-            if state is None:
-                continue
-            due = due_commands(
-                state, start_wall=cur.match.start_wall, now=now, profile=room.profile(cur.match)
-            )
-            if not due:
-                continue
-            known = self.store.command_ids(table, cur.match.match_id)
-            for auto in due:
-                seen = known.get(auto.id)
-                payload = auto.payload(now + self.config.cmd_ttl_ms)
-                if seen is None:
-                    self.sender.send(table, cur.match.match_id, payload, origin="auto", actor="hub", now=now)
-                elif resend_due(seen, now, self.config.resend_after_ms):
-                    # not answered (or refused as expired): the same id again, with a fresh expiry
-                    self.sender.transmit(table, payload, now)
+            with room.guard.table(table, "apply lateness"):
+                view = room.views.get(table)
+                if view is None or not view.online or table in room.suspended:
+                    continue  # an offline table gets an alert, never an automatic penalty
+                if not view.state_fresh:
+                    continue  # back online: wait for its current state (who arrived while away)
+                state = view.state_for(cur.match.match_id)
+                if state is None:
+                    continue
+                due = due_commands(
+                    state, start_wall=cur.match.start_wall, now=now, profile=room.profile(cur.match)
+                )
+                if not due:
+                    continue
+                known = self.store.command_ids(table, cur.match.match_id)
+                for auto in due:
+                    seen = known.get(auto.id)
+                    payload = auto.payload(now + self.config.cmd_ttl_ms)
+                    if seen is None:
+                        self.sender.send(
+                            table, cur.match.match_id, payload, origin="auto", actor="hub", now=now
+                        )
+                    elif resend_due(seen, now, self.config.resend_after_ms):
+                        # not answered (or refused as expired): the same id again, with a fresh expiry
+                        self.sender.transmit(table, payload, now)

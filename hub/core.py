@@ -34,6 +34,7 @@ from hub.clock import Clock, SystemClock
 from hub.commands import CommandSender
 from hub.config import HubConfig
 from hub.dice_watch import DiceWatch
+from hub.incidents import quarantined, table_fault
 from hub.ingest import Ingest
 from hub.room import TableView
 from hub.round_control import RoundControl
@@ -179,22 +180,42 @@ class Hub:
     # -- the periodic work --------------------------------------------------------------------
 
     def tick(self) -> None:
-        """Assign, apply lateness, re-evaluate every alert, push changes. Safe to call any time."""
-        self.ingest.drain()
+        """Assign, apply lateness, re-evaluate every alert, push changes. Safe to call any time:
+        each step runs on its own (a fault in one is alerted and the next still runs), and
+        inside each step every table runs on its own (:mod:`hub.guard`)."""
+        guard = self.room_state.guard
+        with guard.table(None, "read the tables' messages"):
+            self.ingest.drain()
         now = self.clock.now_wall()
-        self.ingest.save_states()
-        self.automation.assign(now)
-        self.automation.lateness(now)
-        self.round_control.carry_moved(now)
+        with guard.table(None, "save the tables' states"):
+            self.ingest.save_states()
+        with guard.table(None, "assign matches"):
+            self.automation.assign(now)
+        with guard.table(None, "apply lateness"):
+            self.automation.lateness(now)
+        with guard.table(None, "carry moved matches"):
+            self.round_control.carry_moved(now)
         self.store.commit()
         self._refresh(now, None)
         self._changed()
 
     def _refresh(self, now: int, tables: set[str] | None) -> None:
         """Re-evaluate alerts and tiles (of ``tables``, or all) and push what changed."""
-        self.alerts.sync(now, tables)
+        guard = self.room_state.guard
+        with guard.table(None, "check the alerts"):
+            self.alerts.sync(now, tables)
+        self._raise_faults(now)
         self.store.commit()
-        self.display.push(now, tables)
+        with guard.table(None, "update the dashboards"):
+            self.display.push(now, tables)
+
+    def _raise_faults(self, now: int) -> None:
+        """One alert per table and step that failed for the first time, and per stored row set aside."""
+        for fault in self.room_state.guard.take_faults():
+            self.alerts.raise_(table_fault(fault), now)
+        while self.store.quarantined:
+            q = self.store.quarantined.pop(0)
+            self.alerts.raise_(quarantined(q.table, q.source.replace("_", " "), q.reason), now)
 
     # -- subscribers (the dashboards) ---------------------------------------------------------
 

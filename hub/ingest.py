@@ -5,10 +5,16 @@ loop once per batch. :meth:`Ingest.drain` (on the loop) handles up to a thousand
 commits them in one transaction, so a room of a thousand tables does not cost a thousand commits
 a second; then it hands the tables it touched to ``refresh`` (alerts, tiles, dashboard push).
 
-A bad payload is logged with its reason and dropped; an exception while handling one message
-drops that message only. Events are deduplicated twice: by the per-match sequence tracker (which
-also notices gaps and asks the table for a resync) and by the store's unique key. A state snapshot
-is kept in memory at once and saved at the next tick (a busy table sends several a second).
+Every message is parsed by the wire schema (:mod:`rulebook.wire`: every field by type and range)
+before anything else reads it. One that fails is dropped — never stored, never shown — and the
+TD gets one alert per table and kind naming the field (``Table 7 sent an invalid state: field
+games[2].points …``). An exception while handling one message drops that message only, and is
+alerted once through the room's guard (:mod:`hub.guard`).
+
+Events are deduplicated twice: by the per-match sequence tracker (which also notices gaps and
+asks the table for a resync) and by the store's unique key. An invalid event whose number can be
+read counts as received, so the hub does not keep asking for it. A state snapshot is kept in
+memory at once and saved at the next tick (a busy table sends several a second).
 """
 
 from __future__ import annotations
@@ -18,16 +24,18 @@ import collections
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from drivers.hub_link import HubLink, SeqTracker
 from hub.alerts import Alerts, assignment_refused, command_refused
 from hub.clock import Clock
 from hub.commands import CommandSender
-from hub.room import check_event, check_state, check_status
+from hub.incidents import invalid_message
 from hub.schedule import ScheduledMatch
 from hub.state import RoomState
 from hub.store import Store
+from rulebook.errors import WireError
+from rulebook.wire import Snapshot, parse_event, parse_seq_key, parse_snapshot, parse_status
 
 log = logging.getLogger("hub")
 
@@ -60,7 +68,7 @@ def is_older(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
         old is not None
         and old.get("match_id") == new.get("match_id")
         and new["seq"] < old["seq"]
-        and new.get("wall", 0) <= old.get("wall", 0)
+        and (new.get("wall") or 0) <= (old.get("wall") or 0)
     )
 
 
@@ -88,7 +96,9 @@ class Ingest:
         self.tracker = SeqTracker()
         #: called with (table, event, now) for every event stored (e.g. the dice watch)
         self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
-        self.stats = {"messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "resyncs": 0}
+        self.stats = {"messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0}
+        #: (table, kind, field) already logged as invalid: logged once, then counted
+        self._invalid_logged: set[tuple[str, str, str]] = set()
         self._restored: set[tuple[str, str | None]] = set()
         self._inbox: collections.deque[tuple[str, str, dict[str, Any]]] = collections.deque()
         self._inbox_lock = threading.Lock()
@@ -133,14 +143,16 @@ class Ingest:
             return
         now = self.clock.now_wall()
         touched: set[str] = set()
+        guard = self.room.guard
         for kind, table, obj in batch:
             self.stats["messages"] += 1
-            try:
-                if self._handlers[kind](table, obj, now):
+            handled = False
+            with guard.table(table, f"handle a {kind} message"):
+                handled = self._handlers[kind](table, obj, now)
+                if handled:
                     touched.add(table)
-            except Exception:
+            if not handled:
                 self.stats["dropped"] += 1
-                log.exception("table %s: %s message could not be handled", table, kind)
         self.store.commit()
         if touched:
             self._refresh(now, touched)
@@ -152,26 +164,36 @@ class Ingest:
         for table in self._unsaved_states:
             view = self.room.views[table]
             if view.state is not None:
-                self.store.put_state(table, view.state, view.state_wall)
+                with self.room.guard.table(table, "save its state"):
+                    self.store.put_state(table, view.state, view.state_wall)
         self._unsaved_states.clear()
 
     # -- one message each ---------------------------------------------------------------------
 
-    def _drop(self, table: str, kind: str, reason: str) -> bool:
-        self.stats["dropped"] += 1
-        log.warning("table %s: %s ignored: %s", table, kind, reason)
+    def _invalid(self, table: str, kind: str, error: WireError, now: int) -> bool:
+        """Drop a message that failed the wire schema, and tell the TD (one alert per table and kind)."""
+        self.stats["invalid"] += 1
+        key = (table, kind, error.path)
+        if key not in self._invalid_logged:
+            if len(self._invalid_logged) > 10_000:
+                self._invalid_logged.clear()
+            self._invalid_logged.add(key)
+            log.warning("table %s: invalid %s dropped: %s", table, kind, error)
+        self.alerts.raise_(invalid_message(table, kind, str(error)), now)
         return False
 
-    def _on_status(self, table: str, status: dict[str, Any], now: int) -> bool:
-        if reason := check_status(status):
-            return self._drop(table, "status", reason)
+    def _on_status(self, table: str, obj: dict[str, Any], now: int) -> bool:
+        try:
+            status = parse_status(obj)
+        except WireError as exc:
+            return self._invalid(table, "status", exc, now)
         view = self.room.view(table)
         online = status["online"]
         came_online = online and not view.online
         if view.status is None or online != view.online:
             view.status_since = now
-        view.status, view.online = status, online
-        self.store.put_status(table, status, online, view.status_since)
+        view.status, view.online = dict(status), online
+        self.store.put_status(table, dict(status), online, view.status_since)
         if came_online:
             view.state_fresh = False
             self.sender.resend_unanswered(table, now)
@@ -182,13 +204,25 @@ class Ingest:
         for automation (a restored broker may replay one older than the table's latest)."""
         fresh = self.room.view(table).state_fresh
         accepted = self._on_state(table, state, now)
-        self.room.view(table).state_fresh = fresh
+        self.room.view(table).state_fresh = fresh and accepted
         return accepted
 
-    def _on_state(self, table: str, state: dict[str, Any], now: int) -> bool:
-        if reason := check_state(state):
-            return self._drop(table, "state", reason)
+    def _on_state(self, table: str, obj: dict[str, Any], now: int) -> bool:
         view = self.room.view(table)
+        try:
+            snapshot = parse_snapshot(obj, cast(Snapshot | None, view.state))
+        except WireError as exc:
+            # the table's current state is unknown now: no automatic decision on the last good one
+            view.state_fresh = False
+            return self._invalid(table, "state", exc, now)
+        if snapshot["table"] != table:
+            return self._invalid(
+                table,
+                "state",
+                WireError("field.choice", path="table", kind="state", choices=table, got=snapshot["table"]),
+                now,
+            )
+        state = cast(dict[str, Any], snapshot)
         if is_older(view.state, state):
             return False
         view.state, view.state_wall, view.state_fresh = state, now, True
@@ -196,20 +230,14 @@ class Ingest:
         self._note_result(table, state, now)
         return True
 
-    def _on_event(self, table: str, evt: dict[str, Any], now: int) -> bool:
-        if reason := check_event(evt):
-            return self._drop(table, "event", reason)
-        mid = evt.get("match_id")
-        key = (table, mid)
-        if key not in self._restored:
-            self._restored.add(key)
-            self.tracker.restore(table, mid, self.store.max_seq(table, mid or ""))
-        accepted = self.tracker.accept(table, mid, evt["seq"])
-        link = self._link()
-        if accepted.kind == "gap" and link is not None:
-            self.stats["resyncs"] += 1
-            log.info("table %s: events %s of %s missing; asking for them", table, accepted.missing, mid)
-            link.request_resync(table, mid, accepted.missing.start)
+    def _on_event(self, table: str, obj: dict[str, Any], now: int) -> bool:
+        try:
+            evt = parse_event(obj)
+        except WireError as exc:
+            self._count_invalid_event(table, obj)
+            return self._invalid(table, "event", exc, now)
+        mid = evt["match_id"]
+        self._track(table, mid, evt["seq"])
         stored = {**evt, "match_id": mid or ""}
         if not self.store.add_event(table, stored, now):
             self.stats["duplicates"] += 1
@@ -217,18 +245,43 @@ class Ingest:
         self.stats["events"] += 1
         for observe in self.event_observers:
             try:
-                observe(table, evt, now)
+                observe(table, stored, now)
             except Exception:  # an observer's fault must not lose the event or stop the batch
                 log.exception("table %s: event observer failed", table)
         kind = evt["type"]
-        if kind == "cmd_done" and isinstance(evt.get("id"), str):
-            ok = evt.get("ok") is True
-            error = evt.get("error") if isinstance(evt.get("error"), str) else None
-            if self.store.command_done(evt["id"], ok, error, now) and not ok:
-                self.alerts.raise_(command_refused(table, evt, mid, error), now)
-        elif kind == "assign" and evt.get("rejected"):
-            self.alerts.raise_(assignment_refused(table, evt, mid, now), now)
+        if kind == "cmd_done":
+            cmd_id = evt.get("id")
+            if isinstance(cmd_id, str):
+                ok = evt.get("ok") is True
+                error = evt.get("error")
+                error = error if isinstance(error, str) else None
+                if self.store.command_done(cmd_id, ok, error, now) and not ok:
+                    self.alerts.raise_(command_refused(table, stored, mid, error), now)
+        elif kind == "assign" and "rejected" in evt:
+            self.alerts.raise_(assignment_refused(table, stored, mid, now), now)
         return True
+
+    def _track(self, table: str, mid: str | None, seq: int) -> None:
+        """Note an event's number; a gap asks the table to send what is missing."""
+        key = (table, mid)
+        if key not in self._restored:
+            self._restored.add(key)
+            self.tracker.restore(table, mid, self.store.max_seq(table, mid or ""))
+        accepted = self.tracker.accept(table, mid, seq)
+        link = self._link()
+        if accepted.kind == "gap" and link is not None:
+            self.stats["resyncs"] += 1
+            log.info("table %s: events %s of %s missing; asking for them", table, accepted.missing, mid)
+            link.request_resync(table, mid, accepted.missing.start)
+
+    def _count_invalid_event(self, table: str, obj: object) -> None:
+        """An invalid event whose number is readable counts as received: asking the table for it
+        again would only bring the same bad event back."""
+        try:
+            seq, mid = parse_seq_key(obj)
+        except WireError:
+            return
+        self._track(table, mid, seq)
 
     def _note_result(self, table: str, state: dict[str, Any], now: int) -> None:
         """Record a finished match's result (or withdraw it if a waiver reopened the match)."""

@@ -1,9 +1,8 @@
-"""The room model: what the hub knows about each table, checked on arrival, as pure data.
+"""The room model: what the hub knows about each table, as pure data.
 
-Anything on a table topic is untrusted (another program on the broker, a table with a bug, a
-half-written retained message). ``check_state`` / ``check_event`` / ``check_status`` return the
-reason a payload is unusable, so the hub logs it and carries on; everything downstream can then
-rely on the fields it reads. ``tile`` is what one table looks like on the room grid.
+A table's state and status reach a :class:`TableView` only after the wire schema
+(:mod:`rulebook.wire`) has checked every field by type and range, so everything here can rely on
+the fields it reads. ``tile`` is what one table looks like on the room grid.
 """
 
 from __future__ import annotations
@@ -13,99 +12,8 @@ from typing import Any
 
 from hub.schedule import ScheduledMatch
 
-PHASES = frozenset({"waiting", "opening", "playing", "between_games", "break", "paused", "flag", "finished"})
 URGENCIES = ("critical", "high", "medium", "low")
 URGENCY_RANK = {u: i for i, u in enumerate(URGENCIES)}
-
-
-def _is_int(v: object) -> bool:
-    return type(v) is int  # exact: bool is an int in Python, not in JSON
-
-
-def _ints(v: object) -> bool:
-    return type(v) is dict and type(v.get("A")) is int and type(v.get("B")) is int
-
-
-def _bools(v: object) -> bool:
-    return type(v) is dict and type(v.get("A")) is bool and type(v.get("B")) is bool
-
-
-def _opt_int(v: object) -> bool:
-    return v is None or type(v) is int
-
-
-def check_state(s: dict[str, Any]) -> str | None:
-    """Why a state snapshot (PROTOCOL §2) cannot be used, or None if it can.
-
-    Written for speed as well as clarity: a busy room sends thousands of snapshots a second.
-    """
-    seq = s.get("seq")
-    if type(seq) is not int or seq < 0:
-        return "seq: expected an integer >= 0"
-    mid = s.get("match_id")
-    if mid is not None and type(mid) is not str:
-        return "match_id: expected a string or null"
-    if s.get("phase") not in PHASES:
-        return f"phase: unknown {s.get('phase')!r}"
-    if type(s.get("length")) is not int:
-        return "length: expected an integer"
-    if not _ints(s.get("score")):
-        return "score: expected {A, B} integers"
-    if not _bools(s.get("present")):
-        return "present: expected {A, B} booleans"
-    if "penalties" in s and not _ints(s["penalties"]):
-        return "penalties: expected {A, B} integers"
-    players = s.get("players")
-    if players is not None:
-        if type(players) is not dict:
-            return "players: expected {A: {name, id}, B: {name, id}}"
-        for side in ("A", "B"):
-            p = players.get(side)
-            if type(p) is not dict or type(p.get("name")) is not str:
-                return "players: expected {A: {name, id}, B: {name, id}}"
-    clock = s.get("clock")
-    if clock is not None:
-        if type(clock) is not dict or type(clock.get("enabled")) is not bool:
-            return "clock: expected an object with enabled"
-        if clock.get("running") not in (None, "A", "B"):
-            return "clock.running: expected A, B or null"
-        for key in ("reserve_ms", "delay_ms"):
-            if key in clock and not _ints(clock[key]):
-                return f"clock.{key}: expected {{A, B}} integers"
-    breaks = s.get("breaks")
-    if breaks is not None:
-        if type(breaks) is not dict:
-            return "breaks: expected {A, B}"
-        for side in ("A", "B"):
-            b = breaks.get(side)
-            if type(b) is not dict or type(b.get("used")) is not int or not _opt_int(b.get("until_wall")):
-                return f"breaks.{side}: expected {{used, allowed, until_wall}}"
-    if not _opt_int(s.get("wall")) or not _opt_int(s.get("start_wall")):
-        return "wall / start_wall: expected epoch ms"
-    if s.get("td_call") not in (None, "A", "B"):
-        return "td_call: expected A, B or null"
-    if type(s.get("games", [])) is not list or type(s.get("penalty_log", [])) is not list:
-        return "games / penalty_log: expected lists"
-    return None
-
-
-def check_event(e: dict[str, Any]) -> str | None:
-    """Why an event cannot be used, or None."""
-    if not _is_int(e.get("seq")) or e["seq"] < 1:
-        return "seq: expected an integer >= 1"
-    if e.get("match_id") is not None and not isinstance(e.get("match_id"), str):
-        return "match_id: expected a string or null"
-    if not isinstance(e.get("type"), str) or not e["type"]:
-        return "type: expected a string"
-    if not _opt_int(e.get("wall")):
-        return "wall: expected epoch ms"
-    return None
-
-
-def check_status(s: dict[str, Any]) -> str | None:
-    if not isinstance(s.get("online"), bool):
-        return "online: expected true or false"
-    return None
 
 
 @dataclass(slots=True)

@@ -11,12 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hub.room import TableView, check_state
+from hub.guard import Guard
+from hub.room import TableView
 from hub.rounds import Current, round_ends
 from hub.schedule import ScheduledMatch
 from hub.store import Store
 from rulebook.errors import ProfileError
 from rulebook.profiles import Profile, get_profile
+from rulebook.wire import parse_snapshot, parse_status
 
 
 def natural(table: str) -> tuple[int, str]:
@@ -41,19 +43,22 @@ class RoomState:
     suspended: set[str] = field(default_factory=set)
     #: table -> the match id last assigned to it
     assigned: dict[str, str] = field(default_factory=dict)
+    #: runs each table's step of a job so that one table's fault never stops the others
+    guard: Guard = field(default_factory=Guard)
 
     @classmethod
     def load(cls, store: Store, default_profile: Profile) -> RoomState:
-        """What the store holds; a cached state that no longer passes the checks is left out."""
+        """What the store holds. Start-up never dies on a stored row: one that cannot be read, or
+        a cached state or status that no longer passes the wire schema, is set aside by the store
+        (``store.quarantined``, alerted once the hub runs); the table sends its state again."""
         state = cls(default_profile)
         state.set_schedule(store.schedule())
-        for table, (status, online, since) in store.statuses().items():
+        for table, (status, online, since) in store.statuses(parse_status).items():
             view = state.view(table)
             view.status, view.online, view.status_since = status, online, since
-        for table, (snapshot, received) in store.states().items():
-            if check_state(snapshot) is None:
-                view = state.view(table)
-                view.state, view.state_wall = snapshot, received
+        for table, (snapshot, received) in store.states(parse_snapshot).items():
+            view = state.view(table)
+            view.state, view.state_wall = snapshot, received
         state.results = {r["match_id"]: r for r in store.results()}
         state.released = store.releases()
         state.suspended = store.suspended_tables()

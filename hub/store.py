@@ -14,11 +14,16 @@ batch of messages (or at once for a TD action), which keeps ingest fast under a 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hub.schedule import ScheduledMatch
+
+log = logging.getLogger("hub")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,7 +68,24 @@ CREATE TABLE IF NOT EXISTS assigned (
 CREATE TABLE IF NOT EXISTS dice (
     tbl TEXT NOT NULL, tower TEXT NOT NULL, body TEXT NOT NULL, alerted_rolls INTEGER,
     alerts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, tower));
+CREATE TABLE IF NOT EXISTS quarantine (
+    id INTEGER PRIMARY KEY, source TEXT NOT NULL, tbl TEXT, body TEXT, reason TEXT NOT NULL,
+    wall INTEGER NOT NULL);
 """
+
+#: epoch ms, computed by SQLite (the store has no clock of its own)
+_NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+
+URGENCIES = frozenset({"critical", "high", "medium", "low"})
+
+
+@dataclass(frozen=True, slots=True)
+class Quarantined:
+    """A stored row that could not be read, moved to the ``quarantine`` table."""
+
+    source: str
+    table: str | None
+    reason: str
 
 _SCHEDULE_COLS = (
     "match_id, round, tbl, player_a, player_b, player_a_id, player_b_id, length, start_wall, "
@@ -87,6 +109,8 @@ class Store:
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
         self.db.commit()
+        #: rows set aside while reading (each becomes an alert once the hub runs)
+        self.quarantined: list[Quarantined] = []
 
     def close(self) -> None:
         self.db.commit()
@@ -153,25 +177,17 @@ class Store:
         return added, updated
 
     def schedule(self) -> list[ScheduledMatch]:
-        rows = self.db.execute(f"SELECT {_SCHEDULE_COLS} FROM schedule ORDER BY start_wall, round, tbl")
-        return [
-            ScheduledMatch(
-                match_id=r["match_id"],
-                round=r["round"],
-                table=r["tbl"],
-                player_a=r["player_a"],
-                player_b=r["player_b"],
-                player_a_id=r["player_a_id"],
-                player_b_id=r["player_b_id"],
-                length=r["length"],
-                start_wall=r["start_wall"],
-                clock=bool(r["clock"]),
-                profile=r["profile"],
-                final=bool(r["final"]),
-                line=r["line"],
-            )
-            for r in rows
-        ]
+        """The stored schedule; a row with a value of the wrong type is set aside."""
+        rows = self.db.execute(
+            f"SELECT rowid, {_SCHEDULE_COLS} FROM schedule ORDER BY start_wall, round, tbl"
+        ).fetchall()
+        out = []
+        for r in rows:
+            try:
+                out.append(_schedule_row(r))
+            except (TypeError, ValueError) as exc:
+                self._quarantine("schedule", "rowid", r["rowid"], r["tbl"], dict(r), str(exc))
+        return out
 
     # -- table traffic ------------------------------------------------------------------------
 
@@ -207,7 +223,7 @@ class Store:
             ).fetchall()
         out = []
         for r in reversed(rows):
-            evt = json.loads(r["body"])
+            evt = _loads_object(r["body"]) or {"type": "damaged", "damaged": True}
             evt["received_wall"] = r["received_wall"]
             out.append(evt)
         return out
@@ -247,9 +263,19 @@ class Store:
             (table, state.get("match_id"), state.get("seq"), _dumps(state), received_wall),
         )
 
-    def states(self) -> dict[str, tuple[dict[str, Any], int]]:
-        rows = self.db.execute("SELECT tbl, body, received_wall FROM table_state")
-        return {r["tbl"]: (json.loads(r["body"]), r["received_wall"]) for r in rows}
+    def states(
+        self, check: Callable[[Any], Any] = lambda x: x
+    ) -> dict[str, tuple[dict[str, Any], int]]:
+        """Each table's last state, as ``check`` returns it; a row it refuses is set aside."""
+        out = {}
+        for r in self.db.execute("SELECT rowid, tbl, body, received_wall FROM table_state").fetchall():
+            try:
+                if type(r["received_wall"]) is not int:
+                    raise ValueError("received_wall: not a number")
+                out[r["tbl"]] = (check(json.loads(r["body"])), r["received_wall"])
+            except (TypeError, ValueError) as exc:  # WireError and JSONDecodeError are ValueErrors
+                self._quarantine("table_state", "rowid", r["rowid"], r["tbl"], r["body"], str(exc))
+        return out
 
     def put_status(self, table: str, status: dict[str, Any], online: bool, since_wall: int) -> None:
         self.db.execute(
@@ -257,9 +283,20 @@ class Store:
             (table, int(online), _dumps(status), since_wall),
         )
 
-    def statuses(self) -> dict[str, tuple[dict[str, Any], bool, int]]:
-        rows = self.db.execute("SELECT tbl, online, body, since_wall FROM table_status")
-        return {r["tbl"]: (json.loads(r["body"]), bool(r["online"]), r["since_wall"]) for r in rows}
+    def statuses(
+        self, check: Callable[[Any], Any] = lambda x: x
+    ) -> dict[str, tuple[dict[str, Any], bool, int]]:
+        """Each table's last status (as ``check`` returns it); a row it refuses is set aside."""
+        out = {}
+        rows = self.db.execute("SELECT rowid, tbl, online, body, since_wall FROM table_status").fetchall()
+        for r in rows:
+            try:
+                if type(r["since_wall"]) is not int or r["online"] not in (0, 1):
+                    raise ValueError("online / since_wall: not a number")
+                out[r["tbl"]] = (check(json.loads(r["body"])), bool(r["online"]), r["since_wall"])
+            except (TypeError, ValueError) as exc:
+                self._quarantine("table_status", "rowid", r["rowid"], r["tbl"], r["body"], str(exc))
+        return out
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -310,20 +347,35 @@ class Store:
         return _command_row(row) if row else None
 
     def commands(self, table: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+        """Commands sent, newest first (a row whose body cannot be read is left out)."""
         if table is None:
             rows = self.db.execute("SELECT * FROM commands ORDER BY created_wall DESC LIMIT ?", (limit,))
         else:
             rows = self.db.execute(
                 "SELECT * FROM commands WHERE tbl = ? ORDER BY created_wall DESC LIMIT ?", (table, limit)
             )
-        return [_command_row(r) for r in rows]
+        out = []
+        for r in rows:
+            try:
+                out.append(_command_row(r))
+            except (TypeError, ValueError):
+                log.warning("command %r: stored body cannot be read; left out", r["id"])
+        return out
 
     # -- alerts -------------------------------------------------------------------------------
 
     def alerts(self, active_only: bool = True, limit: int = 500) -> list[dict[str, Any]]:
+        """Alerts, newest first; an active row that cannot be used is set aside."""
         where = "WHERE active = 1" if active_only else ""
-        rows = self.db.execute(f"SELECT * FROM alerts {where} ORDER BY id DESC LIMIT ?", (limit,))
-        return [dict(r) for r in rows]
+        rows = self.db.execute(f"SELECT * FROM alerts {where} ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        out = []
+        for r in rows:
+            reason = _alert_problem(r)
+            if reason is None:
+                out.append(dict(r))
+            elif active_only:
+                self._quarantine("alerts", "id", r["id"], r["tbl"], dict(r), reason)
+        return out
 
     def alert(self, alert_id: int) -> dict[str, Any] | None:
         row = self.db.execute("SELECT * FROM alerts WHERE id = ?", (alert_id,)).fetchone()
@@ -415,8 +467,14 @@ class Store:
         return _result_row(row) if row else None
 
     def results(self) -> list[dict[str, Any]]:
-        rows = self.db.execute("SELECT * FROM results ORDER BY round, tbl")
-        return [_result_row(r) for r in rows]
+        """Every result; a row that cannot be read is set aside."""
+        out = []
+        for r in self.db.execute("SELECT rowid, * FROM results ORDER BY round, tbl").fetchall():
+            try:
+                out.append(_result_row(r))
+            except (TypeError, ValueError, KeyError) as exc:
+                self._quarantine("results", "rowid", r["rowid"], r["tbl"], dict(r), str(exc))
+        return out
 
     def put_result(self, r: dict[str, Any]) -> None:
         """Insert or refresh a result reported by a table (keeps verification and corrections)."""
@@ -473,7 +531,7 @@ class Store:
 
     def suspended_tables(self) -> set[str]:
         rows = self.db.execute("SELECT tbl FROM table_flags WHERE automation_suspended = 1")
-        return {r[0] for r in rows}
+        return {r[0] for r in rows if isinstance(r[0], str)}
 
     def release(self, match_id: str, actor: str, wall: int) -> None:
         self.db.execute(
@@ -481,7 +539,7 @@ class Store:
         )
 
     def releases(self) -> set[str]:
-        return {r[0] for r in self.db.execute("SELECT match_id FROM releases")}
+        return {r[0] for r in self.db.execute("SELECT match_id FROM releases") if isinstance(r[0], str)}
 
     def set_assigned(self, table: str, match_id: str, wall: int) -> None:
         self.db.execute(
@@ -492,7 +550,84 @@ class Store:
         self.db.execute("DELETE FROM assigned WHERE tbl = ?", (table,))
 
     def assigned(self) -> dict[str, str]:
-        return {r[0]: r[1] for r in self.db.execute("SELECT tbl, match_id FROM assigned")}
+        rows = self.db.execute("SELECT tbl, match_id FROM assigned")
+        return {r[0]: r[1] for r in rows if isinstance(r[0], str) and isinstance(r[1], str)}
+
+    # -- rows that cannot be read -------------------------------------------------------------
+
+    def _quarantine(
+        self, source: str, key_col: str, key: Any, table: Any, body: Any, reason: str
+    ) -> None:
+        """Move an unreadable row aside (kept for inspection) so that start-up goes on without it."""
+        table = table if isinstance(table, str) else None
+        self.quarantined.append(Quarantined(source, table, reason[:200]))
+        log.error("%s row %s (table %s) set aside: %s", source, key, table, reason)
+        text = body if isinstance(body, str) else _dumps(_printable(body))
+        try:
+            self.db.execute(
+                f"INSERT INTO quarantine (source, tbl, body, reason, wall) VALUES (?, ?, ?, ?, {_NOW_MS})",
+                (source, table, text, reason),
+            )
+            self.db.execute(f"DELETE FROM {source} WHERE {key_col} = ?", (key,))
+            self.db.commit()
+        except sqlite3.Error:
+            log.exception("could not set the %s row aside; it is skipped for this run", source)
+            self.db.rollback()
+
+    def quarantine_rows(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.execute("SELECT * FROM quarantine ORDER BY id")]
+
+
+def _loads_object(text: Any) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _printable(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v if isinstance(v, str | int | float | None) else repr(v) for k, v in row.items()}
+
+
+def _alert_problem(r: sqlite3.Row) -> str | None:
+    """Why a stored alert cannot be listed (the dashboards sort and show each of these)."""
+    if r["urgency"] not in URGENCIES:
+        return f"urgency {r['urgency']!r}"
+    for col in ("key", "kind", "message"):
+        if not isinstance(r[col], str):
+            return f"{col}: not a text"
+    if type(r["raised_wall"]) is not int or not (r["acked_wall"] is None or type(r["acked_wall"]) is int):
+        return "raised_wall / acked_wall: not a number"
+    if not (r["tbl"] is None or isinstance(r["tbl"], str)):
+        return "tbl: not a text"
+    return None
+
+
+def _schedule_row(r: sqlite3.Row) -> ScheduledMatch:
+    for col in ("match_id", "round", "tbl", "player_a", "player_b", "player_a_id", "player_b_id", "profile"):
+        if not isinstance(r[col], str):
+            raise TypeError(f"{col}: not a text")
+    for col in ("length", "start_wall", "clock", "final", "line"):
+        if type(r[col]) is not int:
+            raise TypeError(f"{col}: not a number")
+    if not 1 <= r["length"] <= 99:
+        raise ValueError(f"length {r['length']} out of range")
+    return ScheduledMatch(
+        match_id=r["match_id"],
+        round=r["round"],
+        table=r["tbl"],
+        player_a=r["player_a"],
+        player_b=r["player_b"],
+        player_a_id=r["player_a_id"],
+        player_b_id=r["player_b_id"],
+        length=r["length"],
+        start_wall=r["start_wall"],
+        clock=bool(r["clock"]),
+        profile=r["profile"],
+        final=bool(r["final"]),
+        line=r["line"],
+    )
 
 
 def _command_row(row: sqlite3.Row) -> dict[str, Any]:
@@ -505,7 +640,16 @@ def _command_row(row: sqlite3.Row) -> dict[str, Any]:
 
 def _result_row(row: sqlite3.Row) -> dict[str, Any]:
     d = dict(row)
+    d.pop("rowid", None)
     body = json.loads(d.pop("body"))
+    if not isinstance(body, dict):
+        raise ValueError("body: not an object")
+    for col in ("match_id", "tbl"):
+        if not isinstance(d[col], str):
+            raise TypeError(f"{col}: not a text")
+    for col in ("score_a", "score_b", "length"):
+        if type(d[col]) is not int:
+            raise TypeError(f"{col}: not a number")
     d["table"] = d.pop("tbl")
     d["score"] = {"A": d.pop("score_a"), "B": d.pop("score_b")}
     d["corrected"] = bool(d["corrected"])

@@ -49,11 +49,13 @@ class Views:
         urgencies = self.alerts.urgencies()
         changed = []
         scope = self.room.tables() if tables is None else sorted(tables | alert_tables, key=natural)
+        guard = self.room.guard
         for table in scope:
-            t = self.tile(table, now, urgencies.get(table, (None, 0)))
-            if self._tiles.get(table) != t:
-                self._tiles[table] = t
-                changed.append(t)
+            with guard.table(table, "show its tile"):
+                t = self.tile(table, now, urgencies.get(table, (None, 0)))
+                if self._tiles.get(table) != t:
+                    self._tiles[table] = t
+                    changed.append(t)
         if changed:
             self._publish({"type": "tiles", "tiles": changed, "now_wall": now})
         if alerts_changed:
@@ -94,6 +96,13 @@ class Views:
             alert_count=count,
         )
 
+    def _safe_tile(self, table: str, now: int) -> dict[str, Any]:
+        """The table's tile; if it cannot be built, the one last pushed (or a bare one): one
+        table's fault never empties the room view."""
+        with self.room.guard.table(table, "show its tile"):
+            return self.tile(table, now)
+        return self._tiles.get(table) or tile(TableView(table), None, now=now, grace_ms=0)
+
     def room_view(self) -> dict[str, Any]:
         """The whole room: every tile, the alerts, the rounds, whether the hub reaches the broker."""
         now = self.clock.now_wall()
@@ -101,7 +110,7 @@ class Views:
         return {
             "event": self.config.event,
             "now_wall": now,
-            "tables": [self.tile(t, now) for t in self.room.tables()],
+            "tables": [self._safe_tile(t, now) for t in self.room.tables()],
             "alerts": self.alerts.listed(),
             "rounds": sorted({m.round for m in self.room.schedule}, key=natural),
             "automation": self.automation_state(),

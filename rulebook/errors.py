@@ -48,6 +48,20 @@ class ProfileError(RuleError, ValueError):
     """A rules profile (built-in or loaded from TOML) is unknown or invalid; names the key."""
 
 
+class WireError(FieldError, ValueError):
+    """A table's message does not fit the wire schema (``rulebook.wire``).
+
+    ``code`` is one of the ``field.*`` codes, ``path`` names the first bad field
+    (``games[2].points``; empty when the message itself is not an object) and ``kind`` the message
+    (``state``, ``event``, ``status``), so the hub can tell the TD exactly what a table sent wrong.
+    """
+
+    def __init__(self, code: str, /, *, path: str, kind: str = "message", **params: Any) -> None:
+        super().__init__(code, field=path or kind, **params)
+        self.path = path
+        self.kind = kind
+
+
 class JournalError(RuleError, ValueError):
     """A journal line that is not JSON, or not an input (``bgtable replay`` exits with 2)."""
 
@@ -56,4 +70,4 @@ class JournalError(RuleError, ValueError):
         self.line = line
 
 
-__all__ = ["CommandError", "FieldError", "JournalError", "ProfileError", "RuleError"]
+__all__ = ["CommandError", "FieldError", "JournalError", "ProfileError", "RuleError", "WireError"]

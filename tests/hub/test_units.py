@@ -7,15 +7,18 @@ from datetime import UTC, timedelta, timezone
 import pytest
 
 from hub.auth import Auth, hash_password, verify_password
+from hub.ingest import is_older
 from hub.lateness import due_commands
-from hub.room import TableView, check_state, tile
+from hub.room import TableView, tile
 from hub.rounds import current_matches, round_ends
 from hub.schedule import ScheduleError, parse_schedule, parse_start
 from hub.store import Store
 from hub.watch import WatchConfig, table_alerts
+from rulebook.errors import WireError
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
+from rulebook.wire import parse_snapshot
 from tests.hub.support import MIN, T0, schedule_csv
 
 WBGF = get_profile("wbgf-2023")
@@ -255,11 +258,15 @@ def test_tile_status_never_relies_on_colour_alone():
     assert t["status"] == "late" and t["status_label"] == "Player late" and t["status_icon"]
 
 
-def test_check_state_accepts_a_real_snapshot_and_names_what_is_wrong():
+def test_the_wire_schema_accepts_a_real_snapshot_and_names_what_is_wrong():
     good = waiting_state()
-    assert check_state(good) is None
-    assert "phase" in check_state({**good, "phase": "x"})
-    assert "score" in check_state({**good, "score": [1, 2]})
+    assert parse_snapshot(good) == good
+    with pytest.raises(WireError) as bad:
+        parse_snapshot({**good, "phase": "x"})
+    assert bad.value.path == "phase" and bad.value.code == "field.choice"
+    with pytest.raises(WireError) as bad:
+        parse_snapshot({**good, "score": [1, 2]})
+    assert bad.value.path == "score" and bad.value.code == "field.type"
 
 
 # -- rounds ---------------------------------------------------------------------------------------
@@ -365,3 +372,11 @@ def test_a_slow_match_is_reported_against_the_next_rounds_start():
     assert [a.kind for a in slow] == ["slow"] and "120 min after" in slow[0].message
     assert table_alerts(view, _match(), now=now, config=cfg, profile=WBGF, round_end=now + 200 * MIN) == []
     assert table_alerts(view, _match(), now=now, config=cfg, profile=WBGF, round_end=None) == []
+
+
+def test_a_snapshot_without_wall_time_is_compared_by_seq_alone():
+    """A table that has not learnt the time yet sends ``wall: null`` (found by the schema fuzz)."""
+    old = {"match_id": "m1", "seq": 5, "wall": None}
+    assert is_older(old, {"match_id": "m1", "seq": 4, "wall": None})
+    assert not is_older(old, {"match_id": "m1", "seq": 6, "wall": None})
+    assert is_older({**old, "wall": 10}, {"match_id": "m1", "seq": 4, "wall": None})

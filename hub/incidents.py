@@ -1,0 +1,66 @@
+"""Alerts about the hub's edges (pure): a table sent something unusable, sent too much, made a
+step of the hub fail, or a stored row could not be read.
+
+Each alert names the table and what to look at, in the TD's words; its key names the situation
+(table and kind), so a table that keeps sending the same bad message is one alert, updated, not
+thousands. All of these are one-shot (``hub.alerts.ONE_SHOT``): they last until the TD
+acknowledges them, and come back if the situation does.
+"""
+
+from __future__ import annotations
+
+from hub.guard import Fault
+from hub.watch import AlertSpec
+
+#: alert kinds raised here (all one-shot)
+KINDS = frozenset(
+    {"invalid_message", "flood", "event_cap", "table_fault", "quarantined", "score_backwards"}
+)
+
+_ARTICLE = {"state": "an invalid state", "event": "an invalid event", "status": "an invalid status"}
+
+
+def invalid_message(table: str, kind: str, error: str) -> AlertSpec:
+    """A table's message failed the wire schema and was dropped."""
+    what = _ARTICLE.get(kind, f"an invalid {kind}")
+    consequence = (
+        "; the hub keeps its last good state and applies no automatic penalty until a good one comes"
+        if kind == "state"
+        else "; it was dropped"
+    )
+    return AlertSpec(
+        f"invalid:{table}:{kind}",
+        "invalid_message",
+        "high" if kind == "state" else "medium",
+        f"Table {table} sent {what}: field {error}{consequence}. Check the table's software version.",
+        table,
+        None,
+    )
+
+
+def table_fault(fault: Fault) -> AlertSpec:
+    """A step of the hub failed for one table (the others went on)."""
+    where = f"Table {fault.table}" if fault.table is not None else "Hub"
+    return AlertSpec(
+        f"fault:{fault.table}:{fault.step}",
+        "table_fault",
+        "high",
+        f"{where}: the hub could not {fault.step} ({fault.error}); the other tables are not affected."
+        " Watch this table yourself and report the problem.",
+        fault.table,
+        None,
+    )
+
+
+def quarantined(table: str | None, what: str, reason: str) -> AlertSpec:
+    """A row of the hub's database could not be read at start and was set aside."""
+    where = f"Table {table}" if table else "Hub"
+    return AlertSpec(
+        f"quarantine:{what}:{table}",
+        "quarantined",
+        "high",
+        f"{where}: a stored {what} could not be read ({reason}) and was set aside; "
+        "the table will send its current state again.",
+        table,
+        None,
+    )
