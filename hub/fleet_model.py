@@ -75,6 +75,8 @@ def check_hello(body: dict[str, Any]) -> Hello:
 
 def check_table(value: Any) -> str:
     """A table number the TD typed: letters, digits, '_' and '-'; not ``hub``."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = str(value)  # {"table": 12} means table "12"
     table = value.strip() if isinstance(value, str) else value
     if not isinstance(table, str) or not TABLE_RE.match(table) or table == "hub":
         raise FleetError("table: expected 1-32 letters, digits, '_' or '-' (e.g. 12)")

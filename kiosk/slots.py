@@ -73,12 +73,21 @@ def load(state_dir: Path) -> SlotState:
     """The slots' state; a missing or damaged file means the factory version (never a crash)."""
     try:
         data = json.loads((slots_dir(state_dir) / STATE_FILE).read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            return SlotState()
         state = SlotState(**{k: v for k, v in data.items() if k in SlotState.__dataclass_fields__})
     except (OSError, ValueError, TypeError):
         return SlotState()
-    if state.active not in (None, *SLOTS) or state.previous not in (None, *SLOTS):
-        return SlotState()
-    return state
+    sane = (
+        state.active in (None, *SLOTS)
+        and state.previous in (None, *SLOTS)
+        and isinstance(state.trial, bool)
+        and isinstance(state.tries, int)
+        and isinstance(state.builds, dict)
+        and isinstance(state.failed, dict)
+        and isinstance(state.fallback, str)
+    )
+    return state if sane else SlotState()
 
 
 def save(state_dir: Path, state: SlotState) -> None:
@@ -174,7 +183,8 @@ def launch(argv: list[str], environ: dict[str, str] | None = None) -> None:
     )
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, "-c", BOOT, *argv], env)
+    # -P: no working directory on the path, so the slot's own packages are the ones imported
+    os.execve(sys.executable, [sys.executable, "-P", "-c", BOOT, *argv], env)
 
 
 def relaunch() -> None:

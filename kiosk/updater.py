@@ -206,7 +206,7 @@ class Updater:
         env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin", "SDL_VIDEODRIVER": "dummy"}
         try:
             proc = subprocess.run(
-                [sys.executable, "-c", SMOKE],
+                [sys.executable, "-P", "-c", SMOKE],
                 capture_output=True,
                 text=True,
                 timeout=120,

@@ -77,6 +77,10 @@ def test_enrolled_table_connects_with_its_own_credential_and_a_replacement_takes
             wait_until(lambda: hub.online("12"), WAIT, "table 12 online")
             row = hub.wait_device("dev-first", lambda r: r["report_wall"], "a health report")
             assert row["online"] is True and row["journal"]["ok"] is True
+            # identify: the order reaches the table through its own credential's rights
+            hub.td.post("/api/fleet/dev-first/identify", {})
+            hub.wait_device("dev-first", lambda r: r["screen"] == "identify", "the number flashing")
+            table.out.wait_for("fleet: identify")
 
             # The card breaks: a new Pi takes table 12 over.
             second = enroll(hub, tmp_path, "dev-second", "12")

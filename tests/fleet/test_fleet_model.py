@@ -129,7 +129,11 @@ def test_table_numbers(table: str):
     assert check_table(table) == table.strip()
 
 
-@pytest.mark.parametrize("table", ["", "hub", "1/2", "+", "#", 12, None, "x" * 33])
+def test_a_table_number_may_be_a_json_number():
+    assert check_table(12) == "12"
+
+
+@pytest.mark.parametrize("table", ["", "hub", "1/2", "+", "#", -1, True, 1.5, None, "x" * 33])
 def test_bad_table_numbers(table: Any):
     with pytest.raises(FleetError, match="table"):
         check_table(table)

@@ -49,13 +49,21 @@ class ButtonTestView:
         surface.fill(BG)
         w, h = surface.get_size()
         head, *names = self.lines(buttons, pressed)
+        margin = w // 20
         y, bh = band(h, 0.03, 0.15)
-        text_in(surface, self.texts, tr("Button test"), (0, y, w, bh // 2), bh // 2, TEXT_DIM)
-        text_in(surface, self.texts, head, (0, y + bh // 2, w, bh), bh, TEXT, bold=True)
+        text_in(
+            surface, self.texts, tr("Button test"), (margin, y, w - 2 * margin, bh // 2), bh // 2, TEXT_DIM
+        )
+        text_in(surface, self.texts, head, (margin, y + bh // 2, w - 2 * margin, bh), bh, TEXT, bold=True)
         count = max(1, len(buttons))
         gap = w // 40
         box_w = (w - gap * (count + 1)) // count
         top, box_h = band(h, 0.25, 0.55)
+        # one size for every label, the largest at which the longest fits
+        label_size = min(
+            (self.texts.fit(label, False, box_h // 7, box_w - 12, box_h // 3, True)[0] for label in names),
+            default=box_h // 7,
+        )
         for index, (name, label) in enumerate(zip(buttons, names, strict=True)):
             x = gap + index * (box_w + gap)
             done = name in pressed
@@ -68,7 +76,7 @@ class ButtonTestView:
                 self.texts,
                 label,
                 (x + 6, top + box_h * 2 // 3, box_w - 12, box_h // 3),
-                box_h // 7,
+                label_size,
                 TEXT,
                 wrap=True,
             )
