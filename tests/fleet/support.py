@@ -83,9 +83,10 @@ class Hub:
         broker_port: int | None = None,
         extra: list[str] | None = None,
         name: str = "hub",
+        port: int | None = None,
     ) -> None:
         self.event = event
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         password = tmp / "td-password"
         password.write_text(PASSWORD + "\n")
@@ -95,7 +96,7 @@ class Hub:
         if room is not None:
             args += ["--broker", f"127.0.0.1:{broker_port}", "--broker-credentials", str(room / "hub.toml")]
         else:
-            self.broker_port = free_port()
+            self.broker_port = broker_port or free_port()
             args += ["--embedded-port", str(self.broker_port)]
         args += extra or []
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
@@ -152,11 +153,11 @@ def call(
 class Room:
     """``bghub broker-config`` output and the real Mosquitto running it."""
 
-    def __init__(self, tmp: Path, event: str, tables: str = "1-3") -> None:
+    def __init__(self, tmp: Path, event: str, *extra: str, tables: str = "1-3") -> None:
         self.port = free_port()
         self.out = tmp / "room"
         argv = ["--event", event, "--tables", tables, "--out", str(self.out), "--port", str(self.port)]
-        assert broker_config_main([*argv, "--bind", "127.0.0.1", "--host", "127.0.0.1"]) == 0
+        assert broker_config_main([*argv, "--bind", "127.0.0.1", "--host", "127.0.0.1", *extra]) == 0
         self.broker = Mosquitto(port=self.port, conf_path=self.out / "mosquitto.conf").start()
 
     def log(self) -> str:
