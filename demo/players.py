@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from demo.simtable import ScriptedPlayers, SimRoom, SimTable, Temperament, _Plan
+from demo.simtable import ScriptedPlayers, SimRoom, SimTable, Temperament, _Plan, stamp
 from hub.clock import Clock
 from rulebook.sides import SIDES, Side
 from rulebook.snapshot import snapshot
@@ -89,12 +89,12 @@ class DemoTable(SimTable):
         self._journal: TextIO | None = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
         self._hold_state = False
 
-    def apply(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+    def apply(self, inp: dict[str, Any], *, ago_ms: int = 0) -> list[dict[str, Any]]:
         """Journal the input (stamped with the clock's ``at`` and ``wall``), then apply and publish."""
         with self._lock:
             if self._journal is None:
                 raise RuntimeError(f"table {self.table} is closed")
-            full = {**inp, "at": self.clock.monotonic_ms(), "wall": self.clock.now_wall()}
+            full = {**inp, **stamp(self.clock, ago_ms)}
             self._journal.write(json.dumps(full, ensure_ascii=False, separators=(",", ":")) + "\n")
             self._journal.flush()
             self.state, events = apply(self.state, full)

@@ -130,6 +130,7 @@ class DemoRoom:
         from hub.auth import generate_password
         from hub.clock import SystemClock
         from hub.config import HubConfig
+        from hub.schedule import parse_schedule
         from hub.service import HubThread
 
         o = self.options
@@ -160,17 +161,22 @@ class DemoRoom:
         self.rows = first_round(clock.now_wall(), o.tables, o.speed, window=o.window)
         self.round = 1
         simulated = [row for row in self.rows if row.table != o.window]
+        r = roles(o.tables)
         for row in simulated:
             table = DemoTable(
                 o.event, row.table, "127.0.0.1", self.broker_port, directory=self.tmp / f"table-{row.table}"
             )
+            if row.table == r.late:
+                # the late table's round began minutes ago: it had its match since before then (the
+                # hub counts lateness from when a table took its match, never earlier)
+                match = next(m for m in parse_schedule(to_csv(self.rows)) if m.table == row.table)
+                table.assigned_earlier(match.assign_payload(), clock.now_wall() - row.start_wall + 60_000)
             self.tables.append(table)
             table.start(wait=10)
         self.hub_thread.call(self.hub_thread.hub.import_schedule, to_csv(self.rows), "demo")
         if o.window is not None:
             self._start_kiosk(o.window)
 
-        r = roles(o.tables)
         rng = random.Random(self.seed)
         players = []
         for table, row in zip(self.tables, simulated, strict=True):

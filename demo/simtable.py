@@ -32,6 +32,11 @@ from rulebook.table import TableState, apply, new_table
 log = logging.getLogger("demo.simtable")
 
 
+def stamp(clock: Clock, ago_ms: int = 0) -> dict[str, int]:
+    """An input's ``at`` (the clock's monotonic ms) and ``wall``, ``ago_ms`` in the past."""
+    return {"at": max(0, clock.monotonic_ms() - ago_ms), "wall": clock.now_wall() - ago_ms}
+
+
 class SimTable:
     """One table: reducer + :class:`TableLink`. Thread-safe; inputs may come from any thread."""
 
@@ -84,10 +89,13 @@ class SimTable:
 
     # -- inputs -------------------------------------------------------------------------------
 
-    def apply(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
-        """Apply one input now (``at``/``wall`` from the clock) and publish its events and state."""
+    def apply(self, inp: dict[str, Any], *, ago_ms: int = 0) -> list[dict[str, Any]]:
+        """Apply one input now (``at``/``wall`` from the clock) and publish its events and state.
+
+        ``ago_ms``: as if it had happened that long ago (for the inputs of a room set up before the
+        test or the demo began: applied in order, before anything else at this table)."""
         with self._lock:
-            full = {**inp, "at": self.clock.monotonic_ms(), "wall": self.clock.now_wall()}
+            full = {**inp, **stamp(self.clock, ago_ms)}
             self.state, events = apply(self.state, full)
             snap = snapshot(self.state)
             for evt in events:
@@ -102,14 +110,20 @@ class SimTable:
             self.assigns.append(payload)
         self.apply({**payload, "input": "assign"})
 
+    def assigned_earlier(self, payload: dict[str, Any], ago_ms: int) -> None:
+        """Take an assignment as if it had arrived ``ago_ms`` ago, before the link started (a room
+        set up before the round: the hub's lateness counts from when a table took its match)."""
+        self.apply({**payload, "input": "assign"}, ago_ms=ago_ms)
+
     def _on_cmd(self, cmd: dict[str, Any]) -> None:
         with self._lock:
             self.cmds.append(cmd)
         self.apply({**cmd, "input": "cmd"})
 
     def snapshot(self) -> dict[str, Any]:
+        """The snapshot as of now (as a kiosk publishes it: its durations are measured when sent)."""
         with self._lock:
-            return snapshot(self.state)
+            return snapshot(self.state, max(self.clock.monotonic_ms(), self.state.now))
 
     def wait_for(self, predicate: Callable[[TableState], bool], timeout: float = 10.0) -> TableState:
         """Block until ``predicate(state)`` holds (checked after every input); TimeoutError if not."""

@@ -20,6 +20,7 @@ from hub.commands import CommandSender
 from hub.config import HubConfig
 from hub.state import RoomState
 from hub.store import Store
+from hub.tabletime import command_expiry
 
 #: TD command types and the fields each needs (validated here; the table re-checks by the rules).
 TD_COMMANDS: dict[str, tuple[str, ...]] = {
@@ -148,7 +149,7 @@ class Actions:
             "id": f"td:{uuid.uuid4()}",
             "type": kind,
             **clean,
-            "expires_wall": now + self.config.cmd_ttl_ms,
+            "expires_wall": command_expiry(self.room.views.get(table), now, self.config.cmd_ttl_ms),
         }
         self.store.audit(actor, f"cmd:{kind}", now, table, mid, payload)
         self.sender.send(table, mid, payload, origin="td", actor=actor, now=now)

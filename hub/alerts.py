@@ -4,7 +4,12 @@ is over, acknowledged by the TD. What deserves an alert is decided by the pure f
 
 An escalation (a higher urgency) clears the acknowledgement. A situation's alert is resolved only
 once the hub holds the table's current state (see :meth:`Alerts.state_settled`). Alerts raised by
-a single event (``ONE_SHOT``: a refused command or assignment) last until acknowledged.
+a single event (``ONE_SHOT``: a refused command or assignment) last until acknowledged. Alerts of
+the whole room (a round's absentees, a player booked twice) have no table; they are raised and
+resolved when the whole room is looked at (every tick).
+
+An alert's ``data`` (penalty ids, next point due, lists) is recomputed at every look and kept in
+memory only; the counters (players on break, results to verify) likewise (:attr:`Alerts.counters`).
 """
 
 from __future__ import annotations
@@ -14,10 +19,24 @@ from collections.abc import Iterable
 from typing import Any
 
 from hub.incidents import KINDS as INCIDENT_KINDS
+from hub.lateness import LateConfig, side_lateness
+from hub.presence import live_twice, scheduled_twice, seat_key, seat_name
 from hub.room import URGENCY_RANK, TableView
 from hub.state import RoomState
 from hub.store import Store
-from hub.watch import AlertSpec, WatchConfig, result_alert, table_alerts
+from hub.tabletime import clock_offset_ms
+from hub.watch import (
+    Absentee,
+    AlertSpec,
+    Context,
+    Waiting,
+    WatchConfig,
+    counters,
+    double_booked,
+    round_absentees,
+    side_facts,
+    table_alerts,
+)
 
 log = logging.getLogger("hub")
 
@@ -80,11 +99,19 @@ def assignment_refused(table: str, evt: dict[str, Any], match_id: str | None, no
 class Alerts:
     """The active alerts (key -> stored row) and which tables' alerts changed since the last push."""
 
-    def __init__(self, room: RoomState, store: Store, watch: WatchConfig) -> None:
+    def __init__(
+        self, room: RoomState, store: Store, watch: WatchConfig, late: LateConfig | None = None
+    ) -> None:
         self.room = room
         self.store = store
         self.watch = watch
-        self.active: dict[str, dict[str, Any]] = {a["key"]: a for a in store.alerts(active_only=True)}
+        self.late = late or LateConfig()
+        self.active: dict[str, dict[str, Any]] = {
+            a["key"]: {**a, "data": None} for a in store.alerts(active_only=True)
+        }
+        #: what the room counts rather than alerts (:func:`hub.watch.counters`)
+        self.counters: dict[str, Any] = counters([], [])
+        self._counters_dirty = False
         self._dirty = False
         #: tables whose alerts changed since the last push (their tiles show the urgency)
         self._tables: set[str] = set()
@@ -95,62 +122,162 @@ class Alerts:
         """Open or update an alert; True if anything changed."""
         current = self.active.get(spec.key)
         if current is None:
-            self.active[spec.key] = self.store.raise_alert(
+            row = self.store.raise_alert(
                 spec.key, spec.kind, spec.urgency, spec.table, spec.match_id, spec.message, now
             )
+            self.active[spec.key] = {**row, "data": spec.data}
             if spec.urgency == "critical":
                 log.warning("ALERT %s", spec.message)
             self._changed(spec.table)
             return True
         if current["urgency"] == spec.urgency and current["message"] == spec.message:
-            return False
+            if current.get("data") == spec.data:
+                return False
+            current["data"] = spec.data  # recomputed, kept in memory only
+            self._changed(spec.table)
+            return True
         self._changed(spec.table)
         escalated = URGENCY_RANK[spec.urgency] < URGENCY_RANK[current["urgency"]]
         self.store.update_alert(spec.key, spec.urgency, spec.message, reopen_ack=escalated)
-        current.update(urgency=spec.urgency, message=spec.message)
+        current.update(urgency=spec.urgency, message=spec.message, data=spec.data)
         if escalated:
             current.update(acked_wall=None, acked_by=None)
         return True
 
     def sync(self, now: int, tables: set[str] | None) -> None:
-        """Raise what the watches see at the ``tables`` (all: None) and resolve what they no longer see."""
+        """Raise what the watches see at the ``tables`` (all: None, with the room's own alerts)
+        and resolve what they no longer see; recount the counters."""
         room = self.room
+        everything = tables is None
         scope = set(room.tables()) if tables is None else tables
         wanted: dict[str, AlertSpec] = {}
         guard = room.guard
         for table in scope:
+            done = False
             with guard.table(table, "check its alerts"):
-                for spec in self._specs(table, now):
+                specs = self._specs(table, now)
+                done = True
+            if not done:
+                scope = scope - {table}  # its alerts stay as they were
+                continue
+            for spec in specs:
+                wanted[spec.key] = spec
+        if everything:
+            with guard.table(None, "check the room's alerts"):
+                for spec in self._room_specs(now):
                     wanted[spec.key] = spec
-        for result in room.results.values():
-            verify = result_alert(result)
-            if verify is not None and (tables is None or result["table"] in scope):
-                wanted[verify.key] = verify
         for spec in wanted.values():
             self.raise_(spec, now)
         for key, alert in list(self.active.items()):
-            if (
-                key not in wanted
-                and alert["kind"] not in ONE_SHOT
-                and alert["tbl"] in scope
-                and self.state_settled(alert["tbl"])
-            ):
+            if key in wanted or alert["kind"] in ONE_SHOT:
+                continue
+            mine = alert["tbl"] in scope if alert["tbl"] is not None else everything
+            if mine and self.state_settled(alert["tbl"]):
                 self.store.resolve_alert(key, now)
                 del self.active[key]
                 self._changed(alert["tbl"])
+        self._count()
 
     def _specs(self, table: str, now: int) -> list[AlertSpec]:
         room = self.room
         match = room.match_for(table)
+        view = room.views[table] if table in room.views else TableView(table)
+        context = self._context(table, view, match, now) if match is not None else None
         return table_alerts(
-            room.views[table] if table in room.views else TableView(table),
+            view,
             match,
             now=now,
             config=self.watch,
             profile=room.profile(match),
-            round_end=room.round_end.get(match.round) if match else None,
+            context=context,
+        )
+
+    def _context(self, table: str, view: TableView, match: Any, now: int) -> Context:
+        """What a table's watches need from the rest of the room."""
+        room = self.room
+        timing = room.timing(table, match, self.late)
+        commands: dict[str, dict[str, Any]] = {}
+        state = view.state_for(match.match_id)
+        if timing is not None and state is not None and _may_have_points(state, timing, now):
+            commands = self.store.command_ids(table, match.match_id)
+        nxt = room.next_round(match.round)
+        holds_up: list[Waiting] = []
+        if nxt is not None:
+            for side in ("A", "B"):
+                for seat in room.players.seats.get(seat_key(match, side), []):
+                    if seat.match.round == nxt:
+                        holds_up.append(
+                            Waiting(seat_name(match, side), seat.match.match_id, seat.match.table)
+                        )
+        return Context(
+            timing=timing,
+            commands=commands,
+            round_end=room.round_end.get(match.round),
+            next_round=nxt,
+            holds_up=tuple(holds_up),
             suspended=table in room.suspended,
         )
+
+    def _room_specs(self, now: int) -> list[AlertSpec]:
+        """The room's own alerts: each round's absentees as one line, players booked twice."""
+        room = self.room
+        absentees: list[Absentee] = []
+        for table, cur in room.current.items():
+            m = cur.match
+            view = room.views.get(table)
+            state = view.state_for(m.match_id) if view is not None else None
+            if state is None or state.get("phase") != "waiting" or now < m.start_wall:
+                continue
+            timing = room.timing(table, m, self.late)
+            for side in ("A", "B"):
+                sl = side_lateness(timing, side, now) if timing is not None else None
+                if sl is None:
+                    continue
+                absentees.append(
+                    Absentee(
+                        m.round,
+                        table,
+                        m.match_id,
+                        side,
+                        seat_name(m, side),
+                        sl.late_ms,
+                        sl.absence.elsewhere.as_dict() if sl.absence.elsewhere else None,
+                    )
+                )
+        bookings = scheduled_twice(room.players) + live_twice(
+            room.players, room.views, room.results, room.released
+        )
+        return round_absentees(absentees) + double_booked(bookings)
+
+    def _count(self) -> None:
+        room = self.room
+        on_break = []
+        for table in sorted(room.current):
+            view = room.views.get(table)
+            m = room.current[table].match
+            state = view.state_for(m.match_id) if view is not None else None
+            if state is None:
+                continue
+            timing = room.timing(table, m, self.late)
+            for side in ("A", "B"):
+                b = (state.get("breaks") or {}).get(side)
+                if isinstance(b, dict) and b.get("away"):
+                    ends = timing.breaks.get(side, (0, None))[1] if timing is not None else None
+                    on_break.append(
+                        {
+                            "table": table,
+                            "match_id": m.match_id,
+                            "side": side,
+                            "name": seat_name(m, side),
+                            "break_no": b.get("used"),
+                            "allowed": b.get("allowed"),
+                            "ends_wall": ends,
+                        }
+                    )
+        fresh = counters(on_break, room.results.values())
+        if fresh != self.counters:
+            self.counters = fresh
+            self._counters_dirty = True
 
     def state_settled(self, table: str | None) -> bool:
         """Whether the hub holds the table's current state, so an alert it no longer implies is
@@ -181,6 +308,35 @@ class Alerts:
 
     # -- what the views read ------------------------------------------------------------------
 
+    def tile_facts(self, table: str, match: Any, now: int) -> tuple[bool | None, dict[str, Any]]:
+        """What a tile shows of lateness and time: whether a player is late (None: the tile's own
+        rule), and the tile's ``lateness`` (per side, as a late alert's data: null when checked in)
+        and ``clock_offset_ms`` (the table's wall clock minus the hub's; null when unknown)."""
+        view = self.room.views.get(table)
+        offset = clock_offset_ms(view) if view is not None else None
+        facts: dict[str, Any] = {
+            "lateness": None,
+            "clock_offset_ms": None if offset is None else offset // 1000 * 1000,
+        }
+        if match is None or view is None:
+            return None, facts
+        state = view.state_for(match.match_id)
+        timing = self.room.timing(table, match, self.late)
+        if state is None or timing is None or timing.waiting is None:
+            return None, facts
+        commands = (
+            self.store.command_ids(table, match.match_id) if _may_have_points(state, timing, now) else {}
+        )
+        sides: dict[str, Any] = {}
+        late = False
+        for side in ("A", "B"):
+            sl = side_lateness(timing, side, now)
+            sides[side] = side_facts(sl, timing, state, commands, now) if sl is not None else None
+            if sl is not None and sl.absence.counts_from is not None and now > sl.absence.counts_from:
+                late = True
+        facts["lateness"] = sides
+        return late, facts
+
     def listed(self) -> list[dict[str, Any]]:
         """Active alerts, unacknowledged first, most urgent first, newest first."""
         return ordered(self.active.values())
@@ -194,7 +350,29 @@ class Alerts:
         self._dirty, self._tables = False, set()
         return dirty, tables
 
+    def take_counters(self) -> dict[str, Any] | None:
+        """The counters if they changed since the last call, else None."""
+        if not self._counters_dirty:
+            return None
+        self._counters_dirty = False
+        return self.counters
+
     def _changed(self, table: str | None) -> None:
         self._dirty = True
         if table is not None:
             self._tables.add(table)
+
+
+def _may_have_points(state: dict[str, Any], timing: Any, now: int) -> bool:
+    """Whether the table's automatic points are worth looking up (a store query) for its alerts."""
+    if any(
+        isinstance(p, dict) and str(p.get("id", "")).startswith(("late:", "break:"))
+        for p in state.get("penalty_log") or []
+    ):
+        return True
+    if any(now >= ends for _used, ends in timing.breaks.values()):
+        return True
+    waiting = timing.waiting or {}
+    return any(
+        a.arrived is None and a.counts_from is not None and now >= a.counts_from for a in waiting.values()
+    )

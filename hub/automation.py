@@ -4,8 +4,11 @@ penalties the rules make due (computed by :mod:`hub.rounds` and :mod:`hub.latene
 An automatic penalty must never be wrong, so lateness is applied only to a table that is online,
 whose automation the TD has not suspended, whose state arrived since it (or the hub) last came
 online, and whose state is that of its scheduled match; and never while the hub is cut off from
-the broker. Each due command has a stable id: only ids the store has not recorded are sent, an
-unanswered one is sent again (same id, fresh expiry) after ``resend_after_ms``.
+the broker. All of it in the hub's time: the table's durations are anchored at receipt
+(:mod:`hub.tabletime`), its wall clock is never compared with the hub's. Each due command has a
+stable id: only ids the store has not recorded are sent, an unanswered one is sent again (same
+id, fresh expiry) after ``resend_after_ms``. One table's bad state is logged and skipped: it never
+stops the others' lateness.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from hub.commands import CommandSender
 from hub.config import HubConfig
 from hub.lateness import due_commands
 from hub.room import TableView
-from hub.rounds import current_matches
+from hub.rounds import Current, current_matches
 from hub.state import RoomState
 from hub.store import Store
+from hub.tabletime import command_expiry
 
 log = logging.getLogger("hub")
 
@@ -41,7 +45,7 @@ def confirmed_matches(views: dict[str, TableView], results: dict[str, dict[str, 
         if s.get("phase") == "finished" and confirmed.get("A") and confirmed.get("B"):
             out.add(current)
         for match_id, result in results.items():
-            if match_id != current and result.get("tbl") == table:
+            if match_id != current and result.get("table") == table:
                 out.add(match_id)
     return out
 
@@ -126,27 +130,65 @@ class Automation:
         room = self.room
         for table, cur in room.current.items():
             with room.guard.table(table, "apply lateness"):
-                view = room.views.get(table)
-                if view is None or not view.online or table in room.suspended:
-                    continue  # an offline table gets an alert, never an automatic penalty
-                if not view.state_fresh:
-                    continue  # back online: wait for its current state (who arrived while away)
-                state = view.state_for(cur.match.match_id)
-                if state is None:
-                    continue
-                due = due_commands(
-                    state, start_wall=cur.match.start_wall, now=now, profile=room.profile(cur.match)
-                )
-                if not due:
-                    continue
-                known = self.store.command_ids(table, cur.match.match_id)
-                for auto in due:
-                    seen = known.get(auto.id)
-                    payload = auto.payload(now + self.config.cmd_ttl_ms)
-                    if seen is None:
-                        self.sender.send(
-                            table, cur.match.match_id, payload, origin="auto", actor="hub", now=now
-                        )
-                    elif resend_due(seen, now, self.config.resend_after_ms):
-                        # not answered (or refused as expired): the same id again, with a fresh expiry
-                        self.sender.transmit(table, payload, now)
+                self._lateness_at(table, cur, now)
+
+    def _lateness_at(self, table: str, cur: Current, now: int) -> None:
+        """One table's lateness and overrun commands (inside the guard)."""
+        room = self.room
+        view = room.views.get(table)
+        if view is None or not view.online or table in room.suspended:
+            return  # an offline table gets an alert, never an automatic penalty
+        if not view.state_fresh:
+            return  # back online: wait for its current state (who arrived while away)
+        match_id = cur.match.match_id
+        if view.state_for(match_id) is None:
+            return
+        room.first_seen.setdefault((table, match_id), view.state_wall)
+        t = room.timing(table, cur.match, self.config.late())
+        due = due_commands(t, now) if t is not None else []
+        if not due:
+            return
+        known = self.store.command_ids(table, match_id)
+        for auto in due:
+            seen = known.get(auto.id)
+            payload = auto.payload(command_expiry(view, now, self.config.cmd_ttl_ms))
+            if seen is None:
+                self.sender.send(table, match_id, payload, origin="auto", actor="hub", now=now)
+            elif resend_due(seen, now, self.config.resend_after_ms):
+                # not answered (or refused as expired): the same id again, with a fresh expiry
+                self.sender.transmit(table, payload, now)
+
+
+def existing_late_points(room: RoomState, store: Store, table: str, side: str) -> list[dict[str, Any]]:
+    """The automatic lateness points ``side`` already has in the match at ``table`` (applied, or
+    sent and not yet answered), for a TD about to give a ``late`` penalty by hand: each with its
+    ``id``, ``points``, ``waived``, ``applied`` and ``sent_wall``. Empty when there are none.
+    """
+    match = room.match_for(table)
+    if match is None:
+        return []
+    prefix = f"late:{match.match_id}:{side}:"
+    view = room.views.get(table)
+    state = view.state_for(match.match_id) if view is not None else None
+    applied = {
+        p["id"]: p
+        for p in (state or {}).get("penalty_log") or []
+        if isinstance(p, dict) and isinstance(p.get("id"), str) and p["id"].startswith(prefix)
+    }
+    out = []
+    for cmd_id, seen in sorted(store.command_ids(table, match.match_id).items()):
+        if not cmd_id.startswith(prefix) or seen["done_ok"] == 0:
+            continue
+        p = applied.get(cmd_id)
+        out.append(
+            {
+                "id": cmd_id,
+                "match_id": match.match_id,
+                "side": side,
+                "points": p.get("points", 1) if p else (0 if cmd_id.endswith(":forfeit") else 1),
+                "waived": bool(p.get("waived")) if p else False,
+                "applied": p is not None,
+                "sent_wall": seen["sent_wall"],
+            }
+        )
+    return out

@@ -108,6 +108,34 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds before an offline table alerts",
     )
+    p.add_argument(
+        "--assign-grace",
+        type=_minutes,
+        default=0.0,
+        metavar="MIN",
+        help="minutes added when lateness counts from a late assignment (default 0)",
+    )
+    p.add_argument(
+        "--next-match-grace",
+        type=_minutes,
+        default=0.0,
+        metavar="MIN",
+        help="minutes added when lateness counts from the end of a player's previous match (default 0)",
+    )
+    p.add_argument(
+        "--late-alert-lead",
+        type=_minutes,
+        default=1.0,
+        metavar="MIN",
+        help="a late player's own alert appears this long before the first point (default 1)",
+    )
+    p.add_argument(
+        "--clock-skew-alert",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds a table's clock may be off before the TD is told (default 30)",
+    )
     p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     add_fleet_arguments(p)
 
@@ -140,6 +168,17 @@ def add_fleet_arguments(p: argparse.ArgumentParser) -> None:
         "--software", metavar="FILE.whl", help="wheel that tables update to (default: the running build)"
     )
     g.add_argument("--no-announce", action="store_true", help="do not announce the hub with mDNS")
+
+
+def _minutes(text: str) -> float:
+    """A number of minutes from 0 to a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected minutes, got {text!r}") from None
+    if not 0 <= value <= 24 * 60:
+        raise argparse.ArgumentTypeError(f"expected 0 to 1440 minutes, got {text}")
+    return value
 
 
 def _credentials(path: str | None) -> tuple[str | None, str | None]:
@@ -176,6 +215,10 @@ def main_run(args: argparse.Namespace) -> int:
         password=password,
         profile=args.profile,
         offline_grace_ms=int(args.offline_grace * 1000),
+        assign_grace_ms=int(args.assign_grace * 60_000),
+        next_match_grace_ms=int(args.next_match_grace * 60_000),
+        late_alert_lead_ms=int(args.late_alert_lead * 60_000),
+        clock_skew_alert_ms=int(args.clock_skew_alert * 1000),
     )
     rc = RunConfig(
         hub=config,

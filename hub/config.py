@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hub.lateness import LateConfig
 from rulebook.profiles import DEFAULT_PROFILE
 
 
@@ -25,5 +26,17 @@ class HubConfig:
     cmd_ttl_ms: int = 60_000
     #: an unanswered automatic command is sent again after this long
     resend_after_ms: int = 30_000
+    #: lateness after a late assignment counts from when the table took it, plus this
+    assign_grace_ms: int = 0
+    #: lateness of a player whose previous match ended after the start counts from its end, plus this
+    next_match_grace_ms: int = 0
+    #: a late player gets an alert of their own this long before their first point
+    late_alert_lead_ms: int = 60_000
+    #: a table whose wall clock is further than this from the hub's is reported
+    clock_skew_alert_ms: int = 30_000
     #: seconds between ticks; None: only when ``tick()`` is called
     tick_interval: float | None = 1.0
+
+    def late(self) -> LateConfig:
+        """The lateness settings (:mod:`hub.lateness`)."""
+        return LateConfig(self.assign_grace_ms, self.next_match_grace_ms)

@@ -68,8 +68,13 @@ class Hub:
         self.on_device: Callable[[str, dict[str, Any]], None] | None = None
 
         room, link = self.room_state, self._current_link
-        watch = WatchConfig(config.offline_grace_ms, config.not_started_grace_ms)
-        self.alerts = Alerts(room, store, watch)
+        watch = WatchConfig(
+            config.offline_grace_ms,
+            config.not_started_grace_ms,
+            config.late_alert_lead_ms,
+            config.clock_skew_alert_ms,
+        )
+        self.alerts = Alerts(room, store, watch, config.late())
         self.sender = CommandSender(store, link)
         self.ingest = Ingest(
             room, store, self.clock, link, self.sender, self.alerts,

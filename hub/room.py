@@ -62,9 +62,15 @@ STATUS_LOOK = {
 
 
 def status_kind(
-    view: TableView, match: ScheduledMatch | None, now: int, grace_ms: int, verified: bool
+    view: TableView,
+    match: ScheduledMatch | None,
+    now: int,
+    grace_ms: int,
+    verified: bool,
+    late: bool | None = None,
 ) -> str:
-    """The one status a tile shows, most urgent first."""
+    """The one status a tile shows, most urgent first. ``late``, when the hub's lateness says so
+    (a player still playing elsewhere is not late), decides a waiting match's status."""
     state = view.state_for(match.match_id) if match else view.state
     if state is not None and state.get("phase") == "flag":
         return "flag"
@@ -81,6 +87,8 @@ def status_kind(
     phase = state["phase"]
     present = state["present"]
     start = state.get("start_wall") or (match.start_wall if match else None)
+    if phase == "waiting" and late is not None:
+        return "late" if late else "waiting"
     if phase == "waiting" and start is not None and now > start and not (present["A"] and present["B"]):
         return "late"
     if phase == "finished":
@@ -98,10 +106,11 @@ def tile(
     suspended: bool = False,
     alert_urgency: str | None = None,
     alert_count: int = 0,
+    late: bool | None = None,
 ) -> dict[str, Any]:
     """One table on the room grid (and on the public board)."""
     state = view.state_for(match.match_id) if match else view.state
-    kind = status_kind(view, match, now, grace_ms, verified)
+    kind = status_kind(view, match, now, grace_ms, verified, late)
     label, icon = STATUS_LOOK.get(kind, (kind, "•"))
     players = {"A": match.player_a if match else "", "B": match.player_b if match else ""}
     out: dict[str, Any] = {

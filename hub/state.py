@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hub.guard import Guard
+from hub.lateness import LateConfig, Timing, timing
+from hub.presence import Elsewhere, PlayerIndex, elsewhere, previous_end
 from hub.room import TableView
 from hub.rounds import Current, round_ends
 from hub.schedule import ScheduledMatch
@@ -45,6 +47,11 @@ class RoomState:
     assigned: dict[str, str] = field(default_factory=dict)
     #: runs each table's step of a job so that one table's fault never stops the others
     guard: Guard = field(default_factory=Guard)
+    #: every player's seats in the schedule (rebuilt with the schedule)
+    players: PlayerIndex = field(default_factory=lambda: PlayerIndex([]))
+    #: (table, match id) -> when the hub first held a state of that match from that table (kept
+    #: by the automation; lateness uses it only for a table that does not say when it took it)
+    first_seen: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: Store, default_profile: Profile) -> RoomState:
@@ -69,6 +76,7 @@ class RoomState:
         self.schedule = schedule
         self.by_id = {m.match_id: m for m in schedule}
         self.round_end = round_ends(schedule) if schedule else {}
+        self.players = PlayerIndex(schedule)
 
     def view(self, table: str) -> TableView:
         """The table's view, created on first sight."""
@@ -105,6 +113,40 @@ class RoomState:
             return get_profile(match.profile)
         except ProfileError:
             return self.default_profile
+
+    def next_round(self, rnd: str) -> str | None:
+        """The round played after ``rnd`` (None for the last)."""
+        order = self.players.round_index
+        here = order.get(rnd)
+        if here is None:
+            return None
+        return next((r for r, i in order.items() if i == here + 1), None)
+
+    def elsewhere(self, match: ScheduledMatch, side: str) -> Elsewhere | None:
+        """The other match the player of ``match``'s ``side`` is still playing, if any."""
+        return elsewhere(self.players, match, side, self.views, self.results, self.released)
+
+    def timing(self, table: str, match: ScheduledMatch, config: LateConfig) -> Timing | None:
+        """What lateness depends on for ``match`` at ``table``, in hub time (None: the hub holds
+        no state of that match from that table)."""
+        view = self.views.get(table)
+        state = view.state_for(match.match_id) if view is not None else None
+        if view is None or state is None:
+            return None
+        sides = ("A", "B")
+        waiting = state.get("phase") == "waiting"
+        return timing(
+            match,
+            state,
+            received=view.state_wall,
+            profile=self.profile(match),
+            config=config,
+            seen=self.first_seen.get((table, match.match_id)),
+            elsewhere={s: self.elsewhere(match, s) for s in sides} if waiting else None,
+            previous={s: previous_end(self.players, match, s, self.results) for s in sides}
+            if waiting
+            else None,
+        )
 
     def mark_states_stale(self) -> None:
         """The hub lost the room for a while: no table's state held is known to be current."""

@@ -332,13 +332,20 @@ class Store:
         return cur.rowcount == 1
 
     def command_ids(self, table: str, match_id: str) -> dict[str, dict[str, Any]]:
-        """Every command already recorded for a match: id -> {sent_wall, done_ok, done_error}."""
+        """Every command already recorded for a match: id -> {created_wall, sent_wall, done_ok,
+        done_error}."""
         rows = self.db.execute(
-            "SELECT id, sent_wall, done_ok, done_error FROM commands WHERE tbl = ? AND match_id = ?",
+            "SELECT id, created_wall, sent_wall, done_ok, done_error FROM commands "
+            "WHERE tbl = ? AND match_id = ?",
             (table, match_id),
         )
         return {
-            r["id"]: {"sent_wall": r["sent_wall"], "done_ok": r["done_ok"], "done_error": r["done_error"]}
+            r["id"]: {
+                "created_wall": r["created_wall"],
+                "sent_wall": r["sent_wall"],
+                "done_ok": r["done_ok"],
+                "done_error": r["done_error"],
+            }
             for r in rows
         }
 

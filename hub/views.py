@@ -60,6 +60,9 @@ class Views:
             self._publish({"type": "tiles", "tiles": changed, "now_wall": now})
         if alerts_changed:
             self._publish({"type": "alerts", "alerts": self.alerts.listed(), "now_wall": now})
+        counters = self.alerts.take_counters()
+        if counters is not None:
+            self._publish({"type": "counters", "counters": counters, "now_wall": now})
 
     def held(self, table: str) -> tuple[TableView, ScheduledMatch | None]:
         """The table as the dashboard shows it, and its match. A table whose state is of a match
@@ -85,7 +88,8 @@ class Views:
         view, match = self.held(table)
         result = room.results.get(match.match_id) if match else None
         best, count = urgency if urgency is not None else self.alerts.urgencies().get(table, (None, 0))
-        return tile(
+        late, facts = self.alerts.tile_facts(table, match, now)
+        out = tile(
             view,
             match,
             now=now,
@@ -94,7 +98,10 @@ class Views:
             suspended=table in room.suspended,
             alert_urgency=best,
             alert_count=count,
+            late=late,
         )
+        out.update(facts)
+        return out
 
     def _safe_tile(self, table: str, now: int) -> dict[str, Any]:
         """The table's tile; if it cannot be built, the one last pushed (or a bare one): one
@@ -112,6 +119,7 @@ class Views:
             "now_wall": now,
             "tables": [self._safe_tile(t, now) for t in self.room.tables()],
             "alerts": self.alerts.listed(),
+            "counters": self.alerts.counters,
             "rounds": sorted({m.round for m in self.room.schedule}, key=natural),
             "automation": self.automation_state(),
             "link_online": bool(link and link.online),

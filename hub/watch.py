@@ -2,24 +2,38 @@
 
 Each alert has a ``key`` naming the situation (the table, the match, the side, the break), so
 the hub raises it once, updates it while it lasts and resolves it when the situation is over;
-a situation that comes back (a second TD call) reopens it unacknowledged.
+a situation that comes back (a second TD call) reopens it unacknowledged. Its ``data`` carries
+what the dashboard needs to act on it (penalty ids, when the next point falls due, lists).
 
 Urgencies: ``critical`` (time flags: the match waits for the TD's decision), ``high`` (TD calls,
-offline tables, players late or overrunning a break once points are due), ``medium`` (late
-players, matches not started, slow matches, refused commands), ``low`` (breaks in use, results
-waiting for verification).
+offline tables, players late or overrunning a break once points are due, both players absent,
+a player at two tables), ``medium`` (a late player a minute before the first point, matches not
+started, slow matches, skewed table clocks, refused commands), ``low`` (a round's absentees as
+one line, a player still playing elsewhere).
+
+What is not an alert: a player on a permitted break and a result waiting for verification are
+counted (:func:`counters`), each with its list, instead of filling the alert list. A player
+not checked in at a round's start is one line per round (:func:`round_absentees`); their own
+alert comes when it matters, ``late_alert_lead_ms`` before the first point.
+
+Every time here is the hub's: a table's durations are anchored at receipt (:mod:`hub.tabletime`).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
+from hub.lateness import SideLate, Timing, auto_points, mark, next_due, side_lateness
+from hub.presence import DoubleBooking
 from hub.room import TableView
 from hub.schedule import ScheduledMatch
-from rulebook.policy import lateness
+from hub.tabletime import clock_offset_ms
 from rulebook.profiles import Profile
+
+SIDES = ("A", "B")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +42,10 @@ class WatchConfig:
     offline_grace_ms: int = 30_000
     #: a match still waiting this long after its start is reported
     not_started_grace_ms: int = 5 * 60_000
+    #: a late player's own alert appears this long before their first point
+    late_alert_lead_ms: int = 60_000
+    #: a table whose wall clock is further than this from the hub's is reported
+    clock_skew_alert_ms: int = 30_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +56,48 @@ class AlertSpec:
     message: str
     table: str | None
     match_id: str | None
+    data: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """A player of the next round whose match waits for this one."""
+
+    name: str
+    match_id: str
+    table: str
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What the watches need beyond the table's own view (gathered by :mod:`hub.alerts`)."""
+
+    #: lateness of the table's current match (:func:`hub.state.RoomState.timing`)
+    timing: Timing | None = None
+    #: the match's automatic commands the hub recorded: id -> {created_wall, sent_wall, done_ok}
+    commands: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: when the next round starts, and its name
+    round_end: int | None = None
+    next_round: str | None = None
+    #: the players of this match who are due in the next round, where
+    holds_up: tuple[Waiting, ...] = ()
+    suspended: bool = False
 
 
 def hhmm(wall: int) -> str:
     return time.strftime("%H:%M", time.localtime(wall / 1000))
+
+
+def duration_text(ms: int) -> str:
+    """A clock offset as the TD reads it: seconds under two minutes, then minutes, then hours."""
+    s = abs(ms) // 1000
+    if s < 120:
+        return f"{s} s"
+    if s < 2 * 3600:
+        return f"{s // 60} min"
+    if s < 2 * 86_400:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    return f"{s // 86_400} days"
 
 
 def _name(state: dict[str, Any] | None, match: ScheduledMatch | None, side: str) -> str:
@@ -54,13 +110,17 @@ def _name(state: dict[str, Any] | None, match: ScheduledMatch | None, side: str)
     return side
 
 
-def projected_finish(state: dict[str, Any], now: int, start_wall: int | None) -> int | None:
-    """When the match should end at its pace so far (capped by the clocks' reserves), or None."""
+def projected_finish(
+    state: dict[str, Any], now: int, start_wall: int | None, length: int | None = None
+) -> int | None:
+    """When the match should end at its pace so far (capped by the clocks' reserves), or None.
+    ``length``: the schedule's (the table's when not given)."""
+    if length is None:
+        length = state["length"]
     played = sum(g.get("points", 0) for g in state.get("games") or [] if isinstance(g, dict))
     if not isinstance(played, int) or played <= 0 or start_wall is None or now <= start_wall:
         return None
     per_point = (now - start_wall) / played
-    length = state["length"]
     score = state["score"]
     # as the mid-match clock formula does: the average of the points each still needs
     left = (max(0, length - score["A"]) + max(0, length - score["B"])) / 2 * per_point
@@ -71,6 +131,80 @@ def projected_finish(state: dict[str, Any], now: int, start_wall: int | None) ->
     return now + int(left)
 
 
+# -- what was given automatically ---------------------------------------------------------------
+
+
+def given_points(state: dict[str, Any], prefix: str, commands: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The automatic points of one episode: applied at the table (or sent, not yet answered),
+    with when the last one was given. ``penalty_ids`` are the ones in force (not waived)."""
+    applied = {p["id"]: p for p in auto_points(state, prefix)}
+    ids = set(applied) | {i for i, c in commands.items() if i.startswith(prefix) and c.get("done_ok") != 0}
+    ids.discard(f"{prefix}forfeit")
+    in_force = sorted((i for i in ids if not applied.get(i, {}).get("waived")), key=_mark_no)
+    waived = sorted((i for i in ids if applied.get(i, {}).get("waived")), key=_mark_no)
+    pending = [i for i in in_force if i not in applied]
+    walls = [w for i in in_force if i in commands and isinstance(w := commands[i].get("created_wall"), int)]
+    return {
+        "penalty_ids": in_force,
+        "last_penalty_id": in_force[-1] if in_force else None,
+        "given_wall": max(walls) if walls else None,
+        "waived_ids": waived,
+        "pending_ids": pending,
+    }
+
+
+def _mark_no(pid: str) -> int:
+    tail = pid.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _points_text(given: dict[str, Any]) -> str:
+    n = len(given["penalty_ids"])
+    if n == 0:
+        return ""
+    what = "1 point" if n == 1 else f"{n} points"
+    at = given["given_wall"]
+    when = "" if at is None else (f" at {hhmm(at)}" if n == 1 else f" (the last at {hhmm(at)})")
+    text = f"{what} given automatically{when}"
+    if given["pending_ids"]:
+        text += ", not yet confirmed by the table"
+    if given["waived_ids"]:
+        text += f"; {len(given['waived_ids'])} waived"
+    return text
+
+
+def _next_text(nxt: tuple[int, str] | None) -> str:
+    if nxt is None:
+        return ""
+    at, kind = nxt
+    return f"forfeit at {hhmm(at)}" if kind == "forfeit" else f"next point at {hhmm(at)}"
+
+
+def side_facts(
+    sl: SideLate, t: Timing, state: dict[str, Any], commands: dict[str, dict[str, Any]], now: int
+) -> dict[str, Any]:
+    """One absent side as data (alert ``data`` and the tile's ``lateness``)."""
+    a = sl.absence
+    nxt = None if sl.both_absent or sl.absence.elsewhere else next_due(t, sl.side, now)
+    given = given_points(state, f"late:{t.match_id}:{sl.side}:", commands)
+    return {
+        "side": sl.side,
+        "counts_from": a.counts_from,
+        "counts_from_reason": a.reason,
+        "previous_match": a.previous_match,
+        "late_ms": sl.late_ms,
+        "first_point_wall": sl.first_point_at,
+        "next_due_wall": nxt[0] if nxt else None,
+        "next_is_forfeit": bool(nxt and nxt[1] == "forfeit"),
+        "both_absent": sl.both_absent,
+        "elsewhere": a.elsewhere.as_dict() if a.elsewhere else None,
+        **given,
+    }
+
+
+# -- the table's alerts -------------------------------------------------------------------------
+
+
 def table_alerts(
     view: TableView,
     match: ScheduledMatch | None,
@@ -78,17 +212,19 @@ def table_alerts(
     now: int,
     config: WatchConfig,
     profile: Profile,
-    round_end: int | None = None,
-    suspended: bool = False,
+    context: Context | None = None,
 ) -> list[AlertSpec]:
     """Every alert this table deserves at ``now``."""
+    ctx = context or Context()
     t = view.table
     mid = match.match_id if match else None
     state = view.state_for(match.match_id) if match else view.state
     out: list[AlertSpec] = []
 
-    def add(key: str, kind: str, urgency: str, message: str, match_id: str | None = mid) -> None:
-        out.append(AlertSpec(key, kind, urgency, message, t, match_id))
+    def add(
+        key: str, kind: str, urgency: str, message: str, match_id: str | None = mid, data: dict | None = None
+    ) -> None:
+        out.append(AlertSpec(key, kind, urgency, message, t, match_id, data))
 
     offline = view.is_offline(now, config.offline_grace_ms)
     if offline:
@@ -101,6 +237,19 @@ def table_alerts(
             "high",
             f"Table {t} offline since {hhmm(view.status_since)}{note}",
             None,
+        )
+    offset = clock_offset_ms(view)
+    if offset is not None and abs(offset) > config.clock_skew_alert_ms:
+        rounded = offset // 1000 * 1000
+        direction = "ahead of" if offset > 0 else "behind"
+        add(
+            f"clock:{t}",
+            "clock_skew",
+            "medium",
+            f"Table {t}'s clock is off by {duration_text(offset)} ({direction} the hub): lateness and "
+            "breaks use the hub's time; set the table's time (NTP)",
+            None,
+            {"offset_ms": rounded},
         )
     if state is not None:
         smid = state.get("match_id")
@@ -124,67 +273,15 @@ def table_alerts(
                 f"Table {t}: {_name(state, match, side)} calls the TD",
                 smid,
             )
-        if match is not None and not offline and view.online and phase == "waiting":
-            start = state.get("start_wall") or match.start_wall
-            clock_on = bool((state.get("clock") or {}).get("enabled"))
-            for side in ("A", "B"):
-                if state["present"][side] or now <= start:
-                    continue
-                late = lateness(profile, state["length"], now - start, clock=clock_on)
-                minutes = (now - start) // 60_000
-                if clock_on and profile.lateness_clock_starts_at_round:
-                    text, urgency = "the clock runs from the round time", "medium"
-                elif late.points:
-                    text, urgency = f"{late.points} penalty point(s) due", "high"
-                else:
-                    text, urgency = "no point due yet", "medium"
-                if suspended:
-                    text += " (automation suspended)"
-                add(
-                    f"late:{smid}:{side}",
-                    "late",
-                    urgency,
-                    f"Table {t}: {_name(state, match, side)} not checked in, {minutes} min late; {text}",
-                )
-        breaks = state.get("breaks") or {}
-        for side in ("A", "B"):
-            b = breaks.get(side) or {}
-            until = b.get("until_wall")
-            if not (b.get("away", until is not None) and isinstance(until, int)):
-                continue
-            used = b.get("used", 0)
-            who = _name(state, match, side)
-            if now > until:
-                minutes = (now - until) // 60_000
-                clock_on = bool((state.get("clock") or {}).get("enabled"))
-                late = lateness(profile, state["length"], now - until, clock=clock_on)
-                add(
-                    f"overrun:{smid}:{side}:{used}",
-                    "break_overrun",
-                    "high" if late.points else "medium",
-                    f"Table {t}: {who} overran the break by {minutes} min"
-                    + (f"; {late.points} penalty point(s) due" if late.points else ""),
-                    smid,
-                )
-            else:
-                add(
-                    f"break:{smid}:{side}:{used}",
-                    "break",
-                    "low",
-                    f"Table {t}: {who} on break until {hhmm(until)} ({used} of {b.get('allowed', '?')})",
-                    smid,
-                )
-        if match is not None and phase in ("playing", "between_games", "break", "paused") and round_end:
-            finish = projected_finish(state, now, match.start_wall)
-            if finish is not None and finish > round_end:
-                over = (finish - round_end) // 60_000
-                add(
-                    f"slow:{match.match_id}",
-                    "slow",
-                    "medium",
-                    f"Table {t}: at this pace the match ends about {over} min after the next round starts "
-                    f"({hhmm(round_end)})",
-                )
+        timing = ctx.timing if ctx.timing is not None and ctx.timing.match_id == smid else None
+        if match is not None and timing is not None and not offline and view.online and phase == "waiting":
+            out += _late_alerts(t, match, state, timing, ctx, now, config)
+        if timing is not None:
+            out += _overrun_alerts(t, match, state, timing, ctx, now)
+        if match is not None and phase in ("playing", "between_games", "break", "paused") and ctx.round_end:
+            slow = _slow_alert(t, match, state, ctx, now)
+            if slow is not None:
+                out.append(slow)
     if match is not None and now >= match.start_wall + config.not_started_grace_ms and not offline:
         if state is None:
             why = "no table has reported" if view.status is None else "the table has not taken the match"
@@ -204,8 +301,215 @@ def table_alerts(
     return out
 
 
+def _late_alerts(
+    t: str,
+    match: ScheduledMatch,
+    state: dict[str, Any],
+    timing: Timing,
+    ctx: Context,
+    now: int,
+    config: WatchConfig,
+) -> list[AlertSpec]:
+    """A late player's alert, from a minute before the first point; both players absent as one."""
+    out: list[AlertSpec] = []
+    mid = match.match_id
+    late = {s: side_lateness(timing, s, now) for s in SIDES}
+    lead = config.late_alert_lead_ms
+    absent = [sl for sl in late.values() if sl is not None]
+    counting = [sl for sl in absent if sl.absence.counts_from is not None]
+    if len(absent) == 2 and len(counting) == 2:
+        # both players absent, neither playing elsewhere: never an automatic point or forfeit
+        starts = [sl.absence.counts_from for sl in counting if sl.absence.counts_from is not None]
+        firsts = [
+            sl.first_point_at if sl.first_point_at is not None else sl.absence.counts_from for sl in counting
+        ]
+        first = min(f for f in firsts if f is not None)
+        since = min(starts)
+        if now < first - lead:
+            return out
+        minutes = max(0, now - since) // 60_000
+        data = {
+            "sides": {sl.side: side_facts(sl, timing, state, ctx.commands, now) for sl in counting},
+            "both_absent": True,
+            "first_point_wall": first,
+        }
+        if now < first:
+            text = (
+                f"Table {t}: neither player is checked in ({hhmm(since)}); no automatic point or "
+                f"forfeit while both are absent (the first would fall at {hhmm(first)}): the TD decides"
+            )
+            urgency = "medium"
+        else:
+            text = (
+                f"Table {t}: both players absent, {minutes} min after {hhmm(since)}; no automatic "
+                "point or forfeit while both are absent: the TD decides"
+            )
+            urgency = "high"
+        out.append(AlertSpec(f"late:{mid}:both", "both_absent", urgency, text, t, mid, data))
+        return out
+    for sl in absent:
+        spec = _side_alert(t, match, state, timing, ctx, now, lead, sl, late["B" if sl.side == "A" else "A"])
+        if spec is not None:
+            out.append(spec)
+    return out
+
+
+def _side_alert(
+    t: str,
+    match: ScheduledMatch,
+    state: dict[str, Any],
+    timing: Timing,
+    ctx: Context,
+    now: int,
+    lead: int,
+    sl: SideLate,
+    other: SideLate | None,
+) -> AlertSpec | None:
+    """One absent player's alert, or None while it does not matter yet."""
+    who = _name(state, match, sl.side)
+    facts = side_facts(sl, timing, state, ctx.commands, now)
+
+    def spec(urgency: str, text: str) -> AlertSpec:
+        return AlertSpec(f"late:{match.match_id}:{sl.side}", "late", urgency, f"Table {t}: {who} {text}", t,
+                         match.match_id, facts)  # fmt: skip
+
+    if sl.absence.elsewhere is not None:
+        # playing another match in the room: not late; said when lateness would have mattered
+        if now < match.start_wall + timing.profile.lateness_first_point_min * 60_000 - lead:
+            return None
+        return spec(
+            "low", f"{sl.absence.elsewhere.text()}: not late; lateness counts from the end of that match"
+        )
+    counts_from = sl.absence.counts_from
+    assert counts_from is not None
+    minutes = max(0, now - counts_from) // 60_000
+    late_text = f"not checked in, {minutes} min late"
+    if sl.absence.reason != "start":
+        late_text += f" (counted from {hhmm(counts_from)}, {_reason_text(sl)})"
+    if sl.first_point_at is None:
+        # ffbg-cdf with a clock: no points, the late player's clock runs
+        return (
+            None if now < counts_from else spec("medium", f"{late_text}; the clock runs from the round time")
+        )
+    if now < sl.first_point_at - lead:
+        return None
+    if other is not None and other.absence.elsewhere is not None:
+        # the opponent is still playing elsewhere: nobody waits, no point
+        opponent = _name(state, match, other.side)
+        return spec(
+            "medium",
+            f"{late_text}; no point while the opponent {opponent} is {other.absence.elsewhere.text()}",
+        )
+    nxt = facts["next_due_wall"]
+    coming = _next_text(
+        (nxt, "forfeit" if facts["next_is_forfeit"] else "point") if nxt is not None else None
+    )
+    due = "1 point" if sl.due_points == 1 else f"{sl.due_points} points"
+    if sl.due_points == 0:
+        first = nxt if nxt is not None else sl.first_point_at
+        text, urgency = f"first point at {hhmm(first)}", "medium"
+        if sl.marks:
+            text += " (none for the time both players were absent)"
+        if ctx.suspended:
+            text += " (automation suspended: not given automatically)"
+    elif facts["penalty_ids"]:
+        text, urgency = f"{_points_text(facts)} — {coming}", "high"
+    elif ctx.suspended:
+        text, urgency = f"{due} due, not given: automation suspended — {coming}", "high"
+    else:
+        text, urgency = f"{due} due, being sent — {coming}", "high"
+    return spec(urgency, f"{late_text}; {text}")
+
+
+def _reason_text(sl: SideLate) -> str:
+    if sl.absence.reason == "assignment":
+        return "when the table got the match"
+    if sl.absence.reason == "previous_match":
+        return f"the end of {sl.absence.previous_match}"
+    return "the start"
+
+
+def _overrun_alerts(
+    t: str, match: ScheduledMatch | None, state: dict[str, Any], timing: Timing, ctx: Context, now: int
+) -> list[AlertSpec]:
+    out = []
+    for side, (used, ends) in sorted(timing.breaks.items()):
+        if now < ends:
+            continue
+        minutes = (now - ends) // 60_000
+        prefix = f"break:{timing.match_id}:{side}:{used}:"
+        given = given_points(state, prefix, ctx.commands)
+        nxt = next_due(timing, side, now, break_side=True)
+        coming = f" — {_next_text(nxt)}" if nxt else ""
+        first = mark(timing, ends, 1)
+        if now < first:
+            text, urgency = f"; first point at {hhmm(first)}", "medium"
+        elif given["penalty_ids"]:
+            text, urgency = f"; {_points_text(given)}{coming}", "high"
+        elif ctx.suspended:
+            text, urgency = f"; points due, not given: automation suspended{coming}", "high"
+        else:
+            text, urgency = f"; points due, being sent{coming}", "high"
+        data = {
+            "side": side,
+            "break_no": used,
+            "ended_wall": ends,
+            "overrun_ms": now - ends,
+            "next_due_wall": nxt[0] if nxt else None,
+            "next_is_forfeit": bool(nxt and nxt[1] == "forfeit"),
+            **given,
+        }
+        out.append(
+            AlertSpec(
+                f"overrun:{timing.match_id}:{side}:{used}",
+                "break_overrun",
+                urgency,
+                f"Table {t}: {_name(state, match, side)} overran the break by {minutes} min{text}",
+                t,
+                timing.match_id,
+                data,
+            )
+        )
+    return out
+
+
+def _slow_alert(
+    t: str, match: ScheduledMatch, state: dict[str, Any], ctx: Context, now: int
+) -> AlertSpec | None:
+    """A match that will end, or still runs, after the next round's start; which players it holds
+    up. Recomputed at every look, so it never speaks of a start that has passed as to come."""
+    round_end = ctx.round_end
+    assert round_end is not None
+    nxt = ctx.next_round or "the next round"
+    label = f"round {nxt}" if ctx.next_round else nxt
+    waiting = "; ".join(f"{w.name} is due at table {w.table} ({w.match_id})" for w in ctx.holds_up)
+    data = {
+        "next_round": ctx.next_round,
+        "next_round_wall": round_end,
+        "holds_up": [{"name": w.name, "match_id": w.match_id, "table": w.table} for w in ctx.holds_up],
+    }
+    if now >= round_end:
+        over = (now - round_end) // 60_000
+        message = f"Table {t}: still playing {over} min after {label} started ({hhmm(round_end)})"
+        data["late_by_ms"] = now - round_end
+    else:
+        finish = projected_finish(state, now, match.start_wall, match.length)
+        if finish is None or finish <= round_end:
+            return None
+        over = (finish - round_end) // 60_000
+        message = (
+            f"Table {t}: at this pace the match ends about {over} min after {label} starts "
+            f"({hhmm(round_end)})"
+        )
+        data["projected_end_wall"] = finish
+    if waiting:
+        message += f"; {waiting}"
+    return AlertSpec(f"slow:{match.match_id}", "slow", "medium", message, t, match.match_id, data)
+
+
 def result_alert(result: dict[str, Any]) -> AlertSpec | None:
-    """A finished match whose result the TD has not verified yet."""
+    """A finished match whose result the TD has not verified yet (a counter, not an alert: kept
+    for :func:`counters`)."""
     if result.get("verified"):
         return None
     score = result["score"]
@@ -218,3 +522,99 @@ def result_alert(result: dict[str, Any]) -> AlertSpec | None:
         result["table"],
         result["match_id"],
     )
+
+
+# -- the room's alerts and counters -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Absentee:
+    """A player of a round's match not checked in after its start."""
+
+    round: str
+    table: str
+    match_id: str
+    side: str
+    name: str
+    late_ms: int | None
+    elsewhere: dict[str, Any] | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "match_id": self.match_id,
+            "side": self.side,
+            "name": self.name,
+            "late_ms": self.late_ms,
+            "elsewhere": self.elsewhere,
+        }
+
+
+def round_absentees(absentees: Iterable[Absentee]) -> list[AlertSpec]:
+    """One line per round: "Round 2: 4 players not checked in", the list in its data."""
+    by_round: dict[str, list[Absentee]] = {}
+    for a in absentees:
+        by_round.setdefault(a.round, []).append(a)
+    out = []
+    for rnd, items in sorted(by_round.items()):
+        n = len(items)
+        playing = sum(1 for a in items if a.elsewhere)
+        message = f"Round {rnd}: {n} player{'s' if n != 1 else ''} not checked in"
+        if playing:
+            message += f" ({playing} still playing an earlier match)"
+        out.append(
+            AlertSpec(
+                f"absent:{rnd}",
+                "absent",
+                "low",
+                message,
+                None,
+                None,
+                {"round": rnd, "count": n, "players": [a.as_dict() for a in items]},
+            )
+        )
+    return out
+
+
+def double_booked(bookings: Iterable[DoubleBooking]) -> list[AlertSpec]:
+    """A player the schedule puts at two matches at once (medium), or the room shows at two
+    tables (high)."""
+    return [
+        AlertSpec(
+            f"double:{b.where}:{b.key}",
+            "double_booked",
+            "high" if b.where == "room" else "medium",
+            b.text(),
+            None,
+            None,
+            {
+                "player": b.name,
+                "where": b.where,
+                "matches": [{"match_id": m, "table": t} for m, t in b.matches],
+            },
+        )
+        for b in bookings
+    ]
+
+
+def counters(on_break: list[dict[str, Any]], results: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """What the room counts rather than alerts: players on a permitted break, results to verify."""
+    verify = [
+        {
+            "match_id": r["match_id"],
+            "table": r["table"],
+            "round": r.get("round"),
+            "players": {"A": r.get("player_a"), "B": r.get("player_b")},
+            "score": r.get("score"),
+            "winner": r.get("winner"),
+        }
+        for r in results
+        if not r.get("verified")
+    ]
+    return {
+        "on_break": {"count": len(on_break), "items": on_break},
+        "verify": {
+            "count": len(verify),
+            "items": sorted(verify, key=lambda v: (str(v["round"]), v["table"])),
+        },
+    }

@@ -448,7 +448,8 @@ class KioskApp:
                 broker.host,
                 broker.port,
                 outbox=self.outbox,
-                state_provider=self.controller.published_snapshot,
+                # computed when sent: its durations (break left, check-in ages) are the hub's anchors
+                state_provider=self.controller.snapshot,
                 on_assign=lambda payload: self.inbox.put(("assign", payload)),
                 on_cmd=lambda cmd: self.inbox.put(("cmd", cmd)),
                 username=self.config.mqtt_username,
@@ -491,7 +492,7 @@ class KioskApp:
             return
         self._state_dirty = False
         self._state_sent_at = now
-        self.link.publish_state(self.controller.published_snapshot())
+        self.link.publish_state(self.controller.snapshot())
 
 
 def _banner(notice: Notice | None) -> dict[str, Any] | None:

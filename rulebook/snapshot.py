@@ -47,6 +47,8 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
             "used": state.breaks_used.of(s),
             "allowed": allowed,
             "until_wall": state.wall_at(until) if until is not None else None,
+            # measured on the table's monotonic clock: the hub anchors it at receipt (PROTOCOL §2)
+            "left_ms": until - now if until is not None else None,
             "away": state.away.of(s),
         }
     return {
@@ -63,6 +65,8 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "cube": cube,
         "penalties": penalties,
         "present": state.present.as_dict(),
+        "present_ms": {s: _age(state.checked_in_at.of(s), now) for s in SIDES},
+        "assigned_ms": _age(state.assigned_at, now) if state.match_id is not None else None,
         "clock": {
             "enabled": clock.enabled,
             "running": clock.running if clock.is_running() else None,
@@ -123,3 +127,8 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "legal": legal.as_json(),
         "at": now,
     }
+
+
+def _age(since: int | None, now: int) -> int | None:
+    """Milliseconds from ``since`` to ``now`` on the table's monotonic clock (never negative)."""
+    return None if since is None else max(0, now - since)

@@ -43,6 +43,10 @@ class TableState:
     start_wall: int | None = None
     clock: Clock = Clock()
     present: Pair[bool] = NOT_PRESENT
+    #: the instant (``at``) each side checked in: the snapshot's ``present_ms`` ages
+    checked_in_at: Pair[int | None] = NONE_PAIR
+    #: the instant (``at``) this match's assignment was taken: the snapshot's ``assigned_ms``
+    assigned_at: int | None = None
     breaks_used: Pair[int] = Pair(0, 0)
     #: while on break: the monotonic instant the break ends
     break_until: Pair[int | None] = NONE_PAIR

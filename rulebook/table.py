@@ -23,7 +23,7 @@ from rulebook.parse import MAX_LABEL, MAX_LENGTH, MAX_TEXT, clip, parse_body, st
 from rulebook.policy import break_ms, is_lateness_forfeit
 from rulebook.profiles import Profile
 from rulebook.sides import Side, other
-from rulebook.state import NOT_PRESENT, TableState, UndoPoint, new_table
+from rulebook.state import NONE_PAIR, NOT_PRESENT, TableState, UndoPoint, new_table
 from rulebook.vocab import (
     COMMAND_TYPES,
     GAME_PASSED,
@@ -260,6 +260,8 @@ def on_assign(state: TableState, inp: Assign, at: int) -> Result:
         start_wall=inp.start_wall,
         clock=clock,
         present=state.present if same else NOT_PRESENT,
+        checked_in_at=state.checked_in_at if same else NONE_PAIR,
+        assigned_at=state.assigned_at if same and state.assigned_at is not None else at,
         td_calls=state.td_calls if same else NOT_PRESENT,
         td_call=state.td_call if same else None,
         applied_cmds=state.applied_cmds if same else frozenset(),
@@ -294,7 +296,8 @@ def on_checkin(state: TableState, inp: Checkin, at: int) -> Result:
         # arrive takes the other seat, so the clock that runs is the absent player's.
         clock = clock.start(other(side), at)
         event["clock_to"] = other(side)
-    return replace(state, present=present, phase=phase, clock=clock), [event]
+    checked_in_at = state.checked_in_at.set(side, at)
+    return replace(state, present=present, checked_in_at=checked_in_at, phase=phase, clock=clock), [event]
 
 
 def on_opening_roll(state: TableState, inp: OpeningRoll, at: int) -> Result:

@@ -668,6 +668,8 @@ SNAPSHOT: Final = Obj(
                         Field("allowed", Int(0, MAX_BREAKS)),
                         Field("until_wall", WALL_OR_NULL),
                         Field("away", Bool(), required=False),
+                        # monotonic ms to the break's end, negative once overrun (the hub's anchor)
+                        Field("left_ms", Int(-MAX_MS, MAX_MS, nullable=True), required=False),
                     )
                 )
             ),
@@ -704,6 +706,9 @@ SNAPSHOT: Final = Obj(
         Field("round", Text(MAX_LABEL, nullable=True), required=False),
         Field("final", Bool(), required=False),
         Field("start_wall", WALL_OR_NULL, required=False),
+        # monotonic ages at the snapshot's ``at``: since each check-in, since the assignment
+        Field("present_ms", pair(Int(0, MAX_MS, nullable=True)), required=False),
+        Field("assigned_ms", Int(0, MAX_MS, nullable=True), required=False),
         Field("td_call", SIDE_OR_NULL, required=False),
         Field("confirmed", pair(Bool()), required=False),
         Field("can_undo", Bool(), required=False),

@@ -28,6 +28,7 @@ import pytest
 
 from demo.simtable import SimTable
 from hub.clock import SystemClock
+from hub.schedule import parse_schedule
 from rulebook.policy import lateness
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot
@@ -80,14 +81,20 @@ def run_kills(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
     sims: dict[str, SimTable] = {}
     stats = {"kills": 0, "sent_while_dead": 0}
     try:
-        hub = HubProcess(tmp_path, broker, ev, db, schedule=room_schedule(ids, starts, lengths))
+        schedule = room_schedule(ids, starts, lengths)
+        hub = HubProcess(tmp_path, broker, ev, db, schedule=schedule)
         sims.update({t: make_table(ev, t, broker, clock, tmp_path / f"outbox-{t}.sqlite3") for t in ids})
+        # the room was set up before the round: each table had its match a minute before its start
+        # (the hub counts lateness from when a table took its match, never earlier), and at the
+        # late tables A was there on time (a mark both players miss gives nobody a point)
+        for m in parse_schedule(schedule):
+            sims[m.table].assigned_earlier(m.assign_payload(), wall_now() - m.start_wall + MIN)
+            if m.table in [*LATE, *LATER]:
+                sims[m.table].apply({"input": "checkin", "side": "A"}, ago_ms=wall_now() - m.start_wall)
         for sim in sims.values():
             sim.start(WAIT)
         for sim in sims.values():
             sim.wait_for(lambda s, t=sim.table: s.match_id == f"r1-t{t}", WAIT)
-        for t in [*LATE, *LATER]:
-            sims[t].checkin("A")
         for t in (FINISHER, CALLER):
             sims[t].checkin("A")
             sims[t].checkin("B")

@@ -127,6 +127,9 @@ def build(tmp_path: Path, host: str, port: int, event: str, *, public: bool = Fa
         # 4: a break between games
         _both_in(s["4"])
         _game(s["4"], "A")
+        # the hub must hold every table's state before time moves: it anchors the durations a
+        # table reports (since check-in, since the assignment) at the moment it receives them
+        _in_sync(hub, s)
         clock.set(T0 + 4 * MIN)
         s["4"].take_break("B")
         s["7"].stop(graceful=False)

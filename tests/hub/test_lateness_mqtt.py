@@ -201,8 +201,12 @@ def test_break_overrun_points_and_suspended_automation(tmp_path, mosquitto, cloc
             sim.take_break("B")  # five minutes: until T0 + 15 min
             hub.wait_for(lambda h: hub_state(h, "1").get("phase") == "break")
             tick(hub)
+            # a permitted break is counted, not alerted; it ends at T0 + 15 in the hub's time
             kinds = {a["kind"]: a for a in hub.call(hub.hub.alert_list)}
-            assert kinds["break"]["urgency"] == "low"
+            assert "break" not in kinds and "break_overrun" not in kinds
+            on_break = hub.call(hub.hub.room)["counters"]["on_break"]
+            assert on_break["count"] == 1 and on_break["items"][0]["side"] == "B"
+            assert on_break["items"][0]["ends_wall"] == T0 + 15 * MIN
             # the TD suspends automation: the overrun is reported, nothing is sent
             hub.call(hub.hub.set_automation, "1", True, "td")
             clock.set(T0 + 26 * MIN)  # 11 minutes over: 2 points due

@@ -92,8 +92,12 @@ def test_a_delayed_round_counts_lateness_from_its_new_start(room):
     assert penalties(room.sims["1"]) == {"A": 0, "B": 0} and penalties(room.sims["3"]) == {"A": 0, "B": 0}
     room.at(T0 + 15 * MIN + 1000)  # five minutes after the new start: the first point
     room.sims["3"].wait_for(lambda s: snapshot(s)["penalties"]["B"] == 1)
-    room.sims["1"].wait_for(lambda s: snapshot(s)["penalties"] == {"A": 1, "B": 1})
     room.synced()
+    # table 1: both players absent, so no point for either (docs/rules.md), one alert for the TD
+    assert penalties(room.sims["1"]) == {"A": 0, "B": 0}
+    assert [c["id"] for c in room.hub.call(room.hub.hub.store.commands, "1")] == []
+    alerts = room.hub.call(room.hub.hub.alert_list)
+    assert [a["kind"] for a in alerts if a["table"] == "1"] == ["both_absent"]
     room.hub.wait_for(lambda h: (h.store.command("late:r1-t3:B:1") or {}).get("done_ok"))
     # the timeline has the TD's delay and the hub's points, newest first, naming the players
     items = room.hub.call(room.hub.hub.display.timeline, Filters())
@@ -115,8 +119,11 @@ def test_starting_a_round_now_moves_its_start_to_this_moment(tmp_path, mosquitto
         out = room.hub.call(room.rc.start_now, "1", "td")
         assert out["start_wall"] == T0 + 10 * MIN and out["tables"] == ["1", "2", "3"]
         room.sims["1"].wait_for(lambda s: s.start_wall == T0 + 10 * MIN)
+        room.sims["1"].checkin("A")
+        room.at(T0 + 15 * MIN - 1000)
+        assert penalties(room.sims["1"]) == {"A": 0, "B": 0}
         room.at(T0 + 15 * MIN + 1000)
-        room.sims["1"].wait_for(lambda s: snapshot(s)["penalties"] == {"A": 1, "B": 1})
+        room.sims["1"].wait_for(lambda s: snapshot(s)["penalties"] == {"A": 0, "B": 1})
     finally:
         room.close()
 
@@ -131,6 +138,7 @@ def _playing(sim: SimTable) -> None:
 def test_pause_and_resume_every_clock_and_suspend_the_room(room):
     for t in ("1", "2"):
         _playing(room.sims[t])
+    room.sims["3"].checkin("A")
     room.at(T0 + MIN)
     out = room.hub.call(room.rc.pause_all, "td")
     assert out["tables"] == ["1", "2"]  # table 3 is waiting for its players: no clock to pause
@@ -143,11 +151,11 @@ def test_pause_and_resume_every_clock_and_suspend_the_room(room):
 
     room.hub.call(room.rc.set_room_automation, True, "td")
     assert room.hub.call(room.hub.hub.display.automation_state) == "suspended"
-    room.at(T0 + 11 * MIN)  # table 3's players are 11 minutes late, but the room is suspended
+    room.at(T0 + 11 * MIN)  # table 3's B is 11 minutes late, but the room is suspended
     assert penalties(room.sims["3"]) == {"A": 0, "B": 0}
     room.hub.call(room.rc.set_room_automation, False, "td")
     room.at(T0 + 11 * MIN + 1000)
-    room.sims["3"].wait_for(lambda s: snapshot(s)["penalties"] == {"A": 2, "B": 2})
+    room.sims["3"].wait_for(lambda s: snapshot(s)["penalties"] == {"A": 0, "B": 2})
 
 
 def test_verify_every_result_both_players_confirmed(room):

@@ -8,12 +8,10 @@ import pytest
 
 from hub.auth import Auth, hash_password, verify_password
 from hub.ingest import is_older
-from hub.lateness import due_commands
 from hub.room import TableView, tile
 from hub.rounds import current_matches, round_ends
 from hub.schedule import ScheduleError, parse_schedule, parse_start
 from hub.store import Store
-from hub.watch import WatchConfig, table_alerts
 from rulebook.errors import WireError
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot
@@ -109,109 +107,7 @@ def test_not_utf8_is_refused():
         )
 
 
-# -- lateness -------------------------------------------------------------------------------------
-
-
-def ids(cmds):
-    return [c.id for c in cmds]
-
-
-@pytest.mark.parametrize(
-    ("minutes", "expected"),
-    [
-        (0, []),
-        (4.9, []),
-        (5, ["late:m1:B:1"]),
-        (12, ["late:m1:B:1", "late:m1:B:2"]),
-        (15, ["late:m1:B:1", "late:m1:B:2", "late:m1:B:3"]),
-        (20, ["late:m1:B:1", "late:m1:B:2", "late:m1:B:3", "late:m1:B:forfeit"]),
-        (45, ["late:m1:B:1", "late:m1:B:2", "late:m1:B:3", "late:m1:B:forfeit"]),
-    ],
-)
-def test_lateness_points_and_forfeit_at_seven_points(minutes, expected):
-    state = waiting_state(7)
-    cmds = due_commands(state, start_wall=T0, now=T0 + int(minutes * MIN), profile=WBGF)
-    assert ids(cmds) == expected
-    if cmds:
-        assert cmds[0].payload(123) == {
-            "id": "late:m1:B:1",
-            "type": "penalty",
-            "against": "B",
-            "points": 1,
-            "reason": "late",
-            "expires_wall": 123,
-        }
-
-
-def test_both_players_late_both_get_points():
-    state = waiting_state(5, present=())
-    assert ids(due_commands(state, start_wall=T0, now=T0 + 6 * MIN, profile=WBGF)) == [
-        "late:m1:A:1",
-        "late:m1:B:1",
-    ]
-
-
-def test_ffbg_with_a_clock_starts_the_late_players_clock_instead():
-    state = waiting_state(7, profile="ffbg-cdf")
-    cmds = due_commands(state, start_wall=T0, now=T0 + 30 * MIN, profile=FFBG)
-    assert [(c.id, c.type, c.fields) for c in cmds] == [("late:m1:B:clock", "start_clock", {"side": "B"})]
-
-
-def test_ffbg_without_a_clock_has_a_longer_grace():
-    state = waiting_state(7, clock=False, profile="ffbg-cdf")
-    assert due_commands(state, start_wall=T0, now=T0 + 24 * MIN, profile=FFBG) == []
-    assert ids(due_commands(state, start_wall=T0, now=T0 + 25 * MIN, profile=FFBG)) == ["late:m1:B:1"]
-
-
-def test_break_overrun_points_have_their_own_ids():
-    st, _ = apply(
-        new_table("1"),
-        {
-            "input": "assign",
-            "at": 0,
-            "wall": T0,
-            "match_id": "m1",
-            "length": 7,
-            "players": {"A": {"name": "Ann", "id": ""}, "B": {"name": "Bob", "id": ""}},
-            "profile": "wbgf-2023",
-            "clock": True,
-        },
-    )
-    for inp in (
-        {"input": "checkin", "side": "A"},
-        {"input": "checkin", "side": "B"},
-        {"input": "opening_roll", "A": 6, "B": 1},
-        {"input": "win", "side": "A", "kind": "single"},
-        {"input": "break", "side": "B"},
-    ):
-        st, events = apply(st, {**inp, "at": 1000})
-        assert not any(e.get("rejected") for e in events), events
-    state = snapshot(st)
-    until = state["breaks"]["B"]["until_wall"]
-    assert due_commands(state, start_wall=T0, now=until + 4 * MIN, profile=WBGF) == []
-    cmds = due_commands(state, start_wall=T0, now=until + 11 * MIN, profile=WBGF)
-    assert ids(cmds) == ["break:m1:B:1:1", "break:m1:B:1:2"]
-    assert cmds[0].fields["reason"] == "break_overrun"
-
-
-def test_earlier_lateness_counts_towards_the_forfeit():
-    state = waiting_state(7)
-    state["penalty_log"] = [
-        {"id": "break:m0:B:1:1", "against": "B", "points": 2, "reason": "break_overrun", "waived": False}
-    ]
-    assert ids(due_commands(state, start_wall=T0, now=T0 + 10 * MIN, profile=WBGF)) == [
-        "late:m1:B:1",
-        "late:m1:B:forfeit",
-    ]
-
-
-def test_no_lateness_once_finished_or_flagged():
-    state = waiting_state(7)
-    state["phase"] = "finished"
-    assert due_commands(state, start_wall=T0, now=T0 + 30 * MIN, profile=WBGF) == []
-
-
-# -- watches --------------------------------------------------------------------------------------
+# -- tiles ----------------------------------------------------------------------------------------
 
 
 def _match():
@@ -221,35 +117,6 @@ def _match():
         )
     )
     return m
-
-
-def test_late_player_alert_escalates_when_points_are_due():
-    view = TableView("1", status={"online": True}, online=True, state=waiting_state(7))
-    cfg = WatchConfig()
-    (a,) = [
-        x
-        for x in table_alerts(view, _match(), now=T0 + 2 * MIN, config=cfg, profile=WBGF)
-        if x.kind == "late"
-    ]
-    assert a.urgency == "medium" and a.key == "late:m1:B" and "Bob (B)" in a.message
-    (b,) = [
-        x
-        for x in table_alerts(view, _match(), now=T0 + 6 * MIN, config=cfg, profile=WBGF)
-        if x.kind == "late"
-    ]
-    assert b.urgency == "high" and b.key == a.key and "1 penalty point" in b.message
-
-
-def test_flag_is_critical_and_offline_waits_for_the_grace():
-    state = waiting_state(7, present=("A", "B"))
-    state["phase"] = "flag"
-    state["clock"]["flagged"] = "A"
-    view = TableView("1", status={"online": False}, online=False, status_since=T0, state=state)
-    cfg = WatchConfig(offline_grace_ms=30_000)
-    kinds = {a.kind: a for a in table_alerts(view, _match(), now=T0 + 10_000, config=cfg, profile=WBGF)}
-    assert kinds["flag"].urgency == "critical" and "offline" not in kinds
-    kinds = {a.kind: a for a in table_alerts(view, _match(), now=T0 + 30_000, config=cfg, profile=WBGF)}
-    assert kinds["offline"].urgency == "high"
 
 
 def test_tile_status_never_relies_on_colour_alone():
@@ -337,41 +204,6 @@ def test_store_drops_duplicate_events_and_commands(tmp_path):
     again = Store(tmp_path / "s.db")
     assert again.max_seq("1", "m1") == 3 and "late:m1:B:1" in again.command_ids("1", "m1")
     again.close()
-
-
-def test_a_slow_match_is_reported_against_the_next_rounds_start():
-    st, _ = apply(
-        new_table("1"),
-        {
-            "input": "assign",
-            "at": 0,
-            "wall": T0,
-            "match_id": "m1",
-            "length": 7,
-            "players": {"A": {"name": "Ann", "id": ""}, "B": {"name": "Bob", "id": ""}},
-            "profile": "wbgf-2023",
-            "clock": False,
-            "start_wall": T0,
-        },
-    )
-    for inp in (
-        {"input": "checkin", "side": "A"},
-        {"input": "checkin", "side": "B"},
-        {"input": "opening_roll", "A": 6, "B": 1},
-        {"input": "win", "side": "A", "kind": "gammon"},
-    ):
-        st, _ = apply(st, {**inp, "at": 1000})
-    state = snapshot(st)
-    view = TableView("1", status={"online": True}, online=True, state=state)
-    cfg = WatchConfig()
-    # 2 points in an hour; (5 + 7) / 2 = 6 points to go at 30 min each: about 3 more hours
-    now = T0 + 60 * MIN
-    slow = [
-        a for a in table_alerts(view, _match(), now=now, config=cfg, profile=WBGF, round_end=now + 60 * MIN)
-    ]
-    assert [a.kind for a in slow] == ["slow"] and "120 min after" in slow[0].message
-    assert table_alerts(view, _match(), now=now, config=cfg, profile=WBGF, round_end=now + 200 * MIN) == []
-    assert table_alerts(view, _match(), now=now, config=cfg, profile=WBGF, round_end=None) == []
 
 
 def test_a_snapshot_without_wall_time_is_compared_by_seq_alone():
