@@ -33,21 +33,34 @@ FIELDS = (
 IN_PLAY = frozenset({"opening", "playing", "between_games", "break", "paused", "flag"})
 
 
-def _who(name: str, pid: str) -> str:
-    return f"id:{pid}" if pid else f"name:{fold(name)}"
+def _same_player(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Two (name, id) are one player: the same id when both have one, else the same name (accents
+    and case aside)."""
+    if a[1] and b[1]:
+        return a[1] == b[1]
+    return fold(a[0]) == fold(b[0])
 
 
-def _pair(m: ScheduledMatch) -> tuple[str, frozenset[str]]:
-    return m.round, frozenset((_who(m.player_a, m.player_a_id), _who(m.player_b, m.player_b_id)))
+def _players(m: ScheduledMatch) -> tuple[tuple[str, str], tuple[str, str]]:
+    return (m.player_a, m.player_a_id), (m.player_b, m.player_b_id)
+
+
+def _same_pair(m: ScheduledMatch, n: ScheduledMatch) -> bool:
+    (a, b), (c, d) = _players(m), _players(n)
+    return m.round == n.round and (
+        (_same_player(a, c) and _same_player(b, d)) or (_same_player(a, d) and _same_player(b, c))
+    )
 
 
 def keep_match_ids(existing: list[ScheduledMatch], incoming: list[ScheduledMatch]) -> list[ScheduledMatch]:
     """The incoming rows, each keeping the id of the match its two players already have in that
     round (so that a row with a new table moves the match rather than adding a second one)."""
-    known = {_pair(m): m for m in existing}
+    by_round: dict[str, list[ScheduledMatch]] = {}
+    for m in existing:
+        by_round.setdefault(m.round, []).append(m)
     out = []
     for m in incoming:
-        old = known.get(_pair(m))
+        old = next((x for x in by_round.get(m.round, []) if _same_pair(x, m)), None)
         out.append(replace(m, match_id=old.match_id) if old is not None and old.match_id != m.match_id else m)
     return out
 
@@ -66,18 +79,19 @@ def imported(existing: list[ScheduledMatch], incoming: list[ScheduledMatch]) -> 
 
 def double_bookings(schedule: list[ScheduledMatch]) -> list[str]:
     """Why the schedule cannot be: a player in two matches of one round."""
-    seen: dict[tuple[str, str], ScheduledMatch] = {}
+    seen: dict[str, list[tuple[tuple[str, str], ScheduledMatch]]] = {}
     problems = []
     for m in sorted(schedule, key=lambda m: (m.round, m.table)):
-        for name, pid in ((m.player_a, m.player_a_id), (m.player_b, m.player_b_id)):
-            key = (m.round, _who(name, pid))
-            first = seen.get(key)
-            if first is not None and first.match_id != m.match_id:
+        earlier = seen.setdefault(m.round, [])
+        for player in _players(m):
+            others = (x for p, x in earlier if x.match_id != m.match_id and _same_player(p, player))
+            first = next(others, None)
+            if first is not None:
                 problems.append(
-                    f"{name} would play two matches in round {m.round}: {first.match_id} at table "
+                    f"{player[0]} would play two matches in round {m.round}: {first.match_id} at table "
                     f"{first.table} and {m.match_id} at table {m.table}"
                 )
-            seen.setdefault(key, m)
+        earlier.extend((p, m) for p in _players(m))
     return problems
 
 

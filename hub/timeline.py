@@ -88,8 +88,11 @@ def _pts(n: Any) -> str:
     return f"{n} point{'' if n == 1 else 's'}"
 
 
-def _sentence(action: str, d: dict[str, Any], who: dict[str, str], row: dict[str, Any]) -> str:
-    """What happened, naming the players (``who``: side -> name)."""
+def _sentence(
+    action: str, d: dict[str, Any], who: dict[str, str], row: dict[str, Any], state: dict[str, Any] | None
+) -> str:
+    """What happened, naming the players (``who``: side -> name); ``state``: the table's, for
+    what a waiver took back."""
 
     def name(side: Any) -> str:
         return who.get(side, str(side)) if isinstance(side, str) else "?"
@@ -105,6 +108,10 @@ def _sentence(action: str, d: dict[str, Any], who: dict[str, str], row: dict[str
         case "forfeit":
             return f"Forfeit: {name(d.get('against'))} loses to {other(d.get('against'))} ({reason})"
         case "waive":
+            for p in (state or {}).get("penalty_log") or []:
+                if isinstance(p, dict) and p.get("id") == d.get("penalty_id"):
+                    why = REASONS.get(str(p.get("reason")), str(p.get("reason") or ""))
+                    return f"Waived {_pts(p.get('points'))} against {name(p.get('against'))} ({why})"
             return f"Waived {d.get('penalty_id')}"
         case "start_clock":
             return f"{name(d.get('side'))}'s clock started"
@@ -160,6 +167,13 @@ def _sentence(action: str, d: dict[str, Any], who: dict[str, str], row: dict[str
         case "login":
             return "TD logged in"
     return action.replace("_", " ")
+
+
+def _waived_forfeit(action: str, d: dict[str, Any], commands: dict[str, dict[str, Any]]) -> str | None:
+    """A waiver of the forfeit that ended a match, said as what it did."""
+    if action == "waive" and (commands.get(str(d.get("penalty_id"))) or {}).get("type") == "forfeit":
+        return "Forfeit taken back: the match reopened as it was"
+    return None
 
 
 def _mmss(ms: Any) -> str:
@@ -256,7 +270,8 @@ def timeline(
                 "table": table,
                 "match_id": mid,
                 "players": who,
-                "text": _sentence(action, detail, who, row),
+                "text": _waived_forfeit(action, detail, commands)
+                or _sentence(action, detail, who, row, states.get(str(table))),
                 "answer": None
                 if cmd is None
                 else {"done_ok": cmd.get("done_ok"), "done_error": cmd.get("done_error")},

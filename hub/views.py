@@ -15,7 +15,7 @@ from hub.clock import Clock
 from hub.config import HubConfig
 from hub.room import TableView, board_tile, tile
 from hub.round_view import round_overview
-from hub.schedule import ScheduledMatch
+from hub.schedule import ScheduledMatch, round_order
 from hub.state import RoomState, natural
 from hub.store import Store
 from hub.timeline import Filters, timeline
@@ -193,7 +193,9 @@ class Views:
         )
 
     def schedule_rows(self) -> list[dict[str, Any]]:
+        """The schedule as a round sheet reads: round by round, tables in natural order (2 before 10)."""
         room = self.room
+        order = {r: i for i, r in enumerate(round_order(room.schedule))}
         return [
             dict(
                 m.as_dict(),
@@ -201,7 +203,7 @@ class Views:
                 released=m.match_id in room.released,
                 result=m.match_id in room.results,
             )
-            for m in room.schedule
+            for m in sorted(room.schedule, key=lambda m: (order[m.round], natural(m.table)))
         ]
 
     def result_list(self) -> list[dict[str, Any]]:

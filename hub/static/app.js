@@ -3,8 +3,8 @@
 // (schedule, results). Plain ES modules, no build step.
 import { $, hhmmss } from "./dom.js";
 import { alertItems, setAlerts, showTitle, sound } from "./alerts.js";
-import { acceptTiles, initRoomControls, renderGrid, renderSummary, tickTiles, updateTile } from "./room.js";
-import { importSchedule, loadResults, loadSchedule } from "./lists.js";
+import { acceptTiles, initRoomControls, queueTile, renderGrid, tickTiles } from "./room.js";
+import { importSchedule, initLists, loadResults, loadSchedule } from "./lists.js";
 import { loadRounds, scheduleRounds } from "./rounds.js";
 import { initTimeline, loadTimeline, scheduleTimeline } from "./timeline.js";
 import { S, api, hubNow, isTD, toast } from "./state.js";
@@ -91,10 +91,9 @@ function onMessage(msg) {
   } else if (msg.type === "tiles") {
     for (const t of acceptTiles(msg.tiles)) {
       S.tables.set(String(t.table), t);
-      if (S.view === "room") updateTile(t);
+      queueTile(t);
       if (S.view === "table" && S.detailTable === String(t.table)) scheduleDetailReload();
     }
-    renderSummary();
     scheduleRounds();
     scheduleTimeline();
   } else if (msg.type === "alerts") {
@@ -171,6 +170,7 @@ async function init() {
   $("import-form").addEventListener("submit", importSchedule);
   initRoomControls();
   initTimeline();
+  initLists();
   sound.init();
   // the action bar sticks just under the top bar, whose height depends on the screen's width
   const bar = document.querySelector(".topbar");

@@ -3,24 +3,43 @@
 import { $, dayTime, h, hhmm } from "./dom.js";
 import { confirmAction } from "./confirm.js";
 import { gamesTable, outcome, say } from "./sentences.js";
-import { api, isTD, toast } from "./state.js";
+import { S, api, isTD, toast } from "./state.js";
 import { verifyResult } from "./table.js";
 
 const cell = (label, content, cls) => h("td", { "data-label": label, class: cls || null }, content);
 
 // -- schedule --------------------------------------------------------------------------------
 
+/** The round chosen on a page (for reading and for printing its sheet), and the round choices. */
+function roundFilter(selectId, titleId, all) {
+  const select = $(selectId);
+  const rounds = [...new Set(all.map((r) => String(r.round)))];
+  const chosen = select.value;
+  select.replaceChildren(h("option", { value: "" }, "All rounds"), ...rounds.map((r) => h("option", { value: r }, `Round ${r}`)));
+  select.value = rounds.includes(chosen) ? chosen : "";
+  $(titleId).textContent = select.value ? ` — round ${select.value}` : "";
+  for (const el of document.querySelectorAll(".print-event")) el.textContent = S.session ? `${S.session.event}: ` : "";
+  return select.value ? all.filter((r) => String(r.round) === select.value) : all;
+}
+
+export function initLists() {
+  $("schedule-round").addEventListener("change", () => loadSchedule());
+  $("results-round").addEventListener("change", () => loadResults());
+  $("print-schedule").addEventListener("click", () => window.print());
+  $("print-results").addEventListener("click", () => window.print());
+}
+
 export async function loadSchedule() {
-  const rows = await api("GET", "/api/schedule");
+  const rows = roundFilter("schedule-round", "schedule-title-round", await api("GET", "/api/schedule"));
   const head = ["Round", "Table", "Match", "Player A", "Player B", "Length", "Start", "Clock", "Rules", "State"];
   $("schedule-table").replaceChildren(
-    h("thead", {}, h("tr", {}, head.map((x) => h("th", {}, x)))),
+    h("thead", {}, h("tr", {}, head.map((x) => h("th", { class: ["Rules", "State"].includes(x) ? "no-print" : null }, x)))),
     h("tbody", {}, rows.length ? rows.map((m) => h("tr", { dataset: { match: m.match_id } },
       cell("Round", m.round), cell("Table", m.table), cell("Match", m.match_id),
       cell("Player A", [m.player_a, m.player_a_id ? h("small", { class: "muted" }, ` ${m.player_a_id}`) : null]),
       cell("Player B", [m.player_b, m.player_b_id ? h("small", { class: "muted" }, ` ${m.player_b_id}`) : null]),
       cell("Length", m.length, "num"), cell("Start", dayTime(m.start_wall)), cell("Clock", m.clock ? "yes" : "no"),
-      cell("Rules", m.profile), cell("State", m.result ? "finished" : m.released ? "released" : m.assigned ? "at its table" : "")))
+      cell("Rules", m.profile, "no-print"), cell("State", m.result ? "finished" : m.released ? "released" : m.assigned ? "at its table" : "", "no-print")))
       : h("tr", {}, h("td", { colspan: head.length, class: "muted" }, "No schedule imported yet."))));
 }
 
@@ -92,7 +111,7 @@ async function doImport(file, pv) {
 const open = new Set();   // match ids whose games are shown
 
 export async function loadResults() {
-  const rows = await api("GET", "/api/results");
+  const rows = roundFilter("results-round", "results-title-round", await api("GET", "/api/results"));
   const head = ["Round", "Table", "Match", "Player A", "Score", "Player B", "Result", "Verified", "", ""];
   $("results-table").replaceChildren(
     h("thead", {}, h("tr", {}, head.map((x) => h("th", {}, x)))),

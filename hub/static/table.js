@@ -159,7 +159,8 @@ function scoreboard(d) {
     h("div", { class: "big" }, t.score[s]),
     clock.enabled ? h("div", { class: `clk${running === s ? " on" : ""}` },
       running === s ? "▶ " : "", h("span", { dataset: { dclock: s } }, mmss(runningReserve(t, s))),
-      h("span", { class: "muted" }, ` left · ${Math.round(((clock.delay_ms && clock.delay_ms[s]) || 0) / 1000)} s delay`)) : null);
+      h("span", { class: "muted" }, " left"),
+      h("span", { class: "muted delay" }, ` · ${Math.round(((clock.delay_ms && clock.delay_ms[s]) || 0) / 1000)} s delay`)) : null);
   return [side("A"), h("div", { class: "mid" }, "to", h("div", { class: "big" }, t.length || "–"),
     t.crawford ? h("span", { class: "badge crawford" }, "CRAWFORD") : t.post_crawford ? h("span", { class: "badge postcrawford" }, "post-Crawford") : null), side("B")];
 }

@@ -27,7 +27,7 @@ SCREENSHOTS_ENV = "BGHUB_SCREENSHOTS"
 
 
 def context(browser: Browser, size: str = "laptop", **kw: object) -> BrowserContext:
-    w, h = SIZES[size]
+    w, h = SIZES.get(size, (0, 0)) if "x" not in size else map(int, size.split("x"))
     return browser.new_context(viewport={"width": w, "height": h}, accept_downloads=True, **kw)  # type: ignore[arg-type]
 
 

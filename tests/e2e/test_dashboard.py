@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rulebook.snapshot import snapshot
-from tests.e2e.pages import WAIT, answer, confirm_text, context, login, shots_dir
+from tests.e2e.pages import WAIT, answer, confirm_text, context, login
 from tests.hub import scene as scene_mod
 from tests.hub.support import PASSWORD, event_id
 
@@ -27,37 +27,6 @@ def page(browser, room):
     pg = ctx.new_page()
     yield pg
     ctx.close()
-
-
-def test_screenshots(browser, room, tmp_path):
-    """The dashboard's look, saved for the documentation."""
-    out = shots_dir(tmp_path)
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    login(page, room.hub.url)
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(out / "dashboard-room.png"))
-    page.goto(room.hub.url + "/#/table/3")
-    expect(page.locator(".scoreboard")).to_be_visible(timeout=WAIT)
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(out / "dashboard-table.png"), full_page=True)
-    page.set_viewport_size({"width": 820, "height": 1180})
-    page.goto(room.hub.url + "/#/")
-    expect(page.locator(".tile").first).to_be_visible(timeout=WAIT)
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(out / "dashboard-tablet.png"))
-    page.set_viewport_size({"width": 390, "height": 844})
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(out / "dashboard-phone.png"))
-    board = context.new_page()
-    board.set_viewport_size({"width": 1920, "height": 1080})
-    board.goto(room.hub.url + "/board")
-    expect(board.locator(".btile").first).to_be_visible(timeout=WAIT)
-    board.wait_for_timeout(300)
-    board.screenshot(path=str(out / "dashboard-board.png"))
-    context.close()
-    for name in ("room", "table", "tablet", "phone", "board"):
-        assert (out / f"dashboard-{name}.png").stat().st_size > 10_000
 
 
 def test_login_is_required_and_a_wrong_password_is_refused(page, room):

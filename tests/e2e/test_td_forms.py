@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 from demo.simtable import SimTable
 from hub.clock import FakeClock
 from hub.service import HubThread
+from hub.timeline import Filters
 from rulebook.snapshot import snapshot
 from tests.e2e.pages import WAIT, answer, confirm_text, context, login, wait_seq
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub, tick
@@ -168,13 +169,22 @@ def test_every_action_is_confirmed_in_a_sentence_naming_the_players(page, room):
     expect(page.locator("#toast")).to_contain_text("Choose who loses", timeout=WAIT)
 
     cases = [
-        ("penalty", {"against": "B", "points": "2", "reason": "conduct"},
-         "Penalty: 2 points against Jon Dahl (conduct) — Anna Berg goes from 0 to 2 in r1-t12?"),
+        (
+            "penalty",
+            {"against": "B", "points": "2", "reason": "conduct"},
+            "Penalty: 2 points against Jon Dahl (conduct) — Anna Berg goes from 0 to 2 in r1-t12?",
+        ),
         ("set_time", {"reserveA": "9:30", "reserveB": "8:15"}, "Set the time at r1-t12: Anna Berg "),
-        ("correct_score", {"scoreA": "3", "scoreB": "1"},
-         "Correct the score of r1-t12: Anna Berg 0 → 3, Jon Dahl 0 → 1?"),
-        ("set_length", {"points": "9"},
-         "Match length of r1-t12 (Anna Berg – Jon Dahl): 7 → 9 points, from the next game?"),
+        (
+            "correct_score",
+            {"scoreA": "3", "scoreB": "1"},
+            "Correct the score of r1-t12: Anna Berg 0 → 3, Jon Dahl 0 → 1?",
+        ),
+        (
+            "set_length",
+            {"points": "9"},
+            "Match length of r1-t12 (Anna Berg – Jon Dahl): 7 → 9 points, from the next game?",
+        ),
         ("forfeit", {"against": "A"}, "Forfeit: Anna Berg loses r1-t12 to Jon Dahl?"),
     ]
     for action, fields, sentence in cases:
@@ -222,11 +232,21 @@ def test_a_forfeit_names_the_winner_and_can_be_undone(page, room):
     expect(page.locator('#action-bar [data-action="forfeit"]')).to_be_visible(timeout=WAIT)
     expect(page.locator('#action-bar [data-action="undo_end"]')).to_be_hidden()
     tick(room.hub)
+    said = [i["text"] for i in room.hub.call(room.hub.hub.display.timeline, Filters(table="12"))]
+    assert said[:2] == [
+        "Forfeit taken back: the match reopened as it was",
+        "Forfeit: Jon Dahl loses to Anna Berg (the TD's decision)",
+    ]
 
 
 def test_logging_in_from_a_public_hub_shows_the_dashboard(browser, mosquitto, tmp_path: Path):
     hub = start_hub(
-        tmp_path, mosquitto.host, mosquitto.port, event_id("pub"), FakeClock(T0), schedule=schedule_csv(ROWS),
+        tmp_path,
+        mosquitto.host,
+        mosquitto.port,
+        event_id("pub"),
+        FakeClock(T0),
+        schedule=schedule_csv(ROWS),
         public=True,
     )
     try:

@@ -38,7 +38,7 @@ def iso(wall: int) -> str:
 def schedule_csv(rows: list[dict[str, Any]]) -> str:
     """A schedule CSV from rows with round, table, player_a, player_b, length, start (+ optional)."""
     columns = ["round", "table", "player_a", "player_b", "length", "start"]
-    for extra in ("clock", "profile", "match_id"):
+    for extra in ("clock", "profile", "match_id", "final", "player_a_id", "player_b_id"):
         if any(extra in r for r in rows):
             columns.append(extra)
     lines = [",".join(columns)]

@@ -1,0 +1,194 @@
+"""A 60-table room in every state a TD meets, on a fake clock, for the dashboard's layout tests and
+screenshots: 57 simulated tables on the real broker and hub (three never connect), players from
+Greece, Bulgaria, Hungary, Norway, France and elsewhere, a second round scheduled for later.
+
+At the room's moment (``T0 + 7 min``): tables 1–30 playing (clocks running, various scores),
+31–36 a player late (a point given at 5:00), 37–42 finished a minute ago (38–40 waiting for
+verification at their tables; 37 confirmed by both players, 41–42 verified by the TD: those three
+have their round-2 match, waiting), 43–45 a break, 46–47 a time flag, 48–49 a TD call, 50–52 offline,
+53–54 nobody there yet, 55–57 both players there but not started, 58–60 never connected.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from demo.simtable import SimTable
+from hub.clock import FakeClock
+from hub.service import HubThread
+from tests.hub.support import MIN, T0, hub_state, schedule_csv, start_hub, tick
+
+FIRST_LAST = {
+    "el": (
+        ["Γιώργος", "Ελένη", "Δημήτρης", "Ζωή", "Νίκος", "Σοφία"],
+        ["Παπαδόπουλος", "Νικολάου", "Ιωάννου", "Οικονόμου"],
+    ),
+    "bg": (
+        ["Георги", "Мария", "Димитър", "Елена", "Йордан", "Светлана"],
+        ["Иванов", "Петрова", "Георгиев", "Стоянова"],
+    ),
+    "hu": (["Ödön", "Éva", "Gábor", "Zsuzsanna", "Árpád", "Lőrinc"], ["Kovács", "Szabó", "Tóth", "Horváth"]),
+    "nb": (["Søren", "Åse", "Øystein", "Kari", "Håkon", "Ingrid"], ["Ærø", "Bjørnstad", "Dæhlie", "Sæther"]),
+    "fr": (
+        ["Camille", "Léa", "Jérôme", "Chloé", "Benoît", "Françoise"],
+        ["Durand", "Lefèvre", "Dubois", "Moreau"],
+    ),
+    "en": (["Anna", "Jon", "Mia", "Ola", "Kevin", "Ruth"], ["Berg", "Dahl", "Lund", "Walsh"]),
+}
+TABLES = [str(n) for n in range(1, 61)]
+NEVER = {"58", "59", "60"}
+OFFLINE = {"50", "51", "52"}
+
+
+def players() -> list[str]:
+    """120 distinct names, the languages interleaved (Hungarian names family name first)."""
+    names = []
+    for lang, (first, last) in FIRST_LAST.items():
+        for f, surname in itertools.product(first, last):
+            names.append(f"{surname} {f}" if lang == "hu" else f"{f} {surname}")
+    rng = random.Random(60)
+    rng.shuffle(names)
+    return names[:120]
+
+
+@dataclass
+class Room60:
+    hub: HubThread
+    clock: FakeClock
+    names: list[str]
+    sims: dict[str, SimTable] = field(default_factory=dict)
+
+    def pair(self, table: str) -> tuple[str, str]:
+        i = int(table) - 1
+        return self.names[2 * i], self.names[2 * i + 1]
+
+    def stop(self) -> None:
+        for sim in self.sims.values():
+            sim.stop()
+        self.hub.stop()
+
+
+def _game(sim: SimTable, winner: str, kind: str = "single") -> None:
+    sim.opening_roll(6, 2) if winner == "A" else sim.opening_roll(2, 6)
+    sim.win(winner, kind)
+
+
+def build(tmp_path: Path, host: str, port: int, event: str, *, public: bool = False) -> Room60:
+    names = players()
+    rows = []
+    for t in TABLES:
+        i = int(t) - 1
+        length = 1 if t in ("46", "47") else (5, 7, 9, 11)[i % 4]
+        rows.append(
+            {
+                "round": 1,
+                "table": t,
+                "player_a": names[2 * i],
+                "player_b": names[2 * i + 1],
+                "length": length,
+                "start": T0,
+                "clock": "yes",
+                "player_a_id": f"P{2 * i + 1:03d}",
+                "player_b_id": f"P{2 * i + 2:03d}",
+            }
+        )
+    for t in TABLES:  # round 2: the winners' bracket, two hours later (pairs rotated)
+        i = int(t) - 1
+        j = (i + 1) % 60
+        rows.append(
+            {
+                "round": 2,
+                "table": t,
+                "player_a": names[2 * i],
+                "player_b": names[2 * j + 1],
+                "length": 7,
+                "start": T0 + 120 * MIN,
+                "clock": "yes",
+            }
+        )
+    clock = FakeClock(T0 - 2 * MIN)
+    hub = start_hub(tmp_path, host, port, event, clock, schedule=schedule_csv(rows), public=public)
+    room = Room60(hub, clock, names)
+    try:
+        for t in TABLES:
+            if t not in NEVER:
+                room.sims[t] = SimTable(event, t, host, port, clock=clock).start()
+        for t, sim in room.sims.items():
+            sim.wait_for(lambda s, t=t: s.match_id == f"r1-t{t}")
+        rng = random.Random(7)
+        s = room.sims
+        for t, sim in s.items():
+            n = int(t)
+            if n <= 30 or 37 <= n <= 49 or n in (50, 51, 52, 55, 56, 57):
+                sim.checkin("A")
+                sim.checkin("B")
+            elif 31 <= n <= 36:
+                sim.checkin("A")
+            if n <= 30:
+                for _ in range(rng.randint(0, 3)):
+                    _game(sim, rng.choice("AB"), rng.choice(["single", "single", "gammon"]))
+                sim.opening_roll(5, 3)
+                sim.press("B")
+            elif 43 <= n <= 45:
+                _game(sim, "A")
+            elif n in (46, 47):
+                sim.opening_roll(4, 1)
+                sim.press("B")
+            elif n in (48, 49):
+                sim.opening_roll(3, 5)
+                sim.press("A")
+                sim.call_td("B" if n == 48 else "A")
+            elif n in OFFLINE:
+                sim.opening_roll(6, 1)
+        clock.set(T0 + 4 * MIN)
+        for t in ("43", "44", "45"):
+            s[t].take_break("B")
+        for t in OFFLINE:
+            s[t].stop(graceful=False)
+        hub.wait_for(lambda h: all(t in h.views and not h.views[t].online for t in OFFLINE))
+        for t in OFFLINE:
+            del s[t]
+        _in_sync(hub, s)
+        clock.set(T0 + 6 * MIN)
+        for t in ("37", "38", "39", "40", "41", "42"):  # finished a minute ago: still at their tables
+            sim = s[t]
+            while sim.state.match is not None and not sim.state.match.is_over():
+                _game(sim, "A" if int(t) % 2 else "B", "backgammon")
+            if t in ("37", "41", "42"):
+                sim.confirm("A")
+                sim.confirm("B")
+        _in_sync(hub, s)
+        tick(hub)
+        clock.set(T0 + 7 * MIN)
+        for sim in s.values():
+            sim.tick()
+        _in_sync(hub, s)
+        tick(hub)
+        hub.wait_for(
+            lambda h: all(
+                t in h.views and hub_state(h, t).get("penalties", {}).get("B") == 1
+                for t in ("31", "32", "33", "34", "35", "36")
+            )
+        )
+        hub.wait_for(lambda h: all(f"r1-t{t}" in h.results for t in ("37", "38", "39", "40", "41", "42")))
+        for mid in ("r1-t41", "r1-t42"):
+            hub.call(hub.hub.verify_result, mid, "td")
+        tick(hub)
+        return room
+    except BaseException:
+        room.stop()
+        raise
+
+
+def _in_sync(hub: HubThread, sims: dict[str, SimTable]) -> None:
+    hub.wait_for(
+        lambda h: all(
+            hub_state(h, t).get("seq") == sim.state.seq
+            and hub_state(h, t).get("match_id") == sim.state.match_id
+            for t, sim in sims.items()
+        ),
+        timeout=30,
+    )
