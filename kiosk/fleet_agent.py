@@ -239,8 +239,10 @@ class FleetAgent:
         """What the report thread needs from the main thread, copied under the lock."""
         app = self.app
         snap = snap if snap is not None else app.controller.snapshot()
+        notice = getattr(app.controller, "journal_notice", None)
         with self._lock:
             self._facts = {
+                "journal_notice": f"{notice.problem}: {notice.reason}"[:200] if notice else None,
                 "in_match": in_match(snap),
                 "screen": self._overlay_name() or ("match" if in_match(snap) else "idle"),
                 "buttons": {
@@ -265,6 +267,10 @@ class FleetAgent:
         with self._lock:
             shared = dict(self._facts)
         config = self.config
+        journal = journal_health(config.journal_path)
+        notice = shared.pop("journal_notice", None)
+        if notice and journal["ok"]:  # restored with a problem the TD has not cleared yet
+            journal = {"ok": False, "detail": notice}
         free, total = disk_mb(config.data_path)
         update = (
             self.updater.status()
@@ -282,7 +288,7 @@ class FleetAgent:
             "cpu_temp_c": cpu_temp_c(),
             "disk_free_mb": free,
             "disk_total_mb": total,
-            "journal": journal_health(config.journal_path),
+            "journal": journal,
             "update": update,
             **shared,
             "sent_wall": wall_ms(),

@@ -67,3 +67,30 @@ def test_enrolled_tables_work_again_after_the_hub_restarts(tmp_path: Path):
                 wait_until(lambda: again.online("7"), WAIT, "table 7 back online with its credential")
                 row = again.wait_device("dev-r", lambda r: r["report_wall"], "its report after the restart")
                 assert row["state"] == "enrolled" and row["table"] == "7"
+
+
+def test_a_damaged_journal_shows_on_the_tables_page(tmp_path: Path):
+    import sqlite3
+
+    from kiosk.controller import TableController
+    from kiosk.journal import Journal
+
+    hub = Hub(tmp_path, EVENT)
+    with cleanup(hub):
+        config = enroll(hub, tmp_path, "dev-j", "5")
+        clock = iter(range(1_000, 100_000, 1_000))
+        with Journal(config.parent / "journal.sqlite3") as journal:
+            ctl = TableController(journal, "5", clock_ms=lambda: next(clock))
+            players = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
+            ctl.submit({"input": "assign", "profile": "wbgf-2023", "match_id": "m1", "length": 7,
+                        "players": players, "clock": True})  # fmt: skip
+            ctl.submit({"input": "checkin", "side": "A"})
+            ctl.submit({"input": "checkin", "side": "B"})
+        db = sqlite3.connect(config.parent / "journal.sqlite3")
+        db.execute("UPDATE journal SET line = '}{ not json' WHERE n = 3")
+        db.commit()
+        db.close()
+        table = Table(tmp_path, config, "j")
+        with cleanup(table):
+            row = hub.wait_device("dev-j", lambda r: r["journal"], "a report with the journal")
+            assert row["journal"]["ok"] is False and row["journal"]["detail"].startswith("damaged")

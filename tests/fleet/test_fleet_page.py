@@ -70,6 +70,10 @@ def test_enroll_from_the_page_then_identify_test_and_restart(browser: Browser, t
             expect(row).to_contain_text("● online", timeout=MS)
             expect(row).to_contain_text("✓", timeout=MS)  # the journal's check
             expect(page.locator("#enrolled tr[data-device=dev-b]")).to_contain_text("○ offline")
+            waiting = Enroll(tmp_path, hub.url, tmp_path / "c", "bgt-3f9a1c2b7d04")
+            expect(page.locator("#pending [data-device=bgt-3f9a1c2b7d04] .code")).to_have_text(
+                waiting.code(), timeout=MS
+            )
             if os.environ.get(SCREENSHOTS_ENV):
                 page.screenshot(path=str(Path(os.environ[SCREENSHOTS_ENV]) / "dashboard-tables.png"))
             page.screenshot(path=str(tmp_path / "tables.png"))
@@ -96,3 +100,5 @@ def test_enroll_from_the_page_then_identify_test_and_restart(browser: Browser, t
 
             wait_until(rebooted, WAIT, "table 5 back with a new boot id")
             assert table.proc.poll() is None, "restart replaced the process image, it did not exit"
+            waiting.proc.terminate()
+            waiting.proc.wait(WAIT)
