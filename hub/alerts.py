@@ -19,13 +19,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from hub.incidents import KINDS as INCIDENT_KINDS
-from hub.lateness import LateConfig, side_lateness
-from hub.presence import live_twice, scheduled_twice, seat_key, seat_name
+from hub.lateness import LateConfig, Timing, side_lateness
+from hub.presence import live_twice, scheduled_twice, seat_name
 from hub.room import URGENCY_RANK, TableView
 from hub.state import RoomState
 from hub.store import Store
 from hub.tabletime import clock_offset_ms
 from hub.watch import (
+    PLAY_PHASES,
     Absentee,
     AlertSpec,
     Context,
@@ -111,6 +112,8 @@ class Alerts:
         }
         #: what the room counts rather than alerts (:func:`hub.watch.counters`)
         self.counters: dict[str, Any] = counters([], [])
+        #: table -> its current match's Timing, worked out once per sync
+        self._timings: dict[str, Timing | None] = {}
         self._counters_dirty = False
         self._dirty = False
         #: tables whose alerts changed since the last push (their tiles show the urgency)
@@ -148,6 +151,7 @@ class Alerts:
         """Raise what the watches see at the ``tables`` (all: None, with the room's own alerts)
         and resolve what they no longer see; recount the counters."""
         room = self.room
+        self._timings.clear()
         everything = tables is None
         scope = set(room.tables()) if tables is None else tables
         wanted: dict[str, AlertSpec] = {}
@@ -195,16 +199,17 @@ class Alerts:
     def _context(self, table: str, view: TableView, match: Any, now: int) -> Context:
         """What a table's watches need from the rest of the room."""
         room = self.room
-        timing = room.timing(table, match, self.late)
+        timing = self._timing(table, match)
         commands: dict[str, dict[str, Any]] = {}
         state = view.state_for(match.match_id)
         if timing is not None and state is not None and _may_have_points(state, timing, now):
             commands = self.store.command_ids(table, match.match_id)
         nxt = room.next_round(match.round)
         holds_up: list[Waiting] = []
-        if nxt is not None:
+        playing = state is not None and state.get("phase") in PLAY_PHASES
+        if nxt is not None and playing:
             for side in ("A", "B"):
-                for seat in room.players.seats.get(seat_key(match, side), []):
+                for seat in room.players.seats.get(room.players.key(match, side), []):
                     if seat.match.round == nxt:
                         holds_up.append(
                             Waiting(seat_name(match, side), seat.match.match_id, seat.match.table)
@@ -218,6 +223,16 @@ class Alerts:
             suspended=table in room.suspended,
         )
 
+    def _timing(self, table: str, match: Any) -> Timing | None:
+        """The match's Timing at this table (once per sync: the alerts, the room's lines and the
+        counters all read it)."""
+        if table not in self._timings:
+            self._timings[table] = self.room.timing(table, match, self.late)
+        t = self._timings[table]
+        return (
+            t if t is not None and t.match_id == match.match_id else self.room.timing(table, match, self.late)
+        )
+
     def _room_specs(self, now: int) -> list[AlertSpec]:
         """The room's own alerts: each round's absentees as one line, players booked twice."""
         room = self.room
@@ -228,7 +243,7 @@ class Alerts:
             state = view.state_for(m.match_id) if view is not None else None
             if state is None or state.get("phase") != "waiting" or now < m.start_wall:
                 continue
-            timing = room.timing(table, m, self.late)
+            timing = self._timing(table, m)
             for side in ("A", "B"):
                 sl = side_lateness(timing, side, now) if timing is not None else None
                 if sl is None:
@@ -245,7 +260,7 @@ class Alerts:
                     )
                 )
         bookings = scheduled_twice(room.players) + live_twice(
-            room.players, room.views, room.results, room.released
+            room.players, room.views, room.results, room.released, room.by_id
         )
         return round_absentees(absentees) + double_booked(bookings)
 
@@ -258,7 +273,7 @@ class Alerts:
             state = view.state_for(m.match_id) if view is not None else None
             if state is None:
                 continue
-            timing = room.timing(table, m, self.late)
+            timing = self._timing(table, m)
             for side in ("A", "B"):
                 b = (state.get("breaks") or {}).get(side)
                 if isinstance(b, dict) and b.get("away"):
@@ -321,7 +336,7 @@ class Alerts:
         if match is None or view is None:
             return None, facts
         state = view.state_for(match.match_id)
-        timing = self.room.timing(table, match, self.late)
+        timing = self._timing(table, match)
         if state is None or timing is None or timing.waiting is None:
             return None, facts
         commands = (

@@ -59,15 +59,23 @@ class PlayerIndex:
         matches = list(schedule)
         self.round_index: dict[str, int] = {r: i for i, r in enumerate(round_order(matches))}
         self.seats: dict[str, list[Seat]] = {}
+        #: (match id, side) -> the player's key (names are normalised once, not at every look)
+        self.keys: dict[tuple[str, str], str] = {}
         for m in matches:
             for side in SIDES:
-                self.seats.setdefault(seat_key(m, side), []).append(Seat(m, side))
+                key = self.keys[(m.match_id, side)] = seat_key(m, side)
+                self.seats.setdefault(key, []).append(Seat(m, side))
         for seats in self.seats.values():
             seats.sort(key=lambda s: (self.round_index[s.match.round], s.match.start_wall))
 
+    def key(self, match: ScheduledMatch, side: str) -> str:
+        """The player's key at ``match``'s ``side``."""
+        key = self.keys.get((match.match_id, side))
+        return key if key is not None else seat_key(match, side)
+
     def others(self, match: ScheduledMatch, side: str) -> list[Seat]:
         """The player's seats in the other matches of the event."""
-        return [s for s in self.seats.get(seat_key(match, side), []) if s.match.match_id != match.match_id]
+        return [s for s in self.seats.get(self.key(match, side), []) if s.match.match_id != match.match_id]
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,15 +192,29 @@ def scheduled_twice(index: PlayerIndex) -> list[DoubleBooking]:
 
 
 def live_twice(
-    index: PlayerIndex, views: dict[str, TableView], results: dict[str, Any], released: set[str]
+    index: PlayerIndex,
+    views: dict[str, TableView],
+    results: dict[str, Any],
+    released: set[str],
+    by_id: dict[str, ScheduledMatch],
 ) -> list[DoubleBooking]:
-    """Players the room shows at two matches at once (under way, or checked in, at both)."""
-    out = []
-    for key, seats in index.seats.items():
-        if len(seats) < 2:
+    """Players the room shows at two matches at once (under way, or checked in, at both).
+
+    Walks the tables (what each one holds now), not the schedule: one look per table."""
+    live: dict[str, list[Seat]] = {}
+    for view in views.values():
+        mid = (view.state or {}).get("match_id")
+        match = by_id.get(mid) if isinstance(mid, str) else None
+        if match is None or match.table != view.table:
             continue
-        live = [s for s in seats if live_state(s, views, results, released) is not None]
-        if len(live) > 1:
-            matches = tuple((s.match.match_id, s.match.table) for s in live)
-            out.append(DoubleBooking(key, seat_name(live[0].match, live[0].side), matches, "room"))
+        for side in SIDES:
+            seat = Seat(match, side)
+            if live_state(seat, views, results, released) is not None:
+                live.setdefault(index.key(match, side), []).append(seat)
+    out = []
+    for key, seats in live.items():
+        if len(seats) > 1:
+            seats.sort(key=lambda s: (index.round_index.get(s.match.round, 0), s.match.table))
+            matches = tuple((s.match.match_id, s.match.table) for s in seats)
+            out.append(DoubleBooking(key, seat_name(seats[0].match, seats[0].side), matches, "room"))
     return out

@@ -34,6 +34,8 @@ from hub.tabletime import clock_offset_ms
 from rulebook.profiles import Profile
 
 SIDES = ("A", "B")
+#: the phases of a match under way (the slow alert's)
+PLAY_PHASES = frozenset({"playing", "between_games", "break", "paused"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,7 +280,7 @@ def table_alerts(
             out += _late_alerts(t, match, state, timing, ctx, now, config)
         if timing is not None:
             out += _overrun_alerts(t, match, state, timing, ctx, now)
-        if match is not None and phase in ("playing", "between_games", "break", "paused") and ctx.round_end:
+        if match is not None and phase in PLAY_PHASES and ctx.round_end:
             slow = _slow_alert(t, match, state, ctx, now)
             if slow is not None:
                 out.append(slow)
