@@ -3,12 +3,17 @@
 A TD imports the schedule exported by the pairing program. A mistake in it (a typo in a length,
 a player paired twice in a round) must be found before any table is told anything, so a file is
 either accepted whole or refused with every bad line named: nothing is half-imported.
+
+No cell may hold a control character (C0 — tab and line breaks inside a quoted cell included —
+DEL or C1): nothing in a schedule needs one, a pairing program that writes one is broken, and a
+NUL in a player's name once stopped the table that had to show it.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import asdict, dataclass
 from datetime import datetime, tzinfo
 from typing import Any
@@ -20,6 +25,8 @@ from rulebook.table import MAX_LENGTH
 
 REQUIRED = ("round", "table", "player_a", "player_b", "length", "start")
 OPTIONAL = ("clock", "profile", "match_id", "final", "player_a_id", "player_b_id")
+#: C0 controls, DEL and C1 controls: refused in every cell
+CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f]")
 YES = {"yes", "y", "true", "1"}
 NO = {"no", "n", "false", "0"}
 
@@ -101,10 +108,20 @@ def _yes_no(value: str, column: str) -> bool | None:
     raise ValueError(f"{column}: expected yes or no, got {value!r}")
 
 
+def control_problem(column: str, value: str) -> str | None:
+    """Why ``value`` may not stand in ``column`` (it holds a control character), or None."""
+    found = CONTROL_RE.search(value)
+    if found is None:
+        return None
+    return f"{column}: control character U+{ord(found.group()):04X} is not allowed"
+
+
 def _row(
     cells: dict[str, str], line: int, default_profile: str, tz: tzinfo | None
 ) -> tuple[ScheduledMatch | None, list[str]]:
-    problems: list[str] = []
+    problems = [p for column, value in cells.items() if (p := control_problem(column, value))]
+    if problems:  # a row with a control character is refused as it is, nothing read from it
+        return None, problems
     rnd = cells["round"].strip()
     table = cells["table"].strip()
     a, b = cells["player_a"].strip(), cells["player_b"].strip()
@@ -188,6 +205,9 @@ def parse_schedule(
         raise ScheduleError([ScheduleIssue(1, "empty file: a header row is required")]) from None
     except csv.Error as exc:
         raise ScheduleError([ScheduleIssue(1, f"not CSV ({exc})")]) from None
+    header_problems = [p for i, h in enumerate(header) if (p := control_problem(f"header column {i + 1}", h))]
+    if header_problems:
+        raise ScheduleError([ScheduleIssue(1, p) for p in header_problems])
     columns = [h.strip().lower() for h in header]
     missing = [c for c in REQUIRED if c not in columns]
     unknown = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]

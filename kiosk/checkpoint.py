@@ -6,7 +6,8 @@ table journals every match it hosts, a tick a second while a clock runs). A chec
 
 The rule that matters: **a checkpoint never changes the restored state.** So
 
-* the encoding is generic and exact: any frozen dataclass of the rulebook, tuples, lists,
+* the encoding is generic and exact: any frozen dataclass of the rulebook, the rulebook's enums
+  (a ``StrEnum`` member comes back as that member, not as its string), tuples, lists,
   frozensets, dicts and JSON scalars, each container tagged so it decodes to the same type
   (no pickle: a checkpoint file cannot make the kiosk run code; only dataclasses defined in
   ``rulebook`` are built, field by field, and a class whose fields differ refuses the body);
@@ -20,6 +21,7 @@ The rule that matters: **a checkpoint never changes the restored state.** So
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import hashlib
 import importlib
@@ -78,12 +80,13 @@ def decode(body: str) -> Any:
 
 
 def _enc(value: Any) -> Any:
+    if isinstance(value, enum.Enum):  # before str and int: a StrEnum member is a str too
+        return {"$en": _name(type(value)), "v": _enc(value.value)}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        cls = type(value)
         fields = {f.name: _enc(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        return {"$dc": f"{cls.__module__}:{cls.__qualname__}", "f": fields}
+        return {"$dc": _name(type(value)), "f": fields}
     if isinstance(value, tuple):
         return {"$t": [_enc(v) for v in value]}
     if isinstance(value, list):
@@ -95,6 +98,10 @@ def _enc(value: Any) -> Any:
     raise CheckpointError(f"no checkpoint encoding for {type(value).__name__}")
 
 
+def _name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
 def _dec(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -102,6 +109,8 @@ def _dec(value: Any) -> Any:
         return [_dec(v) for v in value]
     if isinstance(value, dict) and len(value) == 2 and "$dc" in value:
         return _dec_dataclass(value["$dc"], value["f"])
+    if isinstance(value, dict) and len(value) == 2 and "$en" in value:
+        return _rulebook_class(value["$en"], enum.Enum)(_dec(value["v"]))
     if not isinstance(value, dict) or len(value) != 1:
         raise CheckpointError(f"unexpected value in a checkpoint: {type(value).__name__}")
     ((tag, items),) = value.items()
@@ -117,16 +126,29 @@ def _dec(value: Any) -> Any:
 
 
 @functools.cache
-def _dataclass(name: str) -> tuple[type, tuple[str, ...]]:
+def _rulebook_class(name: str, kind: type) -> Any:
+    """The class ``module:QualName`` of the rulebook, when it is a ``kind`` (Enum) or a dataclass."""
+    if not isinstance(name, str):
+        raise CheckpointError("a class name must be a string")
     module_name, _, qualname = name.partition(":")
     if not module_name.startswith(ALLOWED_PREFIX) or not qualname:
         raise CheckpointError(f"{name}: not a rulebook class")
     obj: Any = importlib.import_module(module_name)
     for part in qualname.split("."):
         obj = getattr(obj, part)
-    if not (isinstance(obj, type) and dataclasses.is_dataclass(obj)):
+    if not isinstance(obj, type):
+        raise CheckpointError(f"{name}: not a class")
+    if kind is enum.Enum and not issubclass(obj, enum.Enum):
+        raise CheckpointError(f"{name}: not an enum")
+    if kind is object and not dataclasses.is_dataclass(obj):
         raise CheckpointError(f"{name}: not a dataclass")
-    return obj, tuple(f.name for f in dataclasses.fields(obj))
+    return obj
+
+
+@functools.cache
+def _dataclass(name: str) -> tuple[type, tuple[str, ...]]:
+    cls = _rulebook_class(name, object)
+    return cls, tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _dec_dataclass(name: Any, fields: Any) -> Any:

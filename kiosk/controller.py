@@ -146,7 +146,7 @@ class TableController:
                 after_input=damage.after_input,
                 last_seq=None,
                 aside=damage.aside.name if damage.aside else None,
-                reason=damage.reason,
+                reason=damage.reason[:300],
                 since_wall=wall,
             )
         if scan.problem is not None:  # a journal opened without repair (tools): report only

@@ -6,10 +6,20 @@ the same width, so a running clock does not jitter.
 
 Rendering text is the costly part of a frame, so every rendered line is cached by
 (text, size, bold, colour); a clock that changes once a second renders one new string per second.
+
+**Any text at all.** Names come from the schedule through the hub, so the screen must draw
+whatever it is given and never fail on it. SDL_ttf cannot take every string: pygame refuses to
+render one holding NUL (``ValueError``), cannot encode a lone surrogate, and raises "Text has
+zero width" for text made only of zero-width characters (U+200B, tag characters). So every text
+is made :func:`displayable` first — control characters (C0 but the line break, DEL, C1) dropped,
+tabs as spaces, surrogates as U+FFFD, at most :data:`MAX_CHARS` characters — every measure and
+render is guarded, and a text that does not fit its box even at :data:`MIN_SIZE` is cut with an
+ellipsis, so it never overflows.
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from pathlib import Path
 
@@ -18,6 +28,21 @@ import pygame
 FONT_DIR = Path(__file__).resolve().parent.parent / "fonts"
 FONT_FILES = {False: FONT_DIR / "DejaVuSans.ttf", True: FONT_DIR / "DejaVuSans-Bold.ttf"}
 MIN_SIZE = 6
+#: the longest text fitted: no box on any screen shows more (a longer one is cut with "…")
+MAX_CHARS = 1000
+ELLIPSIS = "…"
+#: C0 controls but the line break, DEL and C1 controls: nothing a screen can show
+_CONTROLS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def displayable(text: str) -> str:
+    """``text`` as the screen can draw it (see the module doc); unchanged for ordinary text."""
+    if len(text) > MAX_CHARS:
+        text = text[: MAX_CHARS - 1] + ELLIPSIS
+    text = text.replace("\t", " ")
+    text = _CONTROLS.sub("", text)
+    return _SURROGATES.sub("\ufffd", text)
 
 
 class TextCache:
@@ -58,19 +83,23 @@ class TextCache:
     def _fit(
         self, text: str, bold: bool, size: int, w: int, h: int, wrap: bool
     ) -> tuple[int, tuple[str, ...]]:
+        text = displayable(text)
         s = max(1, size)
+        floor = min(s, MIN_SIZE)
         while True:
             font = self.font(bold, s)
             lines = self._wrap(font, text, w) if wrap else tuple(_visible(t) for t in text.split("\n"))
-            width = max(font.size(line)[0] for line in lines)
+            width = max(_width(font, line) for line in lines)
             height = font.get_height() + font.get_linesize() * (len(lines) - 1)
-            if (width <= w and height <= h) or s == 1:
+            if width <= w and height <= h:
                 return s, lines
+            if s <= floor:
+                return s, _cut(font, lines, w, h)
             if len(lines) == 1 and not wrap:
                 ratio = min(w / max(1, width), h / max(1, height))
-                s = max(1, min(s - 1, int(s * ratio)))
+                s = max(floor, min(s - 1, int(s * ratio)))
             else:
-                s = max(1, s - max(1, s // 16))
+                s = max(floor, s - max(1, s // 16))
 
     @staticmethod
     def _wrap(font: pygame.font.Font, text: str, w: int) -> tuple[str, ...]:
@@ -80,7 +109,7 @@ class TextCache:
             line = ""
             for token, spaced in _tokens(para):
                 trial = f"{line} {token}" if line and spaced else line + token
-                if not line or font.size(_visible(trial))[0] <= w:
+                if not line or _width(font, _visible(trial)) <= w:
                     line = trial
                 else:
                     lines.append(_line_end(line))
@@ -94,7 +123,11 @@ class TextCache:
         if surf is not None:
             self._surfaces.move_to_end(key)
             return surf
-        surf = self.font(bold, size).render(text, True, color)
+        font = self.font(bold, size)
+        try:
+            surf = font.render(displayable(text), True, color)
+        except (pygame.error, ValueError):  # zero-width text: nothing to see, a blank line
+            surf = pygame.Surface((1, font.get_height()), pygame.SRCALPHA)
         if pygame.display.get_init() and pygame.display.get_surface() is not None:
             surf = surf.convert_alpha()
         self._surfaces[key] = surf
@@ -107,6 +140,38 @@ class TextCache:
 
 
 SOFT_HYPHEN = "\u00ad"
+
+
+def _width(font: pygame.font.Font, text: str) -> int:
+    """The width of ``text`` in pixels; 0 for text SDL_ttf finds no width in."""
+    try:
+        return int(font.size(text)[0])
+    except (pygame.error, ValueError):
+        return 0
+
+
+def _cut(font: pygame.font.Font, lines: tuple[str, ...], w: int, h: int) -> tuple[str, ...]:
+    """As many of ``lines`` as fit ``h``, each cut to ``w`` with an ellipsis where it is cut."""
+    room = max(1, 1 + (h - font.get_height()) // max(1, font.get_linesize()))
+    kept = list(lines[:room])
+    if len(lines) > room:
+        kept[-1] = kept[-1] + ELLIPSIS
+    return tuple(_ellipsize(font, line, w) for line in kept)
+
+
+def _ellipsize(font: pygame.font.Font, line: str, w: int) -> str:
+    """``line`` if it fits ``w``, else its longest beginning that fits with "…" after it."""
+    if _width(font, line) <= w:
+        return line
+    body = line.removesuffix(ELLIPSIS)
+    lo, hi = 0, len(body)  # the longest prefix body[:lo] + "…" that fits
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _width(font, body[:mid] + ELLIPSIS) <= w:
+            lo = mid
+        else:
+            hi = mid - 1
+    return body[:lo].rstrip() + ELLIPSIS if lo else ""
 
 
 def _tokens(para: str) -> list[tuple[str, bool]]:

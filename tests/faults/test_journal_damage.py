@@ -114,23 +114,26 @@ class Kiosk:
 
 
 class Hub:
-    """An MQTT client in the hub's place: the table's retained status, and TD commands."""
+    """An MQTT client in the hub's place: the table's retained status and state, assignments and
+    TD commands."""
 
     def __init__(self, host: str, port: int, event: str):
         self.topics = Topics(event)
         self.statuses: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.states: queue.Queue[dict[str, Any]] = queue.Queue()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"hub-{uuid.uuid4().hex[:8]}")
         self.client.on_message = self._on_message
         subscribed: queue.Queue[bool] = queue.Queue()
         self.client.on_subscribe = lambda *a: subscribed.put(True)
         self.client.connect(host, port)
         self.client.loop_start()
-        self.client.subscribe(self.topics.table_status(TABLE), qos=1)
+        self.client.subscribe([(self.topics.table_status(TABLE), 1), (self.topics.table_state(TABLE), 1)])
         subscribed.get(timeout=WAIT)
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
         if msg.payload:
-            self.statuses.put(json.loads(msg.payload))
+            kind = self.statuses if msg.topic == self.topics.table_status(TABLE) else self.states
+            kind.put(json.loads(msg.payload))
 
     def status_where(self, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         deadline = time.monotonic() + WAIT
@@ -139,8 +142,19 @@ class Hub:
             if status.get("online") and pred(status):
                 return status
 
+    def state_of(self, match_id: str) -> dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while True:
+            state = self.states.get(timeout=max(0.1, deadline - time.monotonic()))
+            if state.get("match_id") == match_id:
+                return state
+
     def command(self, cmd: dict[str, Any]) -> None:
         self.client.publish(self.topics.table_cmd(TABLE), json.dumps(cmd), qos=1).wait_for_publish(WAIT)
+
+    def assign(self, payload: dict[str, Any]) -> None:
+        topic = self.topics.table_assign(TABLE)
+        self.client.publish(topic, json.dumps(payload), qos=1, retain=True).wait_for_publish(WAIT)
 
     def close(self) -> None:
         self.client.loop_stop()
