@@ -96,6 +96,7 @@ class KioskApp:
         self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.script = ScriptPlayer(script, self.clock) if script else None
         self.stopping = threading.Event()
+        self.signalled = False
         self.frames = 0
         self.buttons: Any = None
         self.dice: Any = None
@@ -143,7 +144,7 @@ class KioskApp:
     def run(self) -> int:
         """Loop until SIGTERM/SIGINT, a window close or a script's exit; returns the exit status."""
         previous = {
-            sig: signal.signal(sig, lambda *_: self.stopping.set()) for sig in (signal.SIGTERM, signal.SIGINT)
+            sig: signal.signal(sig, lambda *_: self._on_signal()) for sig in (signal.SIGTERM, signal.SIGINT)
         }
         try:
             try:
@@ -159,6 +160,11 @@ class KioskApp:
                 signal.signal(sig, handler)
             self.close()
         return 0
+
+    def _on_signal(self) -> None:
+        """SIGTERM or SIGINT: stop, and do not start again (even if a restart was under way)."""
+        self.signalled = True
+        self.stopping.set()
 
     def step(self) -> None:
         """One frame: inputs, ticks, drivers, drawing, watchdog."""
@@ -540,7 +546,7 @@ def main_run(args: argparse.Namespace) -> int:
         print(f"bgtable run: journal: {exc}", file=sys.stderr)
         return 2
     status = app.run()
-    if app.fleet is not None and app.fleet.restart_requested:
+    if app.fleet is not None and app.fleet.restart_requested and not app.signalled:
         from kiosk.slots import relaunch
 
         log.info("starting again (%s)", app.fleet.restart_requested)
