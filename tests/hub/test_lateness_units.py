@@ -521,3 +521,15 @@ def test_a_slow_match_speaks_of_the_round_it_holds_up_and_never_goes_stale():
     # round 2 has started: the alert says so, never "ends after the next round starts"
     later = alerts_at(state, now + 70 * MIN, round_end=now + 60 * MIN, next_round="2", holds_up=holds)["slow"]
     assert "still playing 10 min after round 2 started" in later.message and "starts" not in later.message
+
+
+# -- assignments ---------------------------------------------------------------------------------------
+
+
+def test_a_table_that_reports_its_next_match_has_left_the_earlier_one():
+    from hub.automation import confirmed_matches
+
+    view = TableView("3", online=True, state={**waiting(), "match_id": "r2-t3"})
+    results = {"r1-t3": {"match_id": "r1-t3", "table": "3"}, "r1-t4": {"match_id": "r1-t4", "table": "4"}}
+    # the result as the store returns it names its table under "table"
+    assert confirmed_matches({"3": view}, results) == {"r1-t3"}
