@@ -260,3 +260,12 @@ def test_every_well_formed_file_is_read_back_as_written(
     assert problems == []
     assert settings.hub == rs.Hub("http", host, port)
     assert settings.wifi == rs.Wifi(ssid, password, country)
+
+
+def test_a_line_ends_only_at_a_line_feed():
+    """U+0085 and U+2028 are line breaks to str.splitlines(), and may be part of a network's name."""
+    text = "wifi_ssid = caf\u00e9\u0085n\u2028et\r\nwifi_password = secret-pass\r\nwifi_country = GR\r\n"
+    settings, problems = rs.parse(text)
+    assert problems == []
+    assert settings.wifi is not None and settings.wifi.ssid == "caf\u00e9\u0085n\u2028et"
+

@@ -139,7 +139,9 @@ def parse(text: str) -> tuple[RoomSettings, list[str]]:
     """room.txt's settings and the problems found (each problem's line was dropped)."""
     problems: list[str] = []
     raw: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    # only LF (and CRLF) end a line: str.splitlines() would also break at characters such as
+    # U+0085 or U+2028, which may be part of a network's name
+    for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
         body = line.strip().lstrip("\ufeff")
         if not body or body.startswith("#"):
             continue
