@@ -4,8 +4,9 @@ match and importing the schedule are :mod:`hub.round_control`'s.)
 
 Every action is checked before anything happens (:class:`ActionError` says what is wrong, and
 nothing is done), written to the audit log with the actor, committed, and then pushed to the
-dashboards. The fields of a command are checked here by type and range (:func:`check_fields`,
-pure); the table re-checks them by the rules.
+dashboards. A command is checked by the rulebook before it is sent: its fields by the table's own
+parser (:func:`check_fields`) and its legality by the table's published judgement
+(:func:`check_legal`); the hub restates no rule.
 """
 
 from __future__ import annotations
@@ -21,84 +22,57 @@ from hub.config import HubConfig
 from hub.state import RoomState
 from hub.store import Store
 from hub.tabletime import command_expiry
-
-#: TD command types and the fields each needs (validated here; the table re-checks by the rules).
-TD_COMMANDS: dict[str, tuple[str, ...]] = {
-    "penalty": ("against", "points"),
-    "forfeit": ("against",),
-    "waive": ("penalty_id",),
-    "start_clock": ("side",),
-    "pause": (),
-    "resume": (),
-    "set_time": ("reserve_ms",),
-    "impose_clock": ("minutes_per_point", "delay_s"),
-    "set_length": ("length",),
-    "correct_score": ("score",),
-    "resolve_flag": ("winner",),
-    "td_ack": (),
-}
+from rulebook import parse
+from rulebook.errors import RuleError
+from rulebook.legal import check_command
+from rulebook.parse import command_fields, parse_command
+from rulebook.vocab import CommandType, EndReason, PauseReason, PenaltyReason
 
 
 class ActionError(ValueError):
-    """A TD action that cannot be carried out (bad fields, unknown table or match)."""
+    """A TD action that cannot be carried out (bad fields, unknown table or match). ``code`` is
+    the rulebook's refusal code when the rules refused it (``rulebook/codes.py``)."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
-def _side(value: Any, name: str) -> str:
-    if value not in ("A", "B"):
-        raise ActionError(f"{name}: expected A or B")
-    return value
-
-
-def _int(value: Any, name: str, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ActionError(f"{name}: expected a whole number from {lo} to {hi}")
-    return value
+#: what a TD's form may leave out, and the hub fills in: the reason of a penalty, a forfeit, a pause
+FORM_DEFAULTS: dict[str, tuple[str, str]] = {
+    CommandType.PENALTY: ("reason", PenaltyReason.CONDUCT),
+    CommandType.FORFEIT: ("reason", EndReason.FORFEIT),
+    CommandType.PAUSE: ("reason", PauseReason.TD),
+}
 
 
 def check_fields(kind: str, f: dict[str, Any]) -> dict[str, Any]:
-    """The command's fields, checked and cut to those its type has (``kind`` in TD_COMMANDS)."""
-    for name in TD_COMMANDS[kind]:
-        if name not in f:
-            raise ActionError(f"{kind}: {name} is required")
-    out: dict[str, Any] = {}
-    if kind in ("penalty", "forfeit"):
-        out["against"] = _side(f["against"], "against")
-        reason = f.get("reason") or ("conduct" if kind == "penalty" else "forfeit")
-        if not isinstance(reason, str) or len(reason) > 40:
-            raise ActionError("reason: expected a short text")
-        out["reason"] = reason
-        if kind == "penalty":
-            out["points"] = _int(f["points"], "points", 1, 99)
-    elif kind == "waive":
-        if not isinstance(f["penalty_id"], str) or not f["penalty_id"]:
-            raise ActionError("penalty_id: expected the id of a penalty")
-        out["penalty_id"] = f["penalty_id"]
-    elif kind == "start_clock":
-        out["side"] = _side(f["side"], "side")
-    elif kind == "pause":
-        out["reason"] = "td"
-    elif kind == "set_time":
-        r = f["reserve_ms"]
-        if not isinstance(r, dict):
-            raise ActionError("reserve_ms: expected {A, B}")
-        out["reserve_ms"] = {s: _int(r.get(s), f"reserve_ms.{s}", 0, 24 * 3600 * 1000) for s in "AB"}
-    elif kind == "impose_clock":
-        mpp = f["minutes_per_point"]
-        if not isinstance(mpp, int | float) or isinstance(mpp, bool) or not 0.1 <= mpp <= 60:
-            raise ActionError("minutes_per_point: expected a number from 0.1 to 60")
-        out["minutes_per_point"] = mpp
-        out["delay_s"] = _int(f["delay_s"], "delay_s", 0, 120)
-    elif kind == "set_length":
-        out["length"] = _int(f["length"], "length", 1, 99)
-    elif kind == "correct_score":
-        s = f["score"]
-        if not isinstance(s, dict):
-            raise ActionError("score: expected {A, B}")
-        out["score"] = {x: _int(s.get(x), f"score.{x}", 0, 990) for x in "AB"}
-        out["note"] = str(f.get("note", ""))[:200]
-    elif kind == "resolve_flag":
-        out["winner"] = _side(f["winner"], "winner")
-    return out
+    """The command's fields as the table will take them, or :class:`ActionError` with the code.
+
+    The rulebook parses them (``rulebook.parse.parse_command``: types, ranges, required fields),
+    the same parser the table runs; the hub adds only the reasons a TD's form may leave out.
+    """
+    body = {**f, "type": kind}
+    default = FORM_DEFAULTS.get(kind)
+    if default is not None and (kind == CommandType.PAUSE or not body.get(default[0])):
+        body[default[0]] = default[1]
+    try:
+        fields = command_fields(parse_command(body))
+    except RuleError as exc:
+        raise ActionError(exc.message, exc.code) from None
+    del fields["type"]
+    return fields
+
+
+def check_legal(kind: str, fields: dict[str, Any], snapshot: dict[str, Any] | None) -> None:
+    """Whether the table would apply the command now, as its last snapshot says
+    (``rulebook.legal.check_command``): a command the rules refuse is not sent."""
+    if snapshot is None:
+        return
+    try:
+        check_command(snapshot, parse_command({**fields, "type": kind}))
+    except RuleError as exc:
+        raise ActionError(exc.message, exc.code) from None
 
 
 class Actions:
@@ -139,12 +113,14 @@ class Actions:
         return match.match_id if match else None
 
     def td_command(self, table: str, kind: str, fields: dict[str, Any], actor: str) -> dict[str, Any]:
-        """Send a TD command (PROTOCOL §3.3) to a table; returns the command as sent."""
-        if kind not in TD_COMMANDS:
-            raise ActionError(f"unknown command {kind!r}")
+        """Send a TD command (PROTOCOL §3.3) to a table; returns the command as sent.
+
+        Checked by the rulebook first: its fields (:func:`check_fields`), then whether the table's
+        rules allow it now (:func:`check_legal`, from the table's last snapshot)."""
         clean = check_fields(kind, fields)
         mid = self._table_match(table)
         now = self.clock.now_wall()
+        check_legal(kind, clean, self._judging_snapshot(table, now))
         payload = {
             "id": f"td:{uuid.uuid4()}",
             "type": kind,
@@ -155,6 +131,24 @@ class Actions:
         self.sender.send(table, mid, payload, origin="td", actor=actor, now=now)
         self._refresh(now, {table})
         return payload
+
+    def _judging_snapshot(self, table: str, now: int) -> dict[str, Any] | None:
+        """The table's last snapshot, when it is what the table would judge a command by now.
+
+        Not when it is stale: the hub holds events newer than it, or commands the table has not
+        answered yet (it may have applied them). Then the table judges on arrival, as before: a
+        TD's command is never refused for what the hub has not heard yet."""
+        view = self.room.views.get(table)
+        if view is None or view.state is None or not view.state_fresh:
+            return None
+        snap = view.state
+        seq = snap.get("seq")
+        if not isinstance(seq, int) or self.store.max_seq(table, str(snap.get("match_id") or "")) > seq:
+            return None
+        for cmd in self.store.commands(table, limit=50):
+            if cmd["done_ok"] is None and int(cmd["body"].get("expires_wall") or 0) > now:
+                return None
+        return snap
 
     def ack_alert(self, alert_id: int, actor: str) -> bool:
         """Acknowledge an active alert; False if it already was (or is no longer active).
@@ -171,7 +165,7 @@ class Actions:
             return False
         table = alert.get("tbl")
         if alert["kind"] == "td_call" and table is not None and self.room.is_known(table):
-            self.td_command(table, "td_ack", {}, actor)
+            self.td_command(table, CommandType.TD_ACK, {}, actor)
         self._refresh(now, set())
         return True
 
@@ -212,11 +206,12 @@ class Actions:
     def correct_result(self, match_id: str, score: Any, winner: Any, note: str, actor: str) -> dict[str, Any]:
         if match_id not in self.room.results:
             raise ActionError(f"no result for {match_id}")
-        if not isinstance(score, dict):
-            raise ActionError("score: expected {A, B}")
-        clean = {s: _int(score.get(s), f"score.{s}", 0, 990) for s in "AB"}
-        if winner is not None:
-            _side(winner, "winner")
+        try:
+            clean = parse.side_map({"score": score}, "score", 0, 10 * parse.MAX_LENGTH).as_dict()
+            if winner is not None:
+                parse.side({"winner": winner}, "winner")
+        except RuleError as exc:
+            raise ActionError(exc.message, exc.code) from None
         now = self.clock.now_wall()
         before = self.room.results[match_id]
         self.store.correct_result(match_id, clean, winner, str(note)[:200], actor, now)

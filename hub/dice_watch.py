@@ -23,6 +23,7 @@ from hub.dice_stats import ALPHA, MAX_MISREAD_RATE, MIN_ROLLS, DiceTally, Fairne
 from hub.state import RoomState
 from hub.store import Store
 from hub.watch import AlertSpec
+from rulebook.vocab import EventType, RollSource
 
 #: after an alert, a tower still suspect is reported again only after this many more rolls
 REALERT_ROLLS = 300
@@ -53,15 +54,15 @@ class DiceWatch:
 
     def on_event(self, table: str, evt: dict[str, Any], now: int) -> None:
         kind = evt.get("type")
-        if kind == "roll":
-            tower_read = evt.get("source") == "tower"
+        if kind == EventType.ROLL:
+            tower_read = evt.get("source") == RollSource.TOWER
             record = self._record(table)
             record.uses_tower = tower_read
             dice = _dice(evt.get("dice"))
             if not tower_read or dice is None:
                 return
             record.tally = record.tally.add(*dice)
-        elif kind == "invalid_roll":
+        elif kind == EventType.INVALID_ROLL:
             record = self._record(table)
             if not record.uses_tower or evt.get("rejected"):
                 return

@@ -35,6 +35,7 @@ from hub.schedule import ScheduledMatch
 from hub.state import RoomState
 from hub.store import Store
 from rulebook.errors import WireError
+from rulebook.vocab import EventType
 from rulebook.wire import Snapshot, parse_event, parse_seq_key, parse_snapshot, parse_status
 
 log = logging.getLogger("hub")
@@ -249,7 +250,7 @@ class Ingest:
             except Exception:  # an observer's fault must not lose the event or stop the batch
                 log.exception("table %s: event observer failed", table)
         kind = evt["type"]
-        if kind == "cmd_done":
+        if kind == EventType.CMD_DONE:
             cmd_id = evt.get("id")
             if isinstance(cmd_id, str):
                 ok = evt.get("ok") is True
@@ -257,7 +258,7 @@ class Ingest:
                 error = error if isinstance(error, str) else None
                 if self.store.command_done(cmd_id, ok, error, now) and not ok:
                     self.alerts.raise_(command_refused(table, stored, mid, error), now)
-        elif kind == "assign" and "rejected" in evt:
+        elif kind == EventType.ASSIGN and "rejected" in evt:
             self.alerts.raise_(assignment_refused(table, stored, mid, now), now)
         return True
 

@@ -42,8 +42,9 @@ from hub.schedule import ScheduledMatch
 from hub.tabletime import assignment_taken, break_end, checked_in
 from rulebook.policy import MINUTE_MS, forfeit_points, lateness_points
 from rulebook.profiles import Profile
+from rulebook.vocab import LATENESS_REASONS, CommandType, PenaltyReason, Phase
 
-LATE_REASONS = ("late", "break_overrun")
+LATE_REASONS = tuple(LATENESS_REASONS)
 SIDES = ("A", "B")
 
 
@@ -128,7 +129,7 @@ def timing(
     raw_clock = state.get("clock")
     clock: dict[str, Any] = raw_clock if isinstance(raw_clock, dict) else {}
     waiting = None
-    if phase == "waiting":
+    if phase == Phase.WAITING:
         taken = assignment_taken(state, received)
         if state.get("assigned_ms") is None and seen is not None:
             taken = seen
@@ -253,10 +254,16 @@ def _episode(
     while k <= last:
         if counted >= room:
             if not hold_forfeit:
-                out.append(AutoCommand(f"{prefix}forfeit", "forfeit", {"against": side, "reason": "late"}))
+                out.append(
+                    AutoCommand(
+                        f"{prefix}forfeit",
+                        CommandType.FORFEIT,
+                        {"against": side, "reason": PenaltyReason.LATE},
+                    )
+                )
             break
         pid = f"{prefix}{k}"
-        out.append(AutoCommand(pid, "penalty", {"against": side, "points": 1, "reason": reason}))
+        out.append(AutoCommand(pid, CommandType.PENALTY, {"against": side, "points": 1, "reason": reason}))
         if pid not in waived:
             counted += 1
         k += 1
@@ -283,7 +290,7 @@ def _late_range(t: Timing, side: str, now: int) -> tuple[int, int] | None:
 
 def due_commands(t: Timing, now: int) -> list[AutoCommand]:
     """Every automatic command due at ``now`` for this match (sent or not; the caller filters)."""
-    if t.phase in ("finished", "flag"):
+    if t.phase in (Phase.FINISHED, Phase.FLAG):
         return []
     mid = t.match_id
     out: list[AutoCommand] = []
@@ -301,12 +308,16 @@ def due_commands(t: Timing, now: int) -> list[AutoCommand]:
                     and other.arrived is not None
                     and t.clock_running is None
                 ):
-                    out.append(AutoCommand(f"late:{mid}:{side}:clock", "start_clock", {"side": side}))
+                    out.append(
+                        AutoCommand(f"late:{mid}:{side}:clock", CommandType.START_CLOCK, {"side": side})
+                    )
                     break
                 continue
             marks = _late_range(t, side, now)
             if marks is not None:
-                out += _episode(t, side, f"late:{mid}:{side}:", *marks, "late", hold_forfeit=False)
+                out += _episode(
+                    t, side, f"late:{mid}:{side}:", *marks, PenaltyReason.LATE, hold_forfeit=False
+                )
     for side, (used, ends) in sorted(t.breaks.items()):
         if now < ends:
             continue
@@ -315,7 +326,13 @@ def due_commands(t: Timing, now: int) -> list[AutoCommand]:
             # never a forfeit while the opponent is away from the table too (the TD decides)
             hold = ("B" if side == "A" else "A") in t.away
             out += _episode(
-                t, side, f"break:{mid}:{side}:{used}:", 1, last, "break_overrun", hold_forfeit=hold
+                t,
+                side,
+                f"break:{mid}:{side}:{used}:",
+                1,
+                last,
+                PenaltyReason.BREAK_OVERRUN,
+                hold_forfeit=hold,
             )
     return out
 
@@ -323,7 +340,7 @@ def due_commands(t: Timing, now: int) -> list[AutoCommand]:
 def next_deadline(t: Timing, now: int) -> int | None:
     """The next moment (after ``now``) at which a command may fall due, if nothing else changes
     (a check-in, a return or a new state are events of their own)."""
-    if t.phase in ("finished", "flag"):
+    if t.phase in (Phase.FINISHED, Phase.FLAG):
         return None
     dues: list[int] = []
     if t.waiting is not None and _points_give(t):
@@ -408,7 +425,7 @@ def next_due(t: Timing, side: str, now: int, *, break_side: bool = False) -> tup
     new = [c for c in due_commands(t, at) if c.id not in before and c.id.startswith(prefix)]
     if not new:
         return None
-    return at, "forfeit" if any(c.type == "forfeit" for c in new) else "point"
+    return at, CommandType.FORFEIT if any(c.type == CommandType.FORFEIT for c in new) else "point"
 
 
 def auto_points(state: dict[str, Any], prefix: str) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hub.schedule import ScheduledMatch
+from rulebook.vocab import Phase
 
 URGENCIES = ("critical", "high", "medium", "low")
 URGENCY_RANK = {u: i for i, u in enumerate(URGENCIES)}
@@ -43,12 +44,12 @@ class TableView:
 
 STATUS_LOOK = {
     # kind: (label, icon) — the dashboard adds a colour, never colour alone
-    "flag": ("Time flag", "⚑"),
+    Phase.FLAG: ("Time flag", "⚑"),  # a status named after the phase it shows
     "td_call": ("TD called", "☎"),
     "offline": ("Offline", "⚠"),
     "reconnecting": ("Reconnecting", "…"),
     "late": ("Player late", "◷"),
-    "break": ("Break", "☕"),
+    Phase.BREAK: ("Break", "☕"),
     "paused": ("Paused", "‖"),
     "playing": ("Playing", "▶"),
     "between_games": ("Between games", "▷"),
@@ -72,8 +73,8 @@ def status_kind(
     """The one status a tile shows, most urgent first. ``late``, when the hub's lateness says so
     (a player still playing elsewhere is not late), decides a waiting match's status."""
     state = view.state_for(match.match_id) if match else view.state
-    if state is not None and state.get("phase") == "flag":
-        return "flag"
+    if state is not None and state.get("phase") == Phase.FLAG:
+        return Phase.FLAG
     if state is not None and state.get("td_call") is not None:
         return "td_call"
     if view.status is None and view.state is None:

@@ -30,12 +30,14 @@ from hub.schedule import ScheduledMatch, parse_schedule
 from hub.schedule_diff import IN_PLAY, Preview, keep_match_ids, preview
 from hub.state import RoomState, natural
 from hub.store import Store
+from rulebook import legal
+from rulebook.vocab import CommandType, EventType, PauseReason, Phase
 
 log = logging.getLogger("hub")
 
 #: the store's meta key holding the carries not sent yet (match id -> what to carry)
 CARRIES = "pending_carries"
-PAUSABLE = frozenset({"opening", "playing", "between_games", "break"})
+PAUSABLE = legal.PAUSABLE
 MAX_DELAY_MIN = 240
 
 
@@ -152,16 +154,16 @@ class RoundControl:
             for t, s in self._current_states()
             if s["phase"] in PAUSABLE and (s.get("clock") or {}).get("enabled")
         ]
-        return self._all(tables, "pause", "pause_all", actor)
+        return self._all(tables, CommandType.PAUSE, "pause_all", actor)
 
     def resume_all(self, actor: str) -> dict[str, Any]:
         """Resume every clock the TD paused (a pause for another reason stays)."""
         tables = [
             t
             for t, s in self._current_states()
-            if s["phase"] == "paused" and (s.get("clock") or {}).get("paused") == "td"
+            if s["phase"] == Phase.PAUSED and (s.get("clock") or {}).get("paused") == PauseReason.TD
         ]
-        return self._all(tables, "resume", "resume_all", actor)
+        return self._all(tables, CommandType.RESUME, "resume_all", actor)
 
     def _all(self, tables: list[str], kind: str, action: str, actor: str) -> dict[str, Any]:
         now = self.clock.now_wall()
@@ -198,7 +200,7 @@ class RoundControl:
             if result.get("verified"):
                 continue
             events = self.store.events(result["table"], mid, limit=5000)
-            sides = {e.get("side") for e in events if e.get("type") == "confirm"}
+            sides = {e.get("side") for e in events if e.get("type") == EventType.CONFIRM}
             if {"A", "B"} <= sides:
                 self.store.verify_result(mid, actor, now)
                 verified.append(mid)
@@ -298,15 +300,15 @@ class RoundControl:
             try:
                 if isinstance(c.get("length"), int) and c["length"] != state["length"]:
                     self.actions.td_command(
-                        m.table, "set_length", {"length": c["length"], "note": note}, actor
+                        m.table, CommandType.SET_LENGTH, {"length": c["length"], "note": note}, actor
                     )
                 if c.get("score") and c["score"] != state["score"]:
                     self.actions.td_command(
-                        m.table, "correct_score", {"score": c["score"], "note": note}, actor
+                        m.table, CommandType.CORRECT_SCORE, {"score": c["score"], "note": note}, actor
                     )
                 reserve = c.get("reserve_ms")
                 if isinstance(reserve, dict) and (state.get("clock") or {}).get("enabled"):
-                    self.actions.td_command(m.table, "set_time", {"reserve_ms": reserve}, actor)
+                    self.actions.td_command(m.table, CommandType.SET_TIME, {"reserve_ms": reserve}, actor)
             except ActionError as exc:
                 log.warning("table %s: carrying %s failed: %s", m.table, mid, exc)
             del left[mid]

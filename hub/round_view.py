@@ -14,8 +14,11 @@ from typing import Any
 from hub.room import TableView
 from hub.schedule import ScheduledMatch, round_order
 from hub.watch import projected_finish
+from rulebook.vocab import Phase
 
-IN_PLAY = frozenset({"opening", "playing", "between_games", "break", "paused", "flag"})
+IN_PLAY = frozenset(
+    {Phase.OPENING, Phase.PLAYING, Phase.BETWEEN_GAMES, Phase.BREAK, Phase.PAUSED, Phase.FLAG}
+)
 #: a match projected to end this long after every other match of its round is called out
 STRAGGLER_MS = 15 * 60_000
 

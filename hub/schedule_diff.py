@@ -16,6 +16,7 @@ from typing import Any
 
 from hub.schedule import ScheduledMatch
 from hub.timeline import fold
+from rulebook.vocab import Phase
 
 #: the fields of a match the preview compares (besides its table)
 FIELDS = (
@@ -30,7 +31,9 @@ FIELDS = (
     "final",
 )
 
-IN_PLAY = frozenset({"opening", "playing", "between_games", "break", "paused", "flag"})
+IN_PLAY = frozenset(
+    {Phase.OPENING, Phase.PLAYING, Phase.BETWEEN_GAMES, Phase.BREAK, Phase.PAUSED, Phase.FLAG}
+)
 
 
 def _same_player(a: tuple[str, str], b: tuple[str, str]) -> bool:

@@ -15,24 +15,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from hub.schedule import ScheduledMatch
+from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
 
 #: the timeline's filter groups: action -> group
 GROUPS = {
-    "penalty": "penalties",
-    "waive": "penalties",
-    "forfeit": "penalties",
-    "pause": "clock",
-    "resume": "clock",
-    "set_time": "clock",
-    "impose_clock": "clock",
-    "start_clock": "clock",
-    "correct_score": "score",
-    "set_length": "score",
-    "resolve_flag": "score",
+    CommandType.PENALTY: "penalties",
+    CommandType.WAIVE: "penalties",
+    CommandType.FORFEIT: "penalties",
+    CommandType.PAUSE: "clock",
+    CommandType.RESUME: "clock",
+    CommandType.SET_TIME: "clock",
+    CommandType.IMPOSE_CLOCK: "clock",
+    CommandType.START_CLOCK: "clock",
+    CommandType.CORRECT_SCORE: "score",
+    CommandType.SET_LENGTH: "score",
+    CommandType.RESOLVE_FLAG: "score",
     "verify_result": "results",
     "correct_result": "results",
     "ack_alert": "alerts",
-    "td_ack": "alerts",
+    CommandType.TD_ACK: "alerts",
     "suspend_automation": "automation",
     "resume_automation": "automation",
     "import_schedule": "schedule",
@@ -102,36 +103,36 @@ def _sentence(
 
     reason = REASONS.get(str(d.get("reason")), str(d.get("reason") or ""))
     match action:
-        case "penalty":
+        case CommandType.PENALTY:
             against = d.get("against")
             return f"{_pts(d.get('points'))} against {name(against)} ({reason}) to {other(against)}"
-        case "forfeit":
+        case CommandType.FORFEIT:
             return f"Forfeit: {name(d.get('against'))} loses to {other(d.get('against'))} ({reason})"
-        case "waive":
+        case CommandType.WAIVE:
             for p in (state or {}).get("penalty_log") or []:
                 if isinstance(p, dict) and p.get("id") == d.get("penalty_id"):
                     why = REASONS.get(str(p.get("reason")), str(p.get("reason") or ""))
                     return f"Waived {_pts(p.get('points'))} against {name(p.get('against'))} ({why})"
             return f"Waived {d.get('penalty_id')}"
-        case "start_clock":
+        case CommandType.START_CLOCK:
             return f"{name(d.get('side'))}'s clock started"
-        case "pause":
+        case CommandType.PAUSE:
             return "Clocks paused"
-        case "resume":
+        case CommandType.RESUME:
             return "Clocks resumed"
-        case "set_time":
+        case CommandType.SET_TIME:
             r = d.get("reserve_ms") or {}
             return f"Time set: {name('A')} {_mmss(r.get('A'))}, {name('B')} {_mmss(r.get('B'))}"
-        case "impose_clock":
+        case CommandType.IMPOSE_CLOCK:
             return f"Clock imposed: {d.get('minutes_per_point')} min per point, {d.get('delay_s')} s delay"
-        case "set_length":
+        case CommandType.SET_LENGTH:
             return f"Match length set to {d.get('length')}"
-        case "correct_score":
+        case CommandType.CORRECT_SCORE:
             s = d.get("score") or {}
             return f"Score corrected: {name('A')} {s.get('A')}, {name('B')} {s.get('B')}"
-        case "resolve_flag":
+        case CommandType.RESOLVE_FLAG:
             return f"Time flag: {name(d.get('winner'))} wins on time"
-        case "td_ack":
+        case CommandType.TD_ACK:
             return "TD call acknowledged at the table"
         case "ack_alert":
             return f"Alert acknowledged ({str(d.get('alert', '')).split(':')[0]})"
@@ -171,7 +172,8 @@ def _sentence(
 
 def _waived_forfeit(action: str, d: dict[str, Any], commands: dict[str, dict[str, Any]]) -> str | None:
     """A waiver of the forfeit that ended a match, said as what it did."""
-    if action == "waive" and (commands.get(str(d.get("penalty_id"))) or {}).get("type") == "forfeit":
+    waived = (commands.get(str(d.get("penalty_id"))) or {}).get("type")
+    if action == CommandType.WAIVE and waived == CommandType.FORFEIT:
         return "Forfeit taken back: the match reopened as it was"
     return None
 
@@ -193,18 +195,18 @@ def _undo(
     table, mid = row.get("table"), row.get("match_id")
     state = states.get(table or "")
     held = state is not None and state.get("match_id") == mid
-    if action == "penalty" and held and state is not None and state.get("phase") != "finished":
+    if action == CommandType.PENALTY and held and state is not None and state.get("phase") != Phase.FINISHED:
         for p in state.get("penalty_log") or []:
             if isinstance(p, dict) and p.get("id") == d.get("id") and not p.get("waived"):
-                return {"type": "waive", "penalty_id": d["id"], "label": "Waive"}
+                return {"type": CommandType.WAIVE, "penalty_id": d["id"], "label": "Waive"}
     ended = (
         held
         and state is not None
-        and state.get("phase") == "finished"
-        and state.get("end_reason") in ("forfeit", "lateness")
+        and state.get("phase") == Phase.FINISHED
+        and state.get("end_reason") in (EndReason.FORFEIT, EndReason.LATENESS)
     )
     if ended and state is not None and d.get("id") == _ended_by(state, d):
-        return {"type": "waive", "penalty_id": d["id"], "label": "Undo"}
+        return {"type": CommandType.WAIVE, "penalty_id": d["id"], "label": "Undo"}
     if action == "suspend_automation" and table in suspended:
         return {"type": "automation", "table": table, "label": "Resume"}
     return None
@@ -213,7 +215,8 @@ def _undo(
 def _ended_by(state: dict[str, Any], d: dict[str, Any]) -> str | None:
     """The command id this row's command would be if it ended the match (a forfeit, or a lateness
     point when the match ended by lateness)."""
-    if d.get("type") == "forfeit" or (state.get("end_reason") == "lateness" and d.get("reason") == "late"):
+    late = state.get("end_reason") == EndReason.LATENESS and d.get("reason") in LATENESS_REASONS
+    if d.get("type") == CommandType.FORFEIT or late:
         return d.get("id")
     return None
 
@@ -251,7 +254,7 @@ def timeline(
         assert isinstance(detail, dict)
         cmd = commands.get(str(detail.get("id"))) if raw.startswith("cmd:") else None
         undo = _undo(action, row, detail, states, suspended)
-        if undo is not None and undo["type"] == "waive" and not (cmd and cmd.get("done_ok")):
+        if undo is not None and undo["type"] == CommandType.WAIVE and not (cmd and cmd.get("done_ok")):
             undo = None  # the table never applied it
         if undo is not None and undo["label"] == "Undo":
             # only the newest command that could have ended the match is the one to undo

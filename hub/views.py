@@ -19,6 +19,7 @@ from hub.schedule import ScheduledMatch, round_order
 from hub.state import RoomState, natural
 from hub.store import Store
 from hub.timeline import Filters, timeline
+from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
 
 
 class Views:
@@ -250,20 +251,21 @@ def waivable_penalties(state: dict[str, Any] | None, commands: list[dict[str, An
 def undoable_end(state: dict[str, Any] | None, commands: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The command that ended the match, when waiving it reopens the match as it was (the table's
     rules take back a forfeit, or the lateness point that made one): the dashboard's *Undo*."""
-    if state is None or state.get("phase") != "finished":
+    if state is None or state.get("phase") != Phase.FINISHED:
         return None
     reason = state.get("end_reason")
-    if reason not in ("forfeit", "lateness"):
+    if reason not in (EndReason.FORFEIT, EndReason.LATENESS):
         return None
     mid = state.get("match_id")
     done = [
         c
         for c in commands  # newest first
-        if c["match_id"] == mid and c["done_ok"] and c["type"] in ("forfeit", "penalty")
+        if c["match_id"] == mid and c["done_ok"] and c["type"] in (CommandType.FORFEIT, CommandType.PENALTY)
     ]
     for c in done:
         body = c["body"]
-        if c["type"] == "forfeit" or (reason == "lateness" and body.get("reason") == "late"):
+        late = reason == EndReason.LATENESS and body.get("reason") in LATENESS_REASONS
+        if c["type"] == CommandType.FORFEIT or late:
             return {
                 "command_id": c["id"],
                 "type": c["type"],

@@ -32,10 +32,11 @@ from hub.room import TableView
 from hub.schedule import ScheduledMatch
 from hub.tabletime import clock_offset_ms
 from rulebook.profiles import Profile
+from rulebook.vocab import CommandType, Phase
 
 SIDES = ("A", "B")
 #: the phases of a match under way (the slow alert's)
-PLAY_PHASES = frozenset({"playing", "between_games", "break", "paused"})
+PLAY_PHASES = frozenset({Phase.PLAYING, Phase.BETWEEN_GAMES, Phase.BREAK, Phase.PAUSED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +180,7 @@ def _next_text(nxt: tuple[int, str] | None) -> str:
     if nxt is None:
         return ""
     at, kind = nxt
-    return f"forfeit at {hhmm(at)}" if kind == "forfeit" else f"next point at {hhmm(at)}"
+    return f"forfeit at {hhmm(at)}" if kind == CommandType.FORFEIT else f"next point at {hhmm(at)}"
 
 
 def side_facts(
@@ -197,7 +198,7 @@ def side_facts(
         "late_ms": sl.late_ms,
         "first_point_wall": sl.first_point_at,
         "next_due_wall": nxt[0] if nxt else None,
-        "next_is_forfeit": bool(nxt and nxt[1] == "forfeit"),
+        "next_is_forfeit": bool(nxt and nxt[1] == CommandType.FORFEIT),
         "both_absent": sl.both_absent,
         "elsewhere": a.elsewhere.as_dict() if a.elsewhere else None,
         **given,
@@ -256,12 +257,12 @@ def table_alerts(
     if state is not None:
         smid = state.get("match_id")
         phase = state["phase"]
-        if phase == "flag":
+        if phase == Phase.FLAG:
             flagged = (state.get("clock") or {}).get("flagged") or "?"
             at = (state.get("clock") or {}).get("flagged_at")
             add(
                 f"flag:{t}:{smid}:{at}",
-                "flag",
+                Phase.FLAG,  # alerts of a phase are named after it
                 "critical",
                 f"Table {t}: time expired for {_name(state, match, flagged)}; the match waits for the TD",
                 smid,
@@ -404,7 +405,7 @@ def _side_alert(
         )
     nxt = facts["next_due_wall"]
     coming = _next_text(
-        (nxt, "forfeit" if facts["next_is_forfeit"] else "point") if nxt is not None else None
+        (nxt, CommandType.FORFEIT if facts["next_is_forfeit"] else "point") if nxt is not None else None
     )
     due = "1 point" if sl.due_points == 1 else f"{sl.due_points} points"
     if sl.due_points == 0:
@@ -458,7 +459,7 @@ def _overrun_alerts(
             "ended_wall": ends,
             "overrun_ms": now - ends,
             "next_due_wall": nxt[0] if nxt else None,
-            "next_is_forfeit": bool(nxt and nxt[1] == "forfeit"),
+            "next_is_forfeit": bool(nxt and nxt[1] == CommandType.FORFEIT),
             **given,
         }
         out.append(

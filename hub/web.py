@@ -414,7 +414,7 @@ def _action(func: Callable[[web.Request, Hub, dict[str, Any]], Any], *, body: bo
         try:
             return _json(func(request, request.app[HUB_KEY], data))
         except ActionError as exc:
-            return _error(400, str(exc))
+            return _error(400, str(exc), **({"code": exc.code} if exc.code else {}))
 
     return wrapped
 

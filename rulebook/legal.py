@@ -219,30 +219,26 @@ def double_refusal(state: TableState, side: Side) -> RuleError | None:
     return timing if isinstance(timing, RuleError) else None
 
 
-def take_refusal(state: TableState, side: Side) -> RuleError | None:
-    refusal = phase_refusal(state, PLAYING)
-    if refusal is not None:
-        return refusal
+def _answer_refusal(
+    state: TableState, side: Side, base: RuleError | None, no_offer: str, own: str
+) -> RuleError | None:
+    """A take or a pass answers the opponent's double."""
+    if base is not None:
+        return base
     assert state.match is not None
     offer = state.match.cube.offered_by
     if offer is None:
-        return RuleError("take.no_offer")
-    if offer == side:
-        return RuleError("take.own")
-    return None
+        return RuleError(no_offer)
+    return RuleError(own) if offer == side else None
+
+
+def take_refusal(state: TableState, side: Side) -> RuleError | None:
+    return _answer_refusal(state, side, phase_refusal(state, PLAYING), "take.no_offer", "take.own")
 
 
 def pass_refusal(state: TableState, side: Side) -> RuleError | None:
-    refusal = result_refusal(state)
-    if refusal is not None:
-        return refusal
-    assert state.match is not None
-    offer = state.match.cube.offered_by
-    if offer is None:
-        return RuleError("pass.no_offer")
-    if offer == side:
-        return RuleError("pass.own")
-    return None
+    """A pass may also come during a pause in the game (it ends the game)."""
+    return _answer_refusal(state, side, result_refusal(state), "pass.no_offer", "pass.own")
 
 
 def win_refusal(state: TableState, side: Side) -> RuleError | None:
@@ -355,6 +351,8 @@ def call_refusal(state: TableState, side: Side) -> RuleError | None:
 
 
 def withdraw_refusal(state: TableState, side: Side) -> RuleError | None:
+    """A side takes back its own call. At a time-out the table called the TD for the flagged side;
+    that call may be taken back too: the phase ``flag`` keeps the TD told (4.3 iii)."""
     return None if state.td_calls.of(side) else RuleError("call.none", side=side)
 
 
@@ -682,16 +680,10 @@ def _snapshot_length_refusal(snap: Mapping[str, Any], length: int, at_once: bool
     current = snap.get("length")
     if not isinstance(score, Mapping) or not isinstance(current, int):
         return None
-    if length == current:
-        return RuleError("length.same", length=length)
-    reached = [s for s in SIDES if isinstance(score.get(s), int) and score[s] >= length]
-    if not reached:
+    points = [score.get(s) for s in SIDES]
+    if not all(isinstance(p, int) for p in points):
         return None
-    if not at_once:
-        return RuleError("length.impossible", length=length, current=current)
-    if len(reached) == 2:
-        return RuleError("length.impossible_both", length=length)
-    return None
+    return m.length_check(current, [int(p) for p in points if p is not None], length, at_once=at_once)
 
 
 __all__ = [

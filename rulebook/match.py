@@ -6,6 +6,7 @@ with the reason (the reducer turns that into a rejected event).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rulebook.errors import RuleError
@@ -251,14 +252,19 @@ def length_refusal(match: Match, new_length: int, *, at_once: bool) -> RuleError
     """
     if match.is_over():
         return RuleError("length.finished")
-    if new_length == match.length:
+    return length_check(match.length, [match.score.a, match.score.b], new_length, at_once=at_once)
+
+
+def length_check(current: int, points: Sequence[int], new_length: int, *, at_once: bool) -> RuleError | None:
+    """The same judgement from a match's length and its two scores (a hub has only a snapshot)."""
+    if new_length == current:
         return RuleError("length.same", length=new_length)
-    reached = [s for s in SIDES if match.score.of(s) >= new_length]
+    reached = sum(1 for p in points if p >= new_length)
     if not reached:
         return None
     if not at_once:
-        return RuleError("length.impossible", length=new_length, current=match.length)
-    if len(reached) == 2:
+        return RuleError("length.impossible", length=new_length, current=current)
+    if reached == 2:
         return RuleError("length.impossible_both", length=new_length)
     return None
 

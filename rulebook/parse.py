@@ -10,6 +10,7 @@ This runs for every input the table applies, so the common inputs take the short
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -17,6 +18,7 @@ from rulebook.errors import FieldError, ProfileError, RuleError
 from rulebook.profiles import Profile, get_profile, profile_from_mapping
 from rulebook.sides import Pair, Side
 from rulebook.vocab import (
+    COMMAND_TYPES,
     TABLE_PAUSES,
     Assign,
     Break,
@@ -381,13 +383,19 @@ def stamp(obj: Obj, now: int | None = None) -> tuple[int, int | None]:
     return at, wall
 
 
-def input_type(obj: Obj) -> InputType:
-    kind = obj.get("input")
-    found = _INPUT_TYPES.get(kind) if isinstance(kind, str) else None
+def _message_type(obj: Obj, key: str, words: Mapping[str, Any], unknown: str) -> Any:
+    """The word naming what a message is (its ``input``, a command's ``type``)."""
+    kind = obj.get(key)
+    found = words.get(kind) if isinstance(kind, str) else None
     if found is None:
-        if "input" not in obj:
-            raise FieldError("field.missing", field="input")
-        raise FieldError("input.unknown", input=_got(kind))
+        if key not in obj:
+            raise FieldError("field.missing", field=key)
+        raise FieldError(unknown, **{key: _got(kind)})
+    return found
+
+
+def input_type(obj: Obj) -> InputType:
+    found: InputType = _message_type(obj, "input", _INPUT_TYPES, "input.unknown")
     return found
 
 
@@ -445,13 +453,18 @@ _COMMANDS: dict[CommandType, Callable[[Obj], Command]] = {
 
 
 def command_type(obj: Obj) -> CommandType:
-    kind = obj.get("type")
-    found = _COMMAND_TYPES.get(kind) if isinstance(kind, str) else None
-    if found is None:
-        if "type" not in obj:
-            raise FieldError("field.missing", field="type")
-        raise FieldError("cmd.unknown", type=_got(kind))
+    found: CommandType = _message_type(obj, "type", _COMMAND_TYPES, "cmd.unknown")
     return found
+
+
+def command_fields(cmd: Command) -> dict[str, Any]:
+    """A parsed command's fields as the wire carries them (``type`` included): what a sender puts
+    in the message after :func:`parse_command` checked it."""
+    out: dict[str, Any] = {"type": COMMAND_TYPES[type(cmd)]}
+    for f in dataclasses.fields(cmd):
+        value = getattr(cmd, f.name)
+        out[f.name] = value.as_dict() if isinstance(value, Pair) else value
+    return out
 
 
 def parse_command(obj: Any) -> Command:
@@ -471,6 +484,7 @@ __all__ = [
     "MAX_TEXT",
     "RuleError",
     "clip",
+    "command_fields",
     "command_type",
     "input_type",
     "parse_body",

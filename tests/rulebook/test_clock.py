@@ -320,6 +320,21 @@ def test_4_3_iii_flag_at_the_exact_ms_with_gin_exception_waits_for_the_td() -> N
     assert (snap["phase"], snap["winner"], snap["end_reason"]) == ("finished", "B", "time")
 
 
+def test_4_3_iii_a_time_flag_calls_the_td_for_the_flagged_player() -> None:
+    """4.3 iii: when time has expired the TD must be told: the table calls for the flagged player
+    (the phase flag stays until the TD decides, whatever happens to that call)."""
+    t = Table().start(length=1, clock={"minutes_per_point": 1, "delay_s": 0}).opening(6, 1)
+    t.wait(2 * 60 * SECOND).send("tick")
+    snap = t.snap()
+    assert snap["phase"] == "flag" and snap["td_calls"] == {"A": True, "B": False}
+    assert snap["legal"]["td"]["resolve_flag"] is True
+    t.send("call_td", side="B").ok()
+    t.send("withdraw_call", side="A").ok()
+    assert t.snap()["phase"] == "flag"
+    t.cmd("resolve_flag", winner="B").ok()
+    assert t.snap()["td_calls"] == {"A": False, "B": False}
+
+
 def test_4_3_iii_flag_boundary_ms() -> None:
     t = Table().start(length=1, clock={"minutes_per_point": 1, "delay_s": 12}).opening(6, 1)
     t.now = 72 * SECOND - 1
