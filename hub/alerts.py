@@ -116,6 +116,8 @@ class Alerts:
         self._timings: dict[str, Timing | None] = {}
         self._counters_dirty = False
         self._dirty = False
+        #: ids of the alerts kept in memory only (negative: never a stored alert's)
+        self._volatile_id = 0
         #: tables whose alerts changed since the last push (their tiles show the urgency)
         self._tables: set[str] = set()
 
@@ -309,6 +311,12 @@ class Alerts:
 
     def acknowledge(self, alert: dict[str, Any], actor: str, now: int) -> bool:
         """Acknowledge an active alert (a one-shot alert is resolved by it); False if it already was."""
+        if alert.get("volatile"):
+            if alert["acked_wall"] is not None:
+                return False
+            alert.update(acked_wall=now, acked_by=actor)
+            self._changed(alert["tbl"])
+            return True
         if not self.store.ack_alert(alert["id"], actor, now):
             return False
         self.store.audit(actor, "ack_alert", now, alert["tbl"], alert["match_id"], {"alert": alert["key"]})
@@ -320,6 +328,51 @@ class Alerts:
         self.store.commit()
         self._changed(alert["tbl"])
         return True
+
+    # -- alerts about the database itself (kept in memory: it cannot hold them) ---------------
+
+    def raise_volatile(self, spec: AlertSpec, now: int) -> None:
+        """Open or update an alert that is never written to the store (its disk is full)."""
+        current = self.active.get(spec.key)
+        if current is not None and (current["urgency"], current["message"]) == (spec.urgency, spec.message):
+            return
+        if current is None:
+            self._volatile_id -= 1
+            if spec.urgency == "critical":
+                log.warning("ALERT %s", spec.message)
+        keep_ack = current is not None and URGENCY_RANK[spec.urgency] >= URGENCY_RANK[current["urgency"]]
+        self.active[spec.key] = {
+            "id": current["id"] if current else self._volatile_id,
+            "key": spec.key,
+            "kind": spec.kind,
+            "urgency": spec.urgency,
+            "tbl": spec.table,
+            "match_id": spec.match_id,
+            "message": spec.message,
+            "raised_wall": current["raised_wall"] if current else now,
+            "active": 1,
+            "acked_wall": current["acked_wall"] if current and keep_ack else None,
+            "acked_by": current["acked_by"] if current and keep_ack else None,
+            "resolved_wall": None,
+            "data": spec.data,
+            "volatile": True,
+        }
+        self._changed(spec.table)
+
+    def drop_volatile(self, key: str) -> None:
+        alert = self.active.get(key)
+        if alert is not None and alert.get("volatile"):
+            del self.active[key]
+            self._changed(alert["tbl"])
+
+    def reload(self) -> None:
+        """After a rolled-back write: the alerts as the store holds them, and the volatile ones."""
+        volatile = {k: a for k, a in self.active.items() if a.get("volatile")}
+        changed = {a["tbl"] for a in self.active.values()}
+        stored = {a["key"]: {**a, "data": None} for a in self.store.alerts(active_only=True)}
+        self.active = stored | volatile
+        for table in changed | {a["tbl"] for a in self.active.values()}:
+            self._changed(table)
 
     # -- what the views read ------------------------------------------------------------------
 

@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import sqlite3
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +21,10 @@ from hub.auth import Auth, generate_password, hash_password, read_password_file
 from hub.clock import Clock
 from hub.config import HubConfig
 from hub.core import Hub
+from hub.dbfile import check_database, default_backup_dir, make_backup
 from hub.embedded_broker import EmbeddedBroker
 from hub.fleet_setup import FleetOptions, FleetService
-from hub.store import Store
+from hub.store import Store, StoreWriteFailed
 from hub.web import make_app
 
 log = logging.getLogger("hub")
@@ -43,6 +47,13 @@ class RunConfig:
     out: TextIO = field(default_factory=lambda: sys.stdout)
     #: enrollment, the Tables page, updates, mDNS (hub.fleet_setup)
     fleet: FleetOptions = field(default_factory=FleetOptions)
+    #: start a new database where ``db`` exists but is not a hub database (moved aside first)
+    new_db: bool = False
+    #: where the running hub keeps copies of its database (None: next to it, ``DB.backups``)
+    backup_dir: str | None = None
+    #: seconds between copies (None: none)
+    backup_every_s: float | None = 600.0
+    backup_keep: int = 6
 
 
 class HubApp:
@@ -57,6 +68,9 @@ class HubApp:
         self.hub: Hub | None = None
         self.runner: web.AppRunner | None = None
         self.url = ""
+        self._backup_task: asyncio.Task[None] | None = None
+        #: the last copy of the database: (path, wall ms)
+        self.last_backup: tuple[str, int] | None = None
         self.fleet = FleetService(rc.fleet, embedded=rc.embedded_broker, db=rc.db)
 
     def _password_hash(self) -> str:
@@ -68,8 +82,14 @@ class HubApp:
         print(f"bghub: TD password for this run: {password}", file=self.rc.out, flush=True)
         return hash_password(password)
 
+    @property
+    def backup_dir(self) -> Path:
+        return Path(self.rc.backup_dir) if self.rc.backup_dir else default_backup_dir(self.rc.db)
+
     async def start(self) -> None:
         rc = self.rc
+        # before anything else: a damaged or foreign database file stops the start with one line
+        check_database(rc.db, new_db=rc.new_db, backup_dir=self.backup_dir)
         password_hash = self._password_hash()
         hub_config = self.fleet.hub_config(rc.hub)
         if rc.embedded_broker:
@@ -78,8 +98,11 @@ class HubApp:
             )
             await self.broker.start()
         self.store = Store(rc.db)
-        self.store.set_meta("td_password", password_hash)
-        self.store.commit()
+        try:  # a record of which password this run had; never a reason not to start (full disk)
+            self.store.set_meta("td_password", password_hash)
+            self.store.commit()
+        except StoreWriteFailed:
+            log.warning("the database cannot be written at start; the hub starts and alerts")
         self.hub = Hub(hub_config, self.store, self.clock)
         self.fleet.attach(self.hub)
         if rc.schedule:
@@ -96,8 +119,32 @@ class HubApp:
         self.url = f"http://{host}:{port}"
         log.info("dashboard on %s (event %s)", self.url, rc.hub.event)
         await self.fleet.announce(rc.hub.event, host, port)
+        if rc.backup_every_s and rc.db != ":memory:":
+            self._backup_task = asyncio.create_task(self._backups(rc.backup_every_s))
+
+    async def _backups(self, every_s: float) -> None:
+        """A copy of the database every ``every_s`` (SQLite's online backup, in a worker thread)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(every_s)
+            try:
+                path = await loop.run_in_executor(
+                    None, lambda: make_backup(self.rc.db, self.backup_dir, keep=self.rc.backup_keep)
+                )
+            except (OSError, sqlite3.Error) as exc:
+                log.warning("database backup to %s failed: %s", self.backup_dir, exc)
+                continue
+            wall = self.hub.clock.now_wall() if self.hub is not None else 0
+            self.last_backup = (str(path), wall)
+            if self.hub is not None:
+                self.hub.storage.last_backup = {"path": str(path), "wall": wall}
 
     async def stop(self) -> None:
+        if self._backup_task is not None:
+            self._backup_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._backup_task
+            self._backup_task = None
         if self.runner is not None:
             await self.runner.cleanup()
             self.runner = None

@@ -83,6 +83,31 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         "--db", required=True, metavar="FILE", help="the hub's SQLite database (created if missing)"
     )
     p.add_argument(
+        "--new-db",
+        action="store_true",
+        help="start a new database where --db exists but is not a hub database (empty, or another "
+        "file): the file is moved aside to FILE.old-<time> first; a sound hub database is opened as it is",
+    )
+    p.add_argument(
+        "--backup-dir",
+        metavar="DIR",
+        help="where the running hub keeps copies of its database (default: next to it, FILE.backups)",
+    )
+    p.add_argument(
+        "--backup-every",
+        type=float,
+        default=10.0,
+        metavar="MIN",
+        help="minutes between copies of the database (default 10; 0: none); the newest 6 are kept",
+    )
+    p.add_argument(
+        "--min-free-mb",
+        type=int,
+        default=200,
+        metavar="MB",
+        help="alert the TD when the database's disk has less free space than this (default 200)",
+    )
+    p.add_argument(
         "--http",
         type=host_port,
         default=("127.0.0.1", 8080),
@@ -196,6 +221,7 @@ def _credentials(path: str | None) -> tuple[str | None, str | None]:
 def main_run(args: argparse.Namespace) -> int:
     from hub.app import HubApp, RunConfig
     from hub.config import HubConfig
+    from hub.dbfile import DatabaseFileError
     from hub.fleet_setup import FleetOptions, default_template
     from hub.schedule import ScheduleError
 
@@ -219,6 +245,7 @@ def main_run(args: argparse.Namespace) -> int:
         next_match_grace_ms=int(args.next_match_grace * 60_000),
         late_alert_lead_ms=int(args.late_alert_lead * 60_000),
         clock_skew_alert_ms=int(args.clock_skew_alert * 1000),
+        min_free_mb=args.min_free_mb,
     )
     rc = RunConfig(
         hub=config,
@@ -238,6 +265,9 @@ def main_run(args: argparse.Namespace) -> int:
             software=args.software,
             announce=not args.no_announce,
         ),
+        new_db=args.new_db,
+        backup_dir=args.backup_dir,
+        backup_every_s=args.backup_every * 60 if args.backup_every > 0 else None,
     )
 
     async def run() -> int:
@@ -250,7 +280,7 @@ def main_run(args: argparse.Namespace) -> int:
                 print(f"  {issue}", file=sys.stderr)
             await app.stop()
             return 2
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, DatabaseFileError) as exc:
             print(f"bghub: {exc}", file=sys.stderr)
             await app.stop()
             return 2

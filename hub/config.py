@@ -36,6 +36,11 @@ class HubConfig:
     clock_skew_alert_ms: int = 30_000
     #: seconds between ticks; None: only when ``tick()`` is called
     tick_interval: float | None = 1.0
+    #: below this much free space on the database's disk the TD is alerted (a day of a big room
+    #: writes a few hundred MB; the hub's own limits keep a flood far below that)
+    min_free_mb: int = 200
+    #: how often the free space is looked at
+    disk_check_ms: int = 10_000
 
     def late(self) -> LateConfig:
         """The lateness settings (:mod:`hub.lateness`)."""

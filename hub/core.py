@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from drivers.hub_link import HubLink
@@ -41,7 +41,8 @@ from hub.round_control import RoundControl
 from hub.rounds import Current
 from hub.schedule import ScheduledMatch
 from hub.state import RoomState
-from hub.store import Store
+from hub.storage import DISK_KEY, STORAGE_KEY, StorageWatch, disk_low, storage_failed
+from hub.store import Store, is_storage_error
 from hub.views import Views
 from hub.watch import WatchConfig
 from rulebook.profiles import get_profile
@@ -105,6 +106,8 @@ class Hub:
             tick=self.tick,
             publish=self._publish,
         )
+        self.storage = StorageWatch(store, config.min_free_mb, config.disk_check_ms)
+        store.listeners.append(self._storage_changed)
 
     def _current_link(self) -> HubLink | None:
         return self.link
@@ -145,9 +148,10 @@ class Hub:
         if self.link is not None:
             link, self.link = self.link, None
             await asyncio.get_running_loop().run_in_executor(None, link.stop)
-        self.ingest.drain()
-        self.ingest.save_states()
-        self.store.commit()
+        with self._storage():
+            self.ingest.drain()
+            self.ingest.save_states()
+            self.store.commit()
 
     async def _ticker(self, interval: float) -> None:
         while True:
@@ -187,32 +191,73 @@ class Hub:
     def tick(self) -> None:
         """Assign, apply lateness, re-evaluate every alert, push changes. Safe to call any time:
         each step runs on its own (a fault in one is alerted and the next still runs), and
-        inside each step every table runs on its own (:mod:`hub.guard`)."""
+        inside each step every table runs on its own (:mod:`hub.guard`). If the database cannot
+        be written, the steps that write stop there (an automatic penalty is recorded before it
+        is sent, so none is sent), and the dashboards are still updated."""
         guard = self.room_state.guard
         with guard.table(None, "read the tables' messages"):
             self.ingest.drain()
         now = self.clock.now_wall()
-        with guard.table(None, "save the tables' states"):
-            self.ingest.save_states()
-        with guard.table(None, "assign matches"):
-            self.automation.assign(now)
-        with guard.table(None, "apply lateness"):
-            self.automation.lateness(now)
-        with guard.table(None, "carry moved matches"):
-            self.round_control.carry_moved(now)
-        self.store.commit()
+        if self.store.failure is not None:
+            self.store.probe(now)  # a write that works again tells the listeners
+        with self._storage():
+            with guard.table(None, "save the tables' states"):
+                self.ingest.save_states()
+            with guard.table(None, "assign matches"):
+                self.automation.assign(now)
+            with guard.table(None, "apply lateness"):
+                self.automation.lateness(now)
+            with guard.table(None, "carry moved matches"):
+                self.round_control.carry_moved(now)
+            self.store.commit()
+        self._watch_disk(now)
         self._refresh(now, None)
         self._changed()
 
     def _refresh(self, now: int, tables: set[str] | None) -> None:
         """Re-evaluate alerts and tiles (of ``tables``, or all) and push what changed."""
         guard = self.room_state.guard
-        with guard.table(None, "check the alerts"):
-            self.alerts.sync(now, tables)
-        self._raise_faults(now)
-        self.store.commit()
+        with self._storage():
+            with guard.table(None, "check the alerts"):
+                self.alerts.sync(now, tables)
+            self._raise_faults(now)
+            self.store.commit()
         with guard.table(None, "update the dashboards"):
             self.display.push(now, tables)
+
+    @contextlib.contextmanager
+    def _storage(self) -> Iterator[None]:
+        """Steps that write: a failure of the database ends them (rolled back, alerted)."""
+        try:
+            yield
+        except Exception as exc:
+            if not is_storage_error(exc):
+                raise
+            self.store.write_failed(exc)
+
+    def _storage_changed(self, failure: str | None) -> None:
+        """The store's listener: a write failed (memory goes back to what the store holds, a
+        critical alert, the tables' events to ask again), or writes work again."""
+        now = self.clock.now_wall()
+        if failure is not None:
+            try:
+                self.alerts.reload()
+                self.room_state.results = {r["match_id"]: r for r in self.store.results()}
+            except Exception:
+                log.exception("could not read the database back after a failed write")
+            self.alerts.raise_volatile(storage_failed(self.store.path, failure), now)
+        else:
+            self.alerts.drop_volatile(STORAGE_KEY)
+        self.ingest.storage_changed(failure)
+
+    def _watch_disk(self, now: int) -> None:
+        watch = self.storage
+        if not watch.due(now):
+            return
+        if watch.look(now):
+            self.alerts.raise_volatile(disk_low(watch.directory or "", watch.min_free_mb), now)
+        else:
+            self.alerts.drop_volatile(DISK_KEY)
 
     def _raise_faults(self, now: int) -> None:
         """One alert per table and step that failed for the first time, and per stored row set aside."""

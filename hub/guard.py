@@ -5,7 +5,8 @@ wrong with one table — a message that slipped past the checks, a bug met only 
 situation — must cost that table's step only: the exception is logged (with its traceback the
 first time), remembered, and the loop goes on with the next table. The hub turns what the guard
 remembered into one alert per table and step (:meth:`Guard.take_faults`), so the TD hears of it
-once instead of finding the room frozen.
+once instead of finding the room frozen. A failure of the database itself (a full disk) is no
+table's fault: it goes up to the step's owner (:func:`hub.store.is_storage_error`).
 
 Pure bookkeeping (no I/O besides the log): the jobs hold the guard through ``RoomState.guard``.
 """
@@ -16,6 +17,8 @@ import contextlib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from hub.store import is_storage_error
 
 log = logging.getLogger("hub")
 
@@ -44,6 +47,8 @@ class Guard:
         try:
             yield
         except Exception as exc:
+            if is_storage_error(exc):
+                raise  # the database's failure, not this table's: the step's owner handles it
             self.record(table, step, exc)
 
     def record(self, table: str | None, step: str, exc: BaseException) -> None:

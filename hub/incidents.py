@@ -9,6 +9,8 @@ acknowledges them, and come back if the situation does.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hub.guard import Fault
 from hub.watch import AlertSpec
 
@@ -63,4 +65,20 @@ def quarantined(table: str | None, what: str, reason: str) -> AlertSpec:
         "the table will send its current state again.",
         table,
         None,
+    )
+
+
+def score_backwards(table: str, match_id: str, old: dict[str, Any], new: dict[str, Any]) -> AlertSpec:
+    """A table's score for the same match went back, and its events started again lower: the
+    table probably lost its journal (an undo or a correction would have come with newer events)."""
+    before, after = old["score"], new["score"]
+    return AlertSpec(
+        f"backwards:{table}:{match_id}:{old['seq']}",
+        "score_backwards",
+        "high",
+        f"Table {table}, match {match_id}: the score went back from {before['A']}–{before['B']} to "
+        f"{after['A']}–{after['B']} (its events started again at {new['seq']} after {old['seq']}). "
+        "The table may have lost its journal: check the score with the players and correct it.",
+        table,
+        match_id,
     )

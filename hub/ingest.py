@@ -30,10 +30,10 @@ from drivers.hub_link import HubLink, SeqTracker
 from hub.alerts import Alerts, assignment_refused, command_refused
 from hub.clock import Clock
 from hub.commands import CommandSender
-from hub.incidents import invalid_message
+from hub.incidents import invalid_message, score_backwards
 from hub.schedule import ScheduledMatch
 from hub.state import RoomState
-from hub.store import Store
+from hub.store import Store, StoreWriteFailed
 from rulebook.errors import WireError
 from rulebook.vocab import EventType
 from rulebook.wire import Snapshot, parse_event, parse_seq_key, parse_snapshot, parse_status
@@ -61,6 +61,12 @@ def finished_result(table: str, match: ScheduledMatch, state: dict[str, Any], no
         "penalties": state.get("penalties") or {"A": 0, "B": 0},
         "penalty_log": state.get("penalty_log") or [],
     }
+
+
+def went_back(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether a newer snapshot of the same match has a lower score *and* a lower ``seq``: what a
+    table that lost its journal sends (an undo, a waiver or a correction has a higher ``seq``)."""
+    return new["seq"] < old["seq"] and any(new["score"][s] < old["score"][s] for s in ("A", "B"))
 
 
 def is_older(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
@@ -97,7 +103,14 @@ class Ingest:
         self.tracker = SeqTracker()
         #: called with (table, event, now) for every event stored (e.g. the dice watch)
         self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
-        self.stats = {"messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0}
+        self.stats = {
+            "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,
+            "rolled_back": 0,
+        }  # fmt: skip
+        #: (table, match) -> the lowest seq accepted in the batch being handled
+        self._batch_seqs: dict[tuple[str, str | None], int] = {}
+        #: (table, match) -> the lowest seq whose event was rolled back (asked for again later)
+        self._lost: dict[tuple[str, str | None], int] = {}
         #: (table, kind, field) already logged as invalid: logged once, then counted
         self._invalid_logged: set[tuple[str, str, str]] = set()
         self._restored: set[tuple[str, str | None]] = set()
@@ -145,19 +158,61 @@ class Ingest:
         now = self.clock.now_wall()
         touched: set[str] = set()
         guard = self.room.guard
+        failure: BaseException | None = None
         for kind, table, obj in batch:
             self.stats["messages"] += 1
             handled = False
-            with guard.table(table, f"handle a {kind} message"):
-                handled = self._handlers[kind](table, obj, now)
-                if handled:
-                    touched.add(table)
+            try:
+                with guard.table(table, f"handle a {kind} message"):
+                    handled = self._handlers[kind](table, obj, now)
+                    if handled:
+                        touched.add(table)
+            except Exception as exc:  # the guard lets only the database's own failures through
+                failure = failure or exc
             if not handled:
                 self.stats["dropped"] += 1
-        self.store.commit()
+        if failure is None:
+            try:
+                self.store.commit()
+            except StoreWriteFailed as exc:
+                failure = exc
+        else:
+            self.store.write_failed(failure)
+        if failure is None:
+            self._batch_seqs.clear()
+        else:
+            self._unaccept_batch(touched)
         if touched:
             self._refresh(now, touched)
         self._notify()
+
+    def _unaccept_batch(self, touched: set[str]) -> None:
+        """The batch was rolled back: its events were never stored. Forget that they arrived (the
+        tracker would take them for duplicates), and ask their tables for them once the database
+        can be written again (:meth:`storage_changed`)."""
+        for key, seq in self._batch_seqs.items():
+            self.tracker.forget_match(*key)
+            self._restored.discard(key)
+            self._lost[key] = min(seq, self._lost.get(key, seq))
+        self.stats["rolled_back"] += len(self._batch_seqs)
+        self._batch_seqs.clear()
+        self._unsaved_states |= {t for t in touched if self.room.views.get(t) is not None}
+
+    def storage_changed(self, failure: str | None) -> None:
+        """The store's listener: after a failure, the states must be saved again; once writes
+        work again, every table that lost events is asked for them (from the first not stored)."""
+        if failure is not None:
+            self._unsaved_states |= {t for t, v in self.room.views.items() if v.state is not None}
+            return
+        link = self._link()
+        if link is None:
+            return
+        for (table, mid), _seq in sorted(self._lost.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+            from_seq = self.store.max_seq(table, mid or "") + 1
+            self.stats["resyncs"] += 1
+            log.info("table %s: asking again for the events of %s from %s (not stored)", table, mid, from_seq)
+            link.request_resync(table, mid, from_seq)
+        self._lost.clear()
 
     def save_states(self) -> None:
         """Persist the latest snapshot of every table that changed (a cache for restarts: the
@@ -195,6 +250,9 @@ class Ingest:
             view.status_since = now
         view.status, view.online = dict(status), online
         self.store.put_status(table, dict(status), online, view.status_since)
+        journal = status.get("journal")
+        if journal is not None and journal["problem"] == "lost" and journal["match_id"] is not None:
+            self._journal_lost(table, journal["match_id"], journal["since_wall"])
         if came_online:
             view.state_fresh = False
             self.sender.resend_unanswered(table, now)
@@ -226,6 +284,10 @@ class Ingest:
         state = cast(dict[str, Any], snapshot)
         if is_older(view.state, state):
             return False
+        old = view.state
+        mid = state["match_id"]
+        if old is not None and mid is not None and old.get("match_id") == mid and went_back(old, state):
+            self.alerts.raise_(score_backwards(table, mid, old, state), now)
         view.state, view.state_wall, view.state_fresh = state, now, True
         self._unsaved_states.add(table)
         self._note_result(table, state, now)
@@ -269,11 +331,28 @@ class Ingest:
             self._restored.add(key)
             self.tracker.restore(table, mid, self.store.max_seq(table, mid or ""))
         accepted = self.tracker.accept(table, mid, seq)
+        if accepted.kind != "duplicate":
+            key = (table, mid)
+            self._batch_seqs[key] = min(seq, self._batch_seqs.get(key, seq))
         link = self._link()
         if accepted.kind == "gap" and link is not None:
             self.stats["resyncs"] += 1
             log.info("table %s: events %s of %s missing; asking for them", table, accepted.missing, mid)
             link.request_resync(table, mid, accepted.missing.start)
+
+    def _journal_lost(self, table: str, match_id: str, since_wall: int) -> None:
+        """The table lost its journal of ``match_id`` and numbers that match's events from 1 again
+        (PROTOCOL §3.2): file the events stored so far under another id (kept, and shown in the
+        table's events) so that the new ones are not taken for duplicates. Once per notice."""
+        marker = f"journal_lost:{table}:{match_id}:{since_wall}"
+        if self.store.get_meta(marker) is not None:
+            return
+        archived = self.store.archive_events(table, match_id, f"{match_id}~lost-{since_wall}")
+        self.store.set_meta(marker, str(archived))
+        self.tracker.forget_match(table, match_id)
+        self._restored.discard((table, match_id))
+        log.warning("table %s lost its journal of %s: %d earlier events filed apart", table, match_id,
+                    archived)
 
     def _count_invalid_event(self, table: str, obj: object) -> None:
         """An invalid event whose number is readable counts as received: asking the table for it

@@ -13,6 +13,7 @@ batch of messages (or at once for a TD action), which keeps ingest fast under a 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
@@ -79,6 +80,19 @@ _NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 URGENCIES = frozenset({"critical", "high", "medium", "low"})
 
 
+class StoreWriteFailed(Exception):
+    """A commit failed (a full disk, an I/O error): everything since the last commit was rolled
+    back. The store stays usable; :attr:`Store.failure` says what went wrong until a write works."""
+
+
+def is_storage_error(exc: BaseException) -> bool:
+    """A failure of the database itself (full disk, I/O error, damage), as opposed to a bad value
+    (a constraint, a wrong binding): no table is to blame, and every write fails alike."""
+    if isinstance(exc, StoreWriteFailed):
+        return True
+    return isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+
+
 @dataclass(frozen=True, slots=True)
 class Quarantined:
     """A stored row that could not be read, moved to the ``quarantine`` table."""
@@ -111,13 +125,66 @@ class Store:
         self.db.commit()
         #: rows set aside while reading (each becomes an alert once the hub runs)
         self.quarantined: list[Quarantined] = []
+        #: why the last commit failed, while no write has worked since (None: writes work)
+        self.failure: str | None = None
+        #: called with the error after a failed commit (rolled back), and with None once a
+        #: write works again; on the hub's loop
+        self.listeners: list[Callable[[str | None], None]] = []
 
     def close(self) -> None:
-        self.db.commit()
+        try:
+            self.db.commit()
+        except sqlite3.Error:
+            log.exception("the last writes could not be committed at close")
         self.db.close()
 
     def commit(self) -> None:
-        self.db.commit()
+        """Commit; on failure roll back, tell the listeners and raise :class:`StoreWriteFailed`.
+
+        A failed commit of SQLite leaves a transaction half-done; rolling it back returns the
+        database to the last good commit, which the callers' memory then has to match (ingest
+        forgets the events of the batch and asks the tables for them again)."""
+        wrote = self.db.in_transaction
+        try:
+            self.db.commit()
+        except sqlite3.Error as exc:
+            self._write_failed(exc)
+            raise StoreWriteFailed(str(exc)) from exc
+        if wrote and self.failure is not None:
+            self._write_worked()
+
+    def probe(self, wall: int) -> bool:
+        """Whether a write works now (one small row): how the hub notices that space came back."""
+        try:
+            self.set_meta("probe_wall", str(wall))
+            self.commit()
+        except (StoreWriteFailed, sqlite3.Error):
+            return False
+        return True
+
+    def write_failed(self, exc: BaseException) -> None:
+        """A statement (not only a commit) failed for lack of space or an I/O error: SQLite may
+        have rolled the whole transaction back, so the callers treat it as a failed commit."""
+        if isinstance(exc, StoreWriteFailed):
+            return  # commit() already rolled back and told the listeners
+        self._write_failed(exc)
+
+    def _write_failed(self, exc: BaseException) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.db.rollback()
+        first = self.failure is None
+        self.failure = str(exc) or type(exc).__name__
+        if first:
+            log.error("the database %s cannot be written (%s): changes since the last commit rolled back",
+                      self.path, self.failure)
+        for listener in list(self.listeners):
+            listener(self.failure)
+
+    def _write_worked(self) -> None:
+        log.warning("the database %s can be written again", self.path)
+        self.failure = None
+        for listener in list(self.listeners):
+            listener(None)
 
     # -- meta ---------------------------------------------------------------------------------
 
@@ -249,6 +316,14 @@ class Store:
             "alerted_rolls = excluded.alerted_rolls, alerts = excluded.alerts",
             (table, tower, body, alerted_rolls, alerts),
         )
+
+    def archive_events(self, table: str, match_id: str, archived_id: str) -> int:
+        """File a match's events under another id (a table that lost its journal numbers that
+        match's events from 1 again: the old ones stay, the new ones are not duplicates)."""
+        cur = self.db.execute(
+            "UPDATE events SET match_id = ? WHERE tbl = ? AND match_id = ?", (archived_id, table, match_id)
+        )
+        return cur.rowcount
 
     def max_seq(self, table: str, match_id: str) -> int:
         row = self.db.execute(

@@ -206,6 +206,29 @@ def side_facts(
 
 
 # -- the table's alerts -------------------------------------------------------------------------
+def journal_alert(table: str, status: dict[str, Any] | None) -> AlertSpec | None:
+    """The table says its journal is damaged or lost (``status.journal``, PROTOCOL §3.2): the TD
+    must set the match right, the table cannot know what it lost. Lasts until the table clears it."""
+    journal = (status or {}).get("journal")
+    if not isinstance(journal, dict):
+        return None
+    mid = journal.get("match_id")
+    key = f"journal:{table}:{journal.get('problem')}:{journal.get('since_wall')}"
+    if journal.get("problem") == "lost":
+        seen = f" (it had reached event {journal['last_seq']})" if journal.get("last_seq") else ""
+        message = (
+            f"Table {table} lost its journal for match {mid}: it plays that match again from 0–0{seen}. "
+            "Ask the players the score and enter it with Correct score."
+        )
+    else:
+        message = (
+            f"Table {table}: its journal is damaged after input {journal.get('after_input')} "
+            f"({journal.get('reason')}); the match is paused for you. Check the score and the clocks "
+            "with the players, correct them, then resume."
+        )
+    return AlertSpec(key, "journal", "high", message, table, mid if isinstance(mid, str) else None)
+
+
 
 
 def table_alerts(
@@ -229,6 +252,9 @@ def table_alerts(
     ) -> None:
         out.append(AlertSpec(key, kind, urgency, message, t, match_id, data))
 
+    notice = journal_alert(t, view.status)
+    if notice is not None:
+        out.append(notice)
     offline = view.is_offline(now, config.offline_grace_ms)
     if offline:
         note = ""

@@ -28,6 +28,7 @@ from hub.dice_watch import THRESHOLDS, dice_csv
 from hub.exports import results_csv, results_json
 from hub.room import board_tile
 from hub.schedule import ScheduleError
+from hub.store import is_storage_error
 from hub.timeline import Filters
 from hub.transcripts import match_transcript
 from rulebook import transcript
@@ -104,7 +105,14 @@ async def security(request: web.Request, handler: Handler) -> web.StreamResponse
         and not auth.check_csrf(session, request.headers.get("X-CSRF-Token"))
     ):
         return _error(403, "missing or wrong CSRF token (reload the page)")
-    response = await handler(request)
+    try:
+        response = await handler(request)
+    except Exception as exc:
+        if not is_storage_error(exc):
+            raise
+        hub = request.app[HUB_KEY]
+        hub.store.write_failed(exc)
+        return _error(503, f"the hub cannot write to its database ({hub.store.failure}): nothing was done")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("X-Frame-Options", "DENY")
     response.headers.setdefault("Referrer-Policy", "same-origin")
@@ -214,8 +222,14 @@ async def api_login(request: web.Request) -> web.Response:
     if fresh is None:
         return _error(401, "wrong password")
     hub = request.app[HUB_KEY]
-    hub.store.audit("td", "login", hub.clock.now_wall(), detail={"from": client})
-    hub.store.commit()
+    try:  # the audit row is kept if it can be: a full disk must not lock the TD out
+        hub.store.audit("td", "login", hub.clock.now_wall(), detail={"from": client})
+        hub.store.commit()
+    except Exception as exc:
+        if not is_storage_error(exc):
+            raise
+        hub.store.write_failed(exc)
+        log.warning("login from %s not audited: the database cannot be written", client)
     response = _json({"logged_in": True, "csrf": fresh.csrf})
     _set_cookie(response, fresh)
     return response
@@ -400,8 +414,17 @@ async def api_board(request: web.Request) -> web.Response:
 
 
 async def api_health(request: web.Request) -> web.Response:
+    """Whether the hub works: ``ok`` is false while its database cannot be written."""
     hub = request.app[HUB_KEY]
-    return _json({"ok": True, "link_online": bool(hub.link and hub.link.online), "stats": hub.stats})
+    storage = hub.storage.health()
+    return _json(
+        {
+            "ok": storage["ok"],
+            "link_online": bool(hub.link and hub.link.online),
+            "storage": storage,
+            "stats": hub.stats,
+        }
+    )
 
 
 # -- TD actions -----------------------------------------------------------------------------------

@@ -187,11 +187,14 @@ class HubProcess:
         *,
         schedule: str | None = None,
         extra: list[str] | None = None,
+        prefix: list[str] | None = None,
     ) -> None:
+        """``prefix``: a command the hub runs under (e.g. ``unshare`` for a disk of its own)."""
         self.log_path = tmp_path / f"bghub-{event}.log"
         password = tmp_path / "td-password"
         password.write_text(PASSWORD + "\n", encoding="utf-8")
         args = [
+            *(prefix or []),
             sys.executable,
             "-m",
             "hub.cli",
