@@ -175,8 +175,8 @@ class Alerts:
         for spec in wanted.values():
             self.raise_(spec, now)
         for key, alert in list(self.active.items()):
-            if key in wanted or alert["kind"] in ONE_SHOT:
-                continue
+            if key in wanted or alert["kind"] in ONE_SHOT or alert.get("volatile"):
+                continue  # a volatile alert is about the store: the hub drops it itself
             mine = alert["tbl"] in scope if alert["tbl"] is not None else everything
             if mine and self.state_settled(alert["tbl"]):
                 self.store.resolve_alert(key, now)

@@ -198,7 +198,7 @@ class Hub:
         with guard.table(None, "read the tables' messages"):
             self.ingest.drain()
         now = self.clock.now_wall()
-        if self.store.failure is not None:
+        if self.store.failure is not None and self.storage.room_to_recover():
             self.store.probe(now)  # a write that works again tells the listeners
         with self._storage():
             with guard.table(None, "save the tables' states"):

@@ -18,6 +18,8 @@ from hub.store import Store
 from hub.watch import AlertSpec
 
 STORAGE_KEY = "storage:write"
+#: free space needed before the hub tries to write again after a failed write
+RECOVER_FREE = 8 * 1024 * 1024
 DISK_KEY = "storage:disk"
 
 
@@ -74,6 +76,17 @@ class StorageWatch:
             self.free = None
         self.checked_wall = now
         return self.free is not None and self.free < self.min_free
+
+    def room_to_recover(self) -> bool:
+        """Whether the disk has room enough to try writing again after a failure: a few
+        megabytes, so that the next writes (the write-ahead log grows by up to 4 MB before SQLite
+        folds it back) do not fail at once and the alert does not come and go every second."""
+        if self.directory is None:
+            return True
+        try:
+            return shutil.disk_usage(self.directory).free >= RECOVER_FREE
+        except OSError:
+            return True
 
     def health(self) -> dict[str, Any]:
         return {

@@ -143,23 +143,25 @@ class Store:
 
         A failed commit of SQLite leaves a transaction half-done; rolling it back returns the
         database to the last good commit, which the callers' memory then has to match (ingest
-        forgets the events of the batch and asks the tables for them again)."""
-        wrote = self.db.in_transaction
+        forgets the events of the batch and asks the tables for them again). A commit that works
+        while :attr:`failure` is set does not clear it: on a nearly full disk small writes may
+        pass and the next larger one fail; only :meth:`probe` says writes work again."""
         try:
             self.db.commit()
         except sqlite3.Error as exc:
             self._write_failed(exc)
             raise StoreWriteFailed(str(exc)) from exc
-        if wrote and self.failure is not None:
-            self._write_worked()
 
     def probe(self, wall: int) -> bool:
-        """Whether a write works now (one small row): how the hub notices that space came back."""
+        """Whether a write works now (one small row), telling the listeners if it does: the hub
+        calls it once the disk has room again (:class:`hub.storage.StorageWatch`)."""
         try:
             self.set_meta("probe_wall", str(wall))
             self.commit()
         except (StoreWriteFailed, sqlite3.Error):
             return False
+        if self.failure is not None:
+            self._write_worked()
         return True
 
     def write_failed(self, exc: BaseException) -> None:
