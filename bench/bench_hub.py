@@ -280,6 +280,11 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
             "--public",
             "--log-level",
             "WARNING",
+            # the flood measures the hub's throughput, not its per-table limit (20/s, docs/api.md)
+            "--table-rate",
+            "1000000",
+            "--table-burst",
+            "1000000",
         ],
         stdout=subprocess.DEVNULL,
     )

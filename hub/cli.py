@@ -101,6 +101,20 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         help="minutes between copies of the database (default 10; 0: none); the newest 6 are kept",
     )
     p.add_argument(
+        "--table-rate",
+        type=float,
+        default=20.0,
+        metavar="N",
+        help="messages a second one table may send on average (default 20); the excess is dropped, alerted",
+    )
+    p.add_argument(
+        "--table-burst",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="messages one table may send at once, e.g. its outbox after an outage (default 1000)",
+    )
+    p.add_argument(
         "--min-free-mb",
         type=int,
         default=200,
@@ -246,6 +260,8 @@ def main_run(args: argparse.Namespace) -> int:
         late_alert_lead_ms=int(args.late_alert_lead * 60_000),
         clock_skew_alert_ms=int(args.clock_skew_alert * 1000),
         min_free_mb=args.min_free_mb,
+        table_rate=args.table_rate,
+        table_burst=args.table_burst,
     )
     rc = RunConfig(
         hub=config,

@@ -41,6 +41,12 @@ class HubConfig:
     min_free_mb: int = 200
     #: how often the free space is looked at
     disk_check_ms: int = 10_000
+    #: messages a second one table may send on average, and in a burst (hub.ratelimit); a real
+    #: table sends a few a second while play is fast and its outbox (64 at a time) on reconnecting
+    table_rate: float = 20.0
+    table_burst: int = 1000
+    #: events kept per match: a 25-point match with a clock and a dice tower makes a few thousand
+    max_events_per_match: int = 50_000
 
     def late(self) -> LateConfig:
         """The lateness settings (:mod:`hub.lateness`)."""

@@ -35,7 +35,7 @@ from hub.commands import CommandSender
 from hub.config import HubConfig
 from hub.dice_watch import DiceWatch
 from hub.incidents import quarantined, table_fault
-from hub.ingest import Ingest
+from hub.ingest import Ingest, Limits
 from hub.room import TableView
 from hub.round_control import RoundControl
 from hub.rounds import Current
@@ -80,6 +80,9 @@ class Hub:
         self.ingest = Ingest(
             room, store, self.clock, link, self.sender, self.alerts,
             refresh=self._refresh, changed=self._changed,
+            limits=Limits(
+                config.table_rate, config.table_burst, max_events_per_match=config.max_events_per_match
+            ),
         )
         self.dice = DiceWatch(room, store, self.alerts)
         self.ingest.event_observers.append(self.dice.on_event)

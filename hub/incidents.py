@@ -16,7 +16,10 @@ from hub.watch import AlertSpec
 
 #: alert kinds raised here (all one-shot)
 KINDS = frozenset(
-    {"invalid_message", "flood", "event_cap", "table_fault", "quarantined", "score_backwards"}
+    {
+        "invalid_message", "flood", "event_cap", "event_size", "table_fault", "quarantined",
+        "score_backwards",
+    }
 )
 
 _ARTICLE = {"state": "an invalid state", "event": "an invalid event", "status": "an invalid status"}
@@ -79,6 +82,44 @@ def score_backwards(table: str, match_id: str, old: dict[str, Any], new: dict[st
         f"Table {table}, match {match_id}: the score went back from {before['A']}–{before['B']} to "
         f"{after['A']}–{after['B']} (its events started again at {new['seq']} after {old['seq']}). "
         "The table may have lost its journal: check the score with the players and correct it.",
+        table,
+        match_id,
+    )
+
+
+def flood(table: str, rate: float, burst: int) -> AlertSpec:
+    """A table sends more than a table ever does: the excess was dropped."""
+    return AlertSpec(
+        f"flood:{table}",
+        "flood",
+        "high",
+        f"Table {table} sends more messages than a table ever does (over {rate:g} a second, or "
+        f"{burst} at once): the excess is dropped, and its missing events are asked for again once "
+        "it calms down. Check that table (a software fault, or something that is not a table).",
+        table,
+        None,
+    )
+
+
+def event_too_big(table: str, size: int, limit: int) -> AlertSpec:
+    return AlertSpec(
+        f"event_size:{table}",
+        "event_size",
+        "medium",
+        f"Table {table} sent an event of {size} bytes (a table's events are under {limit}): "
+        "it was not stored. Check the table's software version.",
+        table,
+        None,
+    )
+
+
+def event_cap(table: str, match_id: str | None, cap: int) -> AlertSpec:
+    return AlertSpec(
+        f"event_cap:{table}:{match_id}",
+        "event_cap",
+        "high",
+        f"Table {table} sent more than {cap} events for match {match_id or '(none)'}, far more than "
+        "a match makes: further ones are not stored. Check the table.",
         table,
         match_id,
     )

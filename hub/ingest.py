@@ -21,22 +21,26 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import logging
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 from drivers.hub_link import HubLink, SeqTracker
 from hub.alerts import Alerts, assignment_refused, command_refused
 from hub.clock import Clock
 from hub.commands import CommandSender
-from hub.incidents import invalid_message, score_backwards
+from hub.incidents import event_cap, event_too_big, flood, invalid_message, score_backwards
+from hub.ratelimit import TableRates
 from hub.schedule import ScheduledMatch
 from hub.state import RoomState
 from hub.store import Store, StoreWriteFailed
 from rulebook.errors import WireError
 from rulebook.vocab import EventType
-from rulebook.wire import Snapshot, parse_event, parse_seq_key, parse_snapshot, parse_status
+from rulebook.wire import MAX_EVENT_BYTES, Snapshot, parse_event, parse_seq_key, parse_snapshot, parse_status
 
 log = logging.getLogger("hub")
 
@@ -61,6 +65,20 @@ def finished_result(table: str, match: ScheduledMatch, state: dict[str, Any], no
         "penalties": state.get("penalties") or {"A": 0, "B": 0},
         "penalty_log": state.get("penalty_log") or [],
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one table may send (docs/api.md, "Limits"): the defaults are HubConfig's."""
+
+    rate: float = 20.0
+    burst: int = 1000
+    max_event_bytes: int = MAX_EVENT_BYTES
+    max_events_per_match: int = 50_000
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def went_back(old: dict[str, Any], new: dict[str, Any]) -> bool:
@@ -91,8 +109,14 @@ class Ingest:
         *,
         refresh: Callable[[int, set[str]], None],
         changed: Callable[[], None],
+        limits: Limits | None = None,
     ) -> None:
         self.room = room
+        self.limits = limits or Limits()
+        #: per-table token buckets, used on the MQTT thread under the inbox lock
+        self.rates = TableRates(self.limits.rate, self.limits.burst)
+        #: (table, match) -> events stored, counted from the store at first sight
+        self._match_events: dict[tuple[str, str | None], int] = {}
         self.store = store
         self.clock = clock
         self._link = link
@@ -105,7 +129,7 @@ class Ingest:
         self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
         self.stats = {
             "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,
-            "rolled_back": 0,
+            "rolled_back": 0, "flood_dropped": 0, "too_big": 0, "over_cap": 0,
         }  # fmt: skip
         #: (table, match) -> the lowest seq accepted in the batch being handled
         self._batch_seqs: dict[tuple[str, str | None], int] = {}
@@ -139,6 +163,8 @@ class Ingest:
         replayed) or ``event``.
         """
         with self._inbox_lock:
+            if not self.rates.allow(table, time.monotonic()):
+                return  # a flood: counted, and alerted at the next drain
             self._inbox.append((kind, table, obj))
             if self._drain_scheduled or self._loop is None:
                 return
@@ -153,6 +179,9 @@ class Ingest:
             if self._inbox and self._loop is not None:
                 self._drain_scheduled = True
                 self._loop.call_soon(self.drain)
+            flooded = self.rates.take_dropped()
+        if flooded:
+            self._flooded(flooded)
         if not batch:
             return
         now = self.clock.now_wall()
@@ -186,6 +215,13 @@ class Ingest:
             self._refresh(now, touched)
         self._notify()
 
+    def _flooded(self, dropped: dict[str, int]) -> None:
+        now = self.clock.now_wall()
+        for table, count in dropped.items():
+            self.stats["flood_dropped"] += count
+            self.alerts.raise_(flood(table, self.limits.rate, self.limits.burst), now)
+            log.warning("table %s: %d messages dropped (over its rate)", table, count)
+
     def _unaccept_batch(self, touched: set[str]) -> None:
         """The batch was rolled back: its events were never stored. Forget that they arrived (the
         tracker would take them for duplicates), and ask their tables for them once the database
@@ -193,6 +229,7 @@ class Ingest:
         for key, seq in self._batch_seqs.items():
             self.tracker.forget_match(*key)
             self._restored.discard(key)
+            self._match_events.pop(key, None)  # counted again from the store
             self._lost[key] = min(seq, self._lost.get(key, seq))
         self.stats["rolled_back"] += len(self._batch_seqs)
         self._batch_seqs.clear()
@@ -302,9 +339,23 @@ class Ingest:
         mid = evt["match_id"]
         self._track(table, mid, evt["seq"])
         stored = {**evt, "match_id": mid or ""}
-        if not self.store.add_event(table, stored, now):
+        body = _dumps(stored)
+        if len(body) * 4 > self.limits.max_event_bytes and len(body.encode()) > self.limits.max_event_bytes:
+            self.stats["too_big"] += 1
+            self.alerts.raise_(event_too_big(table, len(body.encode()), self.limits.max_event_bytes), now)
+            return False  # counted as received (tracked above): asking again brings it back
+        key = (table, mid)
+        count = self._match_events.get(key)
+        if count is None:
+            count = self._match_events[key] = self.store.count_events(table, mid or "")
+        if count >= self.limits.max_events_per_match:
+            self.stats["over_cap"] += 1
+            self.alerts.raise_(event_cap(table, mid, self.limits.max_events_per_match), now)
+            return False
+        if not self.store.add_event(table, stored, now, body):
             self.stats["duplicates"] += 1
             return False
+        self._match_events[key] = count + 1
         self.stats["events"] += 1
         for observe in self.event_observers:
             try:
@@ -351,6 +402,7 @@ class Ingest:
         self.store.set_meta(marker, str(archived))
         self.tracker.forget_match(table, match_id)
         self._restored.discard((table, match_id))
+        self._match_events.pop((table, match_id), None)
         log.warning("table %s lost its journal of %s: %d earlier events filed apart", table, match_id,
                     archived)
 

@@ -17,7 +17,7 @@ import contextlib
 import json
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,6 +83,37 @@ URGENCIES = frozenset({"critical", "high", "medium", "low"})
 class StoreWriteFailed(Exception):
     """A commit failed (a full disk, an I/O error): everything since the last commit was rolled
     back. The store stays usable; :attr:`Store.failure` says what went wrong until a write works."""
+
+
+#: what one listing of stored rows (events, commands, audit, alerts) may add up to: a reader asking
+#: for thousands of rows gets fewer if they are big, never hundreds of megabytes
+LISTING_BYTES = 2 * 1024 * 1024
+#: a match's transcript reads more (every event of the match)
+TRANSCRIPT_BYTES = 8 * 1024 * 1024
+
+
+class Listing(list[dict[str, Any]]):
+    """Rows of a listing; ``truncated`` when the byte budget stopped it before ``limit``."""
+
+    truncated = False
+
+
+def _listing(
+    rows: Iterable[sqlite3.Row], column: str, budget: int, make: Callable[[sqlite3.Row], Any]
+) -> Listing:
+    """The rows until their ``column`` texts add up to ``budget`` (counted in characters, cheaply:
+    stored bodies are mostly ASCII), each made by ``make`` (None: left out)."""
+    out = Listing()
+    used = 0
+    for row in rows:
+        used += len(row[column] or "")
+        if used > budget:
+            out.truncated = True
+            break
+        item = make(row)
+        if item is not None:
+            out.append(item)
+    return out
 
 
 def is_storage_error(exc: BaseException) -> bool:
@@ -260,8 +291,11 @@ class Store:
 
     # -- table traffic ------------------------------------------------------------------------
 
-    def add_event(self, table: str, event: dict[str, Any], received_wall: int) -> bool:
-        """Record an event; False when (table, match_id, seq) was already recorded (a duplicate)."""
+    def add_event(
+        self, table: str, event: dict[str, Any], received_wall: int, body: str | None = None
+    ) -> bool:
+        """Record an event (``body``: its JSON, when the caller has it already); False when
+        (table, match_id, seq) was already recorded (a duplicate)."""
         cur = self.db.execute(
             "INSERT OR IGNORE INTO events (tbl, match_id, seq, type, wall, received_wall, body) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -272,37 +306,50 @@ class Store:
                 event["type"],
                 event.get("wall") if isinstance(event.get("wall"), int) else None,
                 received_wall,
-                _dumps(event),
+                body if body is not None else _dumps(event),
             ),
         )
         return cur.rowcount == 1
 
-    def events(self, table: str, match_id: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
-        """The latest ``limit`` events of a table (optionally of one match), oldest first."""
+    def count_events(self, table: str, match_id: str) -> int:
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM events WHERE tbl = ? AND match_id = ?", (table, match_id)
+        ).fetchone()
+        return int(row[0])
+
+    def events(
+        self, table: str, match_id: str | None = None, limit: int = 200, budget: int = LISTING_BYTES
+    ) -> Listing:
+        """The latest ``limit`` events of a table (optionally of one match), oldest first; fewer
+        (``truncated``) if they add up to more than ``budget`` bytes."""
         if match_id is None:
             rows = self.db.execute(
                 "SELECT body, received_wall FROM events WHERE tbl = ? ORDER BY id DESC LIMIT ?",
                 (table, limit),
-            ).fetchall()
+            )
         else:
             rows = self.db.execute(
                 "SELECT body, received_wall FROM events WHERE tbl = ? AND match_id = ? "
                 "ORDER BY seq DESC LIMIT ?",
                 (table, match_id, limit),
-            ).fetchall()
-        out = []
-        for r in reversed(rows):
+            )
+
+        def event(r: sqlite3.Row) -> dict[str, Any]:
             evt = _loads_object(r["body"]) or {"type": "damaged", "damaged": True}
             evt["received_wall"] = r["received_wall"]
-            out.append(evt)
+            return evt
+
+        out = _listing(rows, "body", budget, event)
+        out.reverse()
         return out
 
-    def match_events(self, match_id: str, limit: int) -> list[dict[str, Any]]:
-        """The first ``limit`` events of one match, wherever it was played, in ``seq`` order."""
+    def match_events(self, match_id: str, limit: int, budget: int = TRANSCRIPT_BYTES) -> Listing:
+        """The first ``limit`` events of one match, wherever it was played, in ``seq`` order
+        (fewer, ``truncated``, past ``budget`` bytes)."""
         rows = self.db.execute(
             "SELECT body FROM events WHERE match_id = ? ORDER BY seq LIMIT ?", (match_id, limit)
-        ).fetchall()
-        return [json.loads(r["body"]) for r in rows]
+        )
+        return _listing(rows, "body", budget, lambda r: _loads_object(r["body"]))
 
     def dice_tallies(self) -> list[tuple[str, str, str, int | None, int]]:
         """Every tower's stored tally: (table, tower, tally JSON, rolls at the last alert, alerts)."""
@@ -430,7 +477,7 @@ class Store:
         row = self.db.execute("SELECT * FROM commands WHERE id = ?", (cmd_id,)).fetchone()
         return _command_row(row) if row else None
 
-    def commands(self, table: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+    def commands(self, table: str | None = None, limit: int = 500) -> Listing:
         """Commands sent, newest first (a row whose body cannot be read is left out)."""
         if table is None:
             rows = self.db.execute("SELECT * FROM commands ORDER BY created_wall DESC LIMIT ?", (limit,))
@@ -438,13 +485,7 @@ class Store:
             rows = self.db.execute(
                 "SELECT * FROM commands WHERE tbl = ? ORDER BY created_wall DESC LIMIT ?", (table, limit)
             )
-        out = []
-        for r in rows:
-            try:
-                out.append(_command_row(r))
-            except (TypeError, ValueError):
-                log.warning("command %r: stored body cannot be read; left out", r["id"])
-        return out
+        return _listing(rows, "body", LISTING_BYTES, _readable_command)
 
     # -- alerts -------------------------------------------------------------------------------
 
@@ -529,20 +570,20 @@ class Store:
             (wall, actor, action, table, match_id, _dumps(detail or {})),
         )
 
-    def audit_log(self, table: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+    def audit_log(self, table: str | None = None, limit: int = 500) -> Listing:
         if table is None:
             rows = self.db.execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,))
         else:
             rows = self.db.execute(
                 "SELECT * FROM audit WHERE tbl = ? ORDER BY id DESC LIMIT ?", (table, limit)
             )
-        out = []
-        for r in rows:
+        def entry(r: sqlite3.Row) -> dict[str, Any]:
             d = dict(r)
-            d["detail"] = json.loads(d["detail"])
+            d["detail"] = _loads_object(d["detail"]) or {}
             d["table"] = d.pop("tbl")
-            out.append(d)
-        return out
+            return d
+
+        return _listing(rows, "detail", LISTING_BYTES, entry)
 
     # -- results ------------------------------------------------------------------------------
 
@@ -712,6 +753,14 @@ def _schedule_row(r: sqlite3.Row) -> ScheduledMatch:
         final=bool(r["final"]),
         line=r["line"],
     )
+
+
+def _readable_command(row: sqlite3.Row) -> dict[str, Any] | None:
+    try:
+        return _command_row(row)
+    except (TypeError, ValueError):
+        log.warning("command %r: stored body cannot be read; left out", row["id"])
+        return None
 
 
 def _command_row(row: sqlite3.Row) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from hub.dice_watch import THRESHOLDS, dice_csv
 from hub.exports import results_csv, results_json
 from hub.room import board_tile
 from hub.schedule import ScheduleError
-from hub.store import is_storage_error
+from hub.store import Listing, is_storage_error
 from hub.timeline import Filters
 from hub.transcripts import match_transcript
 from rulebook import transcript
@@ -52,6 +52,14 @@ def _error(status: int, message: str, **extra: Any) -> web.Response:
 
 def _json(data: Any) -> web.Response:
     return web.json_response(data, dumps=lambda o: json.dumps(o, ensure_ascii=False))
+
+
+def _listed(rows: Listing) -> web.Response:
+    """A listing from the store; ``X-Truncated: true`` when its byte budget cut it short."""
+    response = _json(rows)
+    if rows.truncated:
+        response.headers["X-Truncated"] = "true"
+    return response
 
 
 class Push:
@@ -273,7 +281,7 @@ async def api_table_events(request: web.Request) -> web.Response:
         limit = max(1, min(int(request.query.get("limit", "200")), 5000))
     except ValueError:
         return _error(400, "limit: expected a number")
-    return _json(hub.store.events(table, request.query.get("match_id"), limit=limit))
+    return _listed(hub.store.events(table, request.query.get("match_id"), limit=limit))
 
 
 @reader
@@ -369,7 +377,7 @@ async def api_alerts(request: web.Request) -> web.Response:
 
 @reader
 async def api_commands(request: web.Request) -> web.Response:
-    return _json(request.app[HUB_KEY].store.commands(request.query.get("table")))
+    return _listed(request.app[HUB_KEY].store.commands(request.query.get("table")))
 
 
 @reader
@@ -406,7 +414,7 @@ async def api_results_json(request: web.Request) -> web.Response:
 
 @reader
 async def api_audit(request: web.Request) -> web.Response:
-    return _json(request.app[HUB_KEY].store.audit_log(request.query.get("table")))
+    return _listed(request.app[HUB_KEY].store.audit_log(request.query.get("table")))
 
 
 async def api_board(request: web.Request) -> web.Response:

@@ -52,6 +52,11 @@ MAX_BREAKS: Final = 100
 MAX_TEXT: Final = 300
 MAX_LABEL: Final = 64
 MAX_NAME: Final = 200
+#: the largest event the hub stores, as JSON in UTF-8. A table's events are a few hundred bytes
+#: (the golden matches: 205 at most); the reducer's largest, a cmd_done quoting a hostile
+#: command's 300-character id and type in four-byte characters, is about 2.6 KB
+#: (tests/rulebook/test_wire.py keeps every event the reducer makes under this limit)
+MAX_EVENT_BYTES: Final = 4096
 
 SIDES: Final = ("A", "B")
 # the words come from the rulebook's vocabulary (rulebook.vocab): one place for each

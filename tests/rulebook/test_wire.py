@@ -15,6 +15,7 @@ from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
 from rulebook.wire import (
     EVENT_FIELDS,
+    MAX_EVENT_BYTES,
     SNAPSHOT,
     STATUS,
     Obj,
@@ -288,3 +289,34 @@ def test_a_list_equal_to_the_previous_snapshots_is_taken_from_it():
 def test_unknown_fields_are_dropped_at_every_depth(snap, extra):
     noisy = {**snap, **extra, "cube": {**snap["cube"], **extra}}
     assert parse_snapshot(noisy) == snap
+
+
+_LONG = st.text(st.characters(blacklist_categories=("Cs",)), min_size=200, max_size=400)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["penalty", "forfeit", "waive", "pause", "set_length", "correct_score", "nonsense"]),
+    _LONG,
+    _LONG,
+    _LONG,
+)
+def test_no_event_the_reducer_makes_is_over_the_hubs_size_limit(kind, cmd_id, text, other):
+    """The hub refuses events over MAX_EVENT_BYTES: whatever a command or an input quotes back
+    (ids, types, reasons, notes of hundreds of four-byte characters), the table stays under it."""
+    state = new_table("7")
+    players = {"A": {"name": text, "id": other}, "B": {"name": other, "id": text}}
+    inputs = [
+        {"input": "assign", "match_id": "m", "length": 5, "profile": "wbgf-2023", "clock": True,
+         "players": players},
+        {"input": "cmd", "id": cmd_id, "type": kind, "against": "A", "points": 1, "reason": text,
+         "penalty_id": other, "length": 3, "note": text, "score": {"A": 1, "B": 0}},
+        {"input": "cmd", "id": cmd_id, "type": text},
+        {"input": text, "side": other},
+        {"input": "pause", "side": "A", "reason": text},
+        {"input": "roll", "dice": [1, 2], "source": other},
+    ]  # fmt: skip
+    for at, inp in enumerate(inputs, 1):
+        state, events = apply(state, {**inp, "at": at * 1000})
+        for event in events:
+            assert len(json.dumps(event, ensure_ascii=False).encode()) <= MAX_EVENT_BYTES, event
