@@ -30,6 +30,7 @@ from hub.clock import Clock
 from rulebook.sides import SIDES, Side
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply
+from rulebook.vocab import InputType, Phase
 
 log = logging.getLogger("demo.room")
 
@@ -123,14 +124,14 @@ class DemoTable(SimTable):
             )
             self._hold_state = waited
             try:
-                self.apply({**payload, "input": "assign"})
+                self.apply({**payload, "input": InputType.ASSIGN})
                 if (
                     waited
                     and self.state.match_id == payload.get("match_id")
-                    and self.state.phase == "waiting"
+                    and self.state.phase == Phase.WAITING
                 ):
                     for side in SIDES:
-                        self.apply({"input": "checkin", "side": side})
+                        self.apply({"input": InputType.CHECKIN, "side": side})
             finally:
                 self._hold_state = False
             if waited:
@@ -199,10 +200,10 @@ class DemoPlayers(ScriptedPlayers):
         if p is None:
             return None
         kind = p.inp.get("input")
-        if kind in ("checkin", "return"):
+        if kind in (InputType.CHECKIN, InputType.RETURN):
             return p
         p.due_wall = now + round((p.due_wall - now) / self.pace)
-        if kind == "break":
+        if kind == InputType.BREAK:
             side = p.inp["side"]
             self._break_return[side] = p.due_wall + int(self.rng.randint(*BREAK_MS) / self.speed)
         return p

@@ -28,6 +28,7 @@ from rulebook.policy import break_ms, breaks_allowed
 from rulebook.sides import SIDES, Side, other
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
+from rulebook.vocab import EventType, InputType, Phase, RollSource
 
 log = logging.getLogger("demo.simtable")
 
@@ -108,17 +109,17 @@ class SimTable:
     def _on_assign(self, payload: dict[str, Any]) -> None:
         with self._lock:
             self.assigns.append(payload)
-        self.apply({**payload, "input": "assign"})
+        self.apply({**payload, "input": InputType.ASSIGN})
 
     def assigned_earlier(self, payload: dict[str, Any], ago_ms: int) -> None:
         """Take an assignment as if it had arrived ``ago_ms`` ago, before the link started (a room
         set up before the round: the hub's lateness counts from when a table took its match)."""
-        self.apply({**payload, "input": "assign"}, ago_ms=ago_ms)
+        self.apply({**payload, "input": InputType.ASSIGN}, ago_ms=ago_ms)
 
     def _on_cmd(self, cmd: dict[str, Any]) -> None:
         with self._lock:
             self.cmds.append(cmd)
-        self.apply({**cmd, "input": "cmd"})
+        self.apply({**cmd, "input": InputType.CMD})
 
     def snapshot(self) -> dict[str, Any]:
         """The snapshot as of now (as a kiosk publishes it: its durations are measured when sent)."""
@@ -141,7 +142,9 @@ class SimTable:
         found: list[dict[str, Any]] = []
 
         def done(_: TableState) -> bool:
-            found[:] = [e for e in self.events if e.get("type") == "cmd_done" and e.get("id") == cmd_id]
+            found[:] = [
+                e for e in self.events if e.get("type") == EventType.CMD_DONE and e.get("id") == cmd_id
+            ]
             return bool(found)
 
         self.wait_for(done, timeout)
@@ -150,43 +153,43 @@ class SimTable:
     # -- the players' inputs, by name ---------------------------------------------------------
 
     def checkin(self, side: Side) -> list[dict[str, Any]]:
-        return self.apply({"input": "checkin", "side": side})
+        return self.apply({"input": InputType.CHECKIN, "side": side})
 
     def opening_roll(self, a: int, b: int) -> list[dict[str, Any]]:
-        return self.apply({"input": "opening_roll", "A": a, "B": b})
+        return self.apply({"input": InputType.OPENING_ROLL, "A": a, "B": b})
 
     def press(self, side: Side) -> list[dict[str, Any]]:
-        return self.apply({"input": "press", "side": side})
+        return self.apply({"input": InputType.PRESS, "side": side})
 
-    def roll(self, d1: int, d2: int, source: str = "tower") -> list[dict[str, Any]]:
-        return self.apply({"input": "roll", "dice": [d1, d2], "source": source})
+    def roll(self, d1: int, d2: int, source: str = RollSource.TOWER) -> list[dict[str, Any]]:
+        return self.apply({"input": InputType.ROLL, "dice": [d1, d2], "source": source})
 
     def double(self, side: Side) -> list[dict[str, Any]]:
-        return self.apply({"input": "double", "side": side})
+        return self.apply({"input": InputType.DOUBLE, "side": side})
 
     def take(self, side: Side) -> list[dict[str, Any]]:
-        return self.apply({"input": "take", "side": side})
+        return self.apply({"input": InputType.TAKE, "side": side})
 
     def pass_(self, side: Side) -> list[dict[str, Any]]:
-        return self.apply({"input": "pass", "side": side})
+        return self.apply({"input": InputType.PASS, "side": side})
 
     def win(self, side: Side, kind: str = "single") -> list[dict[str, Any]]:
-        return self.apply({"input": "win", "side": side, "kind": kind})
+        return self.apply({"input": InputType.WIN, "side": side, "kind": kind})
 
     def take_break(self, side: Side) -> list[dict[str, Any]]:
-        return self.apply({"input": "break", "side": side})
+        return self.apply({"input": InputType.BREAK, "side": side})
 
     def back(self, side: Side) -> list[dict[str, Any]]:
-        return self.apply({"input": "return", "side": side})
+        return self.apply({"input": InputType.RETURN, "side": side})
 
     def call_td(self, side: Side) -> list[dict[str, Any]]:
-        return self.apply({"input": "call_td", "side": side})
+        return self.apply({"input": InputType.CALL_TD, "side": side})
 
     def confirm(self, side: Side) -> list[dict[str, Any]]:
-        return self.apply({"input": "confirm", "side": side})
+        return self.apply({"input": InputType.CONFIRM, "side": side})
 
     def tick(self) -> list[dict[str, Any]]:
-        return self.apply({"input": "tick"})
+        return self.apply({"input": InputType.TICK})
 
 
 # -- scripted players ---------------------------------------------------------------------------
@@ -267,18 +270,18 @@ class ScriptedPlayers:
             return _Plan(now + delay, st.seq, inp)
 
         phase = st.phase
-        if phase == "waiting":
+        if phase == Phase.WAITING:
             absent = [s for s in ("A", "B") if not st.present.of(s)]
             if not absent:
                 return None
             side = min(absent, key=lambda s: self._arrival[s])
-            return _Plan(max(now, self._arrival[side]), st.seq, {"input": "checkin", "side": side})
-        if phase in ("break",) or (phase == "between_games" and (st.away.a or st.away.b)):
+            return _Plan(max(now, self._arrival[side]), st.seq, {"input": InputType.CHECKIN, "side": side})
+        if phase == Phase.BREAK or (phase == Phase.BETWEEN_GAMES and (st.away.a or st.away.b)):
             side = "A" if st.away.a else "B"
             due = self._break_return.get(side, now)
-            return _Plan(max(now, due), st.seq, {"input": "return", "side": side})
-        if phase in ("opening", "between_games"):
-            if phase == "between_games":
+            return _Plan(max(now, due), st.seq, {"input": InputType.RETURN, "side": side})
+        if phase in (Phase.OPENING, Phase.BETWEEN_GAMES):
+            if phase == Phase.BETWEEN_GAMES:
                 for side in SIDES:
                     allowed = _breaks_left(st, side)
                     if allowed and r.random() < t.p_break:
@@ -286,47 +289,51 @@ class ScriptedPlayers:
                         if r.random() < t.p_overrun:
                             length += r.randint(*t.overrun_ms)
                         self._break_return[side] = now + length
-                        return at(r.randint(5_000, 20_000), {"input": "break", "side": side})
+                        return at(r.randint(5_000, 20_000), {"input": InputType.BREAK, "side": side})
             return at(
                 r.randint(10_000, 30_000),
-                {"input": "opening_roll", "A": r.randint(1, 6), "B": r.randint(1, 6)},
+                {"input": InputType.OPENING_ROLL, "A": r.randint(1, 6), "B": r.randint(1, 6)},
             )
-        if phase == "finished":
+        if phase == Phase.FINISHED:
             for side in SIDES:
                 if not st.confirmed.of(side):
-                    return at(r.randint(10_000, 40_000), {"input": "confirm", "side": side})
+                    return at(r.randint(10_000, 40_000), {"input": InputType.CONFIRM, "side": side})
             return None
-        if phase != "playing":
+        if phase != Phase.PLAYING:
             return None  # paused / flag: the TD acts
         assert st.match is not None
         clock = st.clock
         turn = st.turn
         offered = st.match.cube.offered_by
         if clock.enabled and clock.running is None and st.opening_lower is not None:
-            return at(r.randint(1_000, 3_000), {"input": "press", "side": st.opening_lower})
+            return at(r.randint(1_000, 3_000), {"input": InputType.PRESS, "side": st.opening_lower})
         if offered is not None:
             if clock.enabled and clock.running == offered:
-                return at(r.randint(500, 2_000), {"input": "press", "side": offered})
+                return at(r.randint(500, 2_000), {"input": InputType.PRESS, "side": offered})
             taker = other(offered)
-            kind = "take" if r.random() < t.p_take else "pass"
-            return at(r.randint(5_000, 25_000), {"input": kind, "side": taker})
+            answer = InputType.TAKE if r.random() < t.p_take else InputType.PASS
+            return at(r.randint(5_000, 25_000), {"input": answer, "side": taker})
         if clock.enabled and clock.running is not None and clock.running != turn:
-            return at(r.randint(500, 2_000), {"input": "press", "side": clock.running})
+            return at(r.randint(500, 2_000), {"input": InputType.PRESS, "side": clock.running})
         if turn is None:
             return None
         if r.random() < t.p_call_td:
-            return at(r.randint(1_000, 5_000), {"input": "call_td", "side": turn})
+            return at(r.randint(1_000, 5_000), {"input": InputType.CALL_TD, "side": turn})
         if not st.rolled:
             if st.can_double(turn) and r.random() < t.p_double:
-                return at(r.randint(2_000, 10_000), {"input": "double", "side": turn})
+                return at(r.randint(2_000, 10_000), {"input": InputType.DOUBLE, "side": turn})
             return at(
                 r.randint(*t.roll_ms),
-                {"input": "roll", "dice": [r.randint(1, 6), r.randint(1, 6)], "source": "tower"},
+                {
+                    "input": InputType.ROLL,
+                    "dice": [r.randint(1, 6), r.randint(1, 6)],
+                    "source": RollSource.TOWER,
+                },
             )
         if r.random() < t.p_game_over:
             kind = _weighted(r, t.kinds)
-            return at(self._think(turn), {"input": "win", "side": turn, "kind": kind})
-        return at(self._think(turn), {"input": "press", "side": turn})
+            return at(self._think(turn), {"input": InputType.WIN, "side": turn, "kind": kind})
+        return at(self._think(turn), {"input": InputType.PRESS, "side": turn})
 
 
 def _breaks_left(st: TableState, side: Side) -> bool:

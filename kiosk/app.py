@@ -40,6 +40,7 @@ from kiosk.journal_health import JournalHealth, Notice
 from kiosk.notify import Notifier
 from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
 from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
+from rulebook.vocab import InputType, PauseReason, Phase, RollSource
 
 log = logging.getLogger("kiosk")
 
@@ -49,6 +50,8 @@ STATE_INTERVAL_S = 0.5
 #: the screen is redrawn at once after any input, else at least this often (ms)
 REDRAW_RUNNING_MS = 100
 REDRAW_IDLE_MS = 250
+#: how long the screen says why the table refused a player's input (or until the next touch)
+REFUSAL_SHOWN_MS = 8_000
 
 
 def _version() -> str:
@@ -295,7 +298,7 @@ class KioskApp:
     def _intents(self, intents: list[dict[str, Any]]) -> None:
         for intent in intents or ():
             if "input" in intent:
-                self.controller.submit(intent)
+                self._player_input(intent)
             elif "ui" in intent:
                 self.local.apply(intent)  # screen navigation only
             elif "app" in intent:
@@ -331,6 +334,20 @@ class KioskApp:
         except ConfigError as exc:
             log.warning("setting refused: %s", exc)
 
+    def _player_input(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        """An input from the players' side of the table (the screen, the clock buttons, the dice):
+        applied, and when the table refuses it the screen says why, in the player's language."""
+        events = self.controller.submit(inp)
+        refusal = self.controller.refusal
+        if self.local is not None:
+            if refusal is None:
+                self.local.refusal = None
+            else:
+                until = wall_ms() + REFUSAL_SHOWN_MS
+                self.local.show_refusal(refusal.code, dict(refusal.params), refusal.side, until)
+            self._redraw = True
+        return events
+
     # -- inputs from the drivers' threads -----------------------------------------------------
 
     def _drain_inbox(self) -> None:
@@ -347,17 +364,17 @@ class KioskApp:
 
     def _on_inbox(self, kind: str, payload: Any) -> None:
         if kind == "input":
-            self.controller.submit(payload)
+            self._player_input(payload)
         elif kind == "button":
             self._on_button(*payload)
         elif kind == "roll":
             self._on_roll(payload)
         elif kind == "dice_status":
             self.dice_status = payload
-        elif kind == "assign":
-            self.controller.submit({**payload, "input": "assign"})
+        elif kind == "assign":  # the hub's topics: an assignment and a TD command
+            self.controller.submit({**payload, "input": InputType.ASSIGN})
         elif kind == "cmd":
-            self.controller.submit({**payload, "input": "cmd"})
+            self.controller.submit({**payload, "input": InputType.CMD})
         else:
             log.warning("ignored inbox item %r", kind)
 
@@ -368,27 +385,28 @@ class KioskApp:
             return
         state = self.controller.state
         if name in ("A", "B"):
-            self.controller.submit({"input": "press", "side": name, "at": event.at_ms})
-        elif name == "pause":
-            if state.phase == "paused":
-                self.controller.submit({"input": "resume", "at": event.at_ms})
+            self._player_input({"input": InputType.PRESS, "side": name, "at": event.at_ms})
+        elif name == "pause":  # the TD's key
+            if state.phase == Phase.PAUSED:
+                self._player_input({"input": InputType.RESUME, "at": event.at_ms})
             else:
-                self.controller.submit({"input": "pause", "reason": "td", "at": event.at_ms})
+                self._player_input({"input": InputType.PAUSE, "reason": PauseReason.TD, "at": event.at_ms})
         elif name == "td":
             side = state.clock.running or state.turn or "A"
-            self.controller.submit({"input": "call_td", "side": side, "at": event.at_ms})
+            self._player_input({"input": InputType.CALL_TD, "side": side, "at": event.at_ms})
 
     def _on_roll(self, roll: Any) -> None:
         if self.fleet is not None:
             self.fleet.note_roll()
         if not roll.unreadable:
-            self.controller.submit({"input": "roll", "dice": [roll.d1, roll.d2], "source": "tower"})
+            dice = [roll.d1, roll.d2]
+            self._player_input({"input": InputType.ROLL, "dice": dice, "source": RollSource.TOWER})
             return
         state = self.controller.state
         side = state.clock.running or state.turn
         log.info("dice tower: unreadable throw (%s)", roll.reason)
-        if side is not None and state.phase == "playing":
-            self.controller.submit({"input": "invalid_roll", "side": side})
+        if side is not None and state.phase == Phase.PLAYING:
+            self._player_input({"input": InputType.INVALID_ROLL, "side": side})
 
     def _run_script(self) -> None:
         if self.script is None:

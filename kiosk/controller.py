@@ -23,14 +23,13 @@ from typing import Any, TypeGuard
 from kiosk import checkpoint
 from kiosk.journal import Journal, JournalClock, JournalError, Scan, wall_ms
 from kiosk.journal_health import DAMAGED, LOST, JournalHealth, Notice
+from kiosk.refusal import Refusal, refusal_of
+from rulebook.legal import legal_actions
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
+from rulebook.vocab import EventType, InputType, PauseReason
 
 log = logging.getLogger(__name__)
-
-#: phases in which the reducer accepts a pause (``rulebook.table._pause``)
-PAUSABLE = frozenset({"opening", "playing", "between_games", "break"})
-POWER_LOSS = "power_loss"
 
 Listener = Callable[[list[dict[str, Any]], "TableController"], None]
 
@@ -75,6 +74,8 @@ class TableController:
         self.restored_from = 0
         self._last_at = journal.last_at()
         self._published = snapshot(self.state)
+        #: why the last input was refused, with the values its message names (None: it was taken)
+        self.refusal: Refusal | None = None
 
     # -- restore ------------------------------------------------------------------------------
 
@@ -100,13 +101,13 @@ class TableController:
                 self.health.raise_notice(notice)
             else:  # the TD has not seen the table since the first problem: that one stays shown
                 log.error("journal %s again (%s); the open notice stays", notice.problem, notice.reason)
-            if state.phase in PAUSABLE:
+            if table_may_pause(state, PauseReason.TD):
                 log.error("journal %s: clock paused until the TD comes", notice.problem)
-                return self.submit({"input": "pause", "reason": "td"}, at=state.now)
+                return self.submit({"input": InputType.PAUSE, "reason": PauseReason.TD}, at=state.now)
             return []
         if not needs_power_loss_pause(state):
             return []
-        events = self.submit({"input": "pause", "reason": POWER_LOSS}, at=state.now)
+        events = self.submit({"input": InputType.PAUSE, "reason": PauseReason.POWER_LOSS}, at=state.now)
         log.warning("restored match %s after power loss: clock paused", state.match_id)
         return events
 
@@ -192,9 +193,10 @@ class TableController:
         ``at`` (or the input's own ``at``, e.g. a button's edge time) is kept when it lies
         between the last journaled instant and now, and clamped into that range otherwise.
         """
+        self.refusal = None
         if not isinstance(inp, dict):
             log.warning("ignored an input that is not an object: %r", inp)
-            return [{"type": "invalid", "rejected": "an input is a JSON object"}]
+            return [{"type": EventType.INVALID, "rejected": "an input is a JSON object"}]
         now = self.now()
         given = at if at is not None else inp.get("at")
         stamp = now
@@ -202,17 +204,18 @@ class TableController:
             stamp = min(max(given, self._last_at), now)
         line: dict[str, Any] = {"at": stamp, "wall": self.wall_ms() - (now - stamp)}
         line.update((k, v) for k, v in inp.items() if k not in ("at", "wall"))
-        if line.get("input") == "cmd" and not line.get("id"):
+        if line.get("input") == InputType.CMD and not line.get("id"):
             line["id"] = f"local:{uuid.uuid4().hex}"
-        if line.get("input") == "assign" and "profile" not in line and self.default_profile:
+        if line.get("input") == InputType.ASSIGN and "profile" not in line and self.default_profile:
             line["profile"] = self.default_profile
         self.journal.append(line)
         self._last_at = stamp
-        self.state, events = apply(self.state, line)
+        before = self.state
+        self.state, events = apply(before, line)
         self._after_input(events)
-        for event in events:
-            if "rejected" in event:
-                log.info("rejected %s: %s", event.get("type"), event["rejected"])
+        self.refusal = refusal_of(before, line, events)
+        if self.refusal is not None:
+            log.info("refused %s: %s %s", line.get("input"), self.refusal.code, dict(self.refusal.params))
         self.events.extend(events)
         if events:
             self._published = snapshot(self.state)
@@ -269,7 +272,7 @@ class TableController:
     def maybe_tick(self) -> list[dict[str, Any]]:
         now = self.now()
         if self.tick_due(now):
-            return self.submit({"input": "tick"}, at=now)
+            return self.submit({"input": InputType.TICK}, at=now)
         return []
 
     # -- reading ------------------------------------------------------------------------------
@@ -285,7 +288,7 @@ class TableController:
     @property
     def power_loss(self) -> bool:
         """The clock stands paused since a restore after a power cut (the screen says so)."""
-        return self.state.paused == POWER_LOSS
+        return self.state.paused == PauseReason.POWER_LOSS
 
     def set_table_id(self, table_id: str) -> None:
         """A new table label (configuration, not match data: it is not journaled)."""
@@ -294,11 +297,17 @@ class TableController:
         self._published = snapshot(self.state)
 
 
+def table_may_pause(state: TableState, reason: PauseReason) -> bool:
+    """Whether the rulebook takes the table's own pause for ``reason`` now (``legal.table.pause``)."""
+    return reason in legal_actions(state).table.pause
+
+
 def needs_power_loss_pause(state: TableState) -> bool:
-    """A match was under way when the table stopped: a running clock or a game in progress."""
-    if state.phase not in PAUSABLE:
+    """A match was under way when the table stopped (a running clock or a game in progress) and
+    the rulebook takes the table's power-cut pause now."""
+    if not (state.clock.is_running() or state.is_in_game()):
         return False
-    return state.clock.is_running() or state.is_in_game()
+    return table_may_pause(state, PauseReason.POWER_LOSS)
 
 
 def _is_covered_tick(row: Any, after: Any, now: int) -> bool:
@@ -307,7 +316,7 @@ def _is_covered_tick(row: Any, after: Any, now: int) -> bool:
     Skipping such runs makes restoring hours of clock time quick; the state is the same."""
     if not isinstance(row, dict) or not isinstance(after, dict):
         return False
-    if row.get("input") != "tick" or after.get("input") != "tick":
+    if row.get("input") != InputType.TICK or after.get("input") != InputType.TICK:
         return False
     at, later = row.get("at"), after.get("at")
     return _is_ms(at) and _is_ms(later) and now <= at <= later

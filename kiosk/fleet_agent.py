@@ -30,6 +30,7 @@ from kiosk.device_health import cpu_temp_c, disk_mb, journal_health, local_ip, u
 from kiosk.enroll import mark_retired
 from kiosk.journal import wall_ms
 from kiosk.ui import facts
+from rulebook.vocab import Phase
 
 log = logging.getLogger("kiosk.fleet")
 
@@ -42,7 +43,7 @@ OFFLINE_CHECK_S = 5.0
 
 def in_match(snap: dict[str, Any]) -> bool:
     """A match is assigned and not finished: no test, no update, a shorter identify."""
-    return facts.has_match(snap) and snap.get("phase") != "finished"
+    return facts.has_match(snap) and snap.get("phase") != Phase.FINISHED
 
 
 class FleetAgent:

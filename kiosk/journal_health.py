@@ -26,13 +26,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rulebook.vocab import CommandType, EventType
+
 log = logging.getLogger(__name__)
 
 FILE_NAME = "journal-health.json"
 #: the marker is rewritten at least this often (in inputs) while nothing else changes
 MARK_EVERY = 100
 #: TD commands after which the TD has seen the table: the notice is cleared
-CLEARING_COMMANDS = frozenset({"resume", "td_ack", "correct_score"})
+CLEARING_COMMANDS = frozenset({CommandType.RESUME, CommandType.TD_ACK, CommandType.CORRECT_SCORE})
 DAMAGED = "damaged"
 LOST = "lost"
 
@@ -121,9 +123,9 @@ class JournalHealth:
             return False
         for event in events:
             kind = event.get("type")
-            if kind == "cmd_done" and event.get("ok") and event.get("cmd") in CLEARING_COMMANDS:
+            if kind == EventType.CMD_DONE and event.get("ok") and event.get("cmd") in CLEARING_COMMANDS:
                 return True
-            if kind == "assign" and "rejected" not in event and match_id != notice.match_id:
+            if kind == EventType.ASSIGN and "rejected" not in event and match_id != notice.match_id:
                 return True
         return False
 

@@ -506,11 +506,15 @@ class TableLegal:
     #: the table's own pause reasons (the TD's key, a power cut restore)
     pause: tuple[PauseReason, ...]
     why: Mapping[str, str] = field(default_factory=dict)
+    #: whose roll a roll read now would be (``roll_judgement``), when one is due: a roll names no
+    #: side, so a screen that takes rolls by hand asks this where to offer the entry
+    roller: Side | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
             "opening_roll": self.opening_roll,
             "roll": self.roll,
+            "roller": self.roller,
             "undo": self.undo,
             "resume": self.resume,
             "pause": [str.__str__(r) for r in self.pause],
@@ -605,8 +609,11 @@ def legal_actions(state: TableState) -> Legal:
     """Everything each side, the table and the TD may do in ``state`` (docs/protocol.md §2)."""
     why: dict[str, str] = {}
     roll_ok = False
+    roller: Side | None = None
     if state.phase == Phase.PLAYING and state.match is not None:
-        roll_ok = roll_judgement(state)[1] is None
+        turn, premature = roll_judgement(state)
+        roll_ok = premature is None
+        roller = turn if roll_ok else None
     table = TableLegal(
         opening_roll=_ok(why, "opening_roll", opening_refusal(state)),
         roll=roll_ok,
@@ -614,6 +621,7 @@ def legal_actions(state: TableState) -> Legal:
         resume=_ok(why, "resume", resume_refusal(state)),
         pause=TABLE_PAUSE_ORDER if table_pause_refusal(state) is None else (),
         why=why,
+        roller=roller,
     )
     td_why: dict[str, str] = {}
     allowed = {kind: _ok(td_why, kind, td_refusal(state, kind)) for kind in CommandType}

@@ -6,9 +6,12 @@ as it accrues. Both get the same numbers because both call these functions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from rulebook.profiles import Profile
+from rulebook.vocab import Phase
 
 MINUTE_MS = 60_000
 
@@ -98,3 +101,30 @@ def lateness(profile: Profile, length: int, late_ms: int, *, clock: bool) -> Lat
         due = first * MINUTE_MS
     next_due = None if forfeit else max(0, due - late_ms)
     return Lateness(late_ms, min(points, forfeit_points(length)), forfeit, next_due)
+
+
+def lateness_at(profile: Profile, snapshot: Mapping[str, Any], side: str, now_wall: int) -> Lateness | None:
+    """How late ``side`` is at ``now_wall`` (epoch ms) by a published snapshot, and what it costs:
+    after the start time while not checked in (phase ``waiting``), or after the end of a break
+    while still away. None when ``side`` is not late.
+
+    Why here: the table shows lateness as it accrues and the hub awards it; both read the same
+    snapshot fields and count with :func:`lateness`, so a screen never shows other numbers than
+    the hub gives.
+    """
+    late: int | None = None
+    if snapshot.get("phase") == Phase.WAITING:
+        start = snapshot.get("start_wall")
+        present = (snapshot.get("present") or {}).get(side)
+        if isinstance(start, int) and not present and now_wall >= start:
+            late = now_wall - start
+    else:
+        own = (snapshot.get("breaks") or {}).get(side) or {}
+        until = own.get("until_wall")
+        if own.get("away") and isinstance(until, int) and now_wall > until:
+            late = now_wall - until
+    if late is None:
+        return None
+    length = snapshot.get("length")
+    clock = bool((snapshot.get("clock") or {}).get("enabled"))
+    return lateness(profile, length if isinstance(length, int) and length > 0 else 1, late, clock=clock)

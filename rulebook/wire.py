@@ -598,6 +598,8 @@ LEGAL: Final = Obj(
                 (
                     Field("opening_roll", Bool()),
                     Field("roll", Bool()),
+                    # whose roll a roll read now would be (an addition: older tables omit it)
+                    Field("roller", SIDE_OR_NULL, required=False),
                     Field("undo", Bool()),
                     Field("resume", Bool()),
                     Field("pause", _REASONS),

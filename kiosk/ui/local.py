@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kiosk.ui.i18n import LANGUAGES
+from rulebook.vocab import CommandType, InputType
 
 SIDES = ("A", "B")
 
@@ -45,7 +46,9 @@ RESULT_KINDS = ("single", "gammon", "backgammon")
 #: the reasons the TD gives penalty points for at the table (the hub's default is "conduct")
 PENALTY_REASONS = ("conduct", "late", "clock_handling", "checker_handling")
 #: TD commands that are confirmed on their own page before they are sent
-CONFIRMED_COMMANDS = frozenset({"resolve_flag", "forfeit", "penalty", "correct_score"})
+CONFIRMED_COMMANDS = frozenset(
+    {CommandType.RESOLVE_FLAG, CommandType.FORFEIT, CommandType.PENALTY, CommandType.CORRECT_SCORE}
+)
 MAX_PENALTY_POINTS = 25
 
 #: transient notices (message ids, translated when shown)
@@ -107,6 +110,10 @@ class LocalState:
     table_number_fixed: bool = False
     #: a short notice (MSG_*), cleared by the next action
     message: str | None = None
+    #: the table's refusal of a player's input, shown in the player's language until
+    #: ``until_wall`` or the next touch: ``code`` (rulebook.codes), ``params`` (the values its
+    #: message names), ``side`` (whose input it was; None: shown on both halves)
+    refusal: dict[str, Any] | None = None
     #: the match the per-player choices belong to (reset when another match is assigned)
     match_id: str | None = None
     #: whether ``match_id`` has been taken from a snapshot yet
@@ -121,6 +128,7 @@ class LocalState:
             return False
         handler = getattr(self, f"_ui_{action}", None)
         self.message = None
+        self.refusal = None
         if handler is not None:
             handler(intent)
         return True
@@ -143,6 +151,18 @@ class LocalState:
             self.pin_entry = ""
         if overlay == "opening":
             self.opening = _sides()
+
+    def show_refusal(self, code: str, params: dict[str, Any], side: str | None, until_wall: int) -> None:
+        """Show why the table refused a player's input (the application calls this)."""
+        self.refusal = {
+            "code": code,
+            "params": dict(params),
+            "side": side if side in SIDES else None,
+            "until_wall": until_wall,
+        }
+
+    def _ui_dismiss(self, intent: dict[str, Any]) -> None:
+        """A touch on a refusal's note: it goes (``apply`` already cleared it)."""
 
     def _ui_close(self, intent: dict[str, Any]) -> None:
         self.overlay = None
@@ -278,7 +298,7 @@ class LocalState:
         cmd, back = intent.get("cmd"), intent.get("back")
         if self.overlay not in TD_OVERLAYS or not isinstance(cmd, dict):
             return
-        if cmd.get("input") != "cmd" or cmd.get("type") not in CONFIRMED_COMMANDS:
+        if cmd.get("input") != InputType.CMD or cmd.get("type") not in CONFIRMED_COMMANDS:
             return
         self.td_pending = dict(cmd)
         self.td_back = back if back in TD_OVERLAYS and back != "td_confirm" else "td"
@@ -290,10 +310,10 @@ class LocalState:
         if side not in SIDES:
             return
         self.td_side = side
-        if kind == "resolve_flag":
-            cmd = {"input": "cmd", "type": "resolve_flag", "winner": side}
-        elif kind == "forfeit":
-            cmd = {"input": "cmd", "type": "forfeit", "against": side, "reason": "forfeit"}
+        if kind == CommandType.RESOLVE_FLAG:
+            cmd = {"input": InputType.CMD, "type": CommandType.RESOLVE_FLAG, "winner": side}
+        elif kind == CommandType.FORFEIT:
+            cmd = {"input": InputType.CMD, "type": CommandType.FORFEIT, "against": side, "reason": "forfeit"}
         else:
             return
         self._ui_td_confirm({"cmd": cmd, "back": intent.get("back")})
@@ -330,6 +350,7 @@ class LocalState:
             self.match_id = match_id
             self.langs = _sides()
             self.opening = _sides()
+            self.refusal = None
             if self.overlay not in TD_OVERLAYS and self.overlay != "pin":
                 self._ui_close({})
             elif self.overlay in TD_MATCH_PAGES:

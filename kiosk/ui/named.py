@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kiosk.ui.local import LocalState
+from rulebook.vocab import CommandType, InputType
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,11 @@ class NamedDialog:
     sample: str
     #: LocalState fields after the touches that open it
     local: dict[str, Any] = field(default_factory=dict)
+
+
+def _cmd(kind: CommandType, **fields: Any) -> dict[str, Any]:
+    """A TD command as the TD menu's confirmation page holds it."""
+    return {"input": InputType.CMD, "type": kind, **fields}
 
 
 DIALOGS: dict[str, NamedDialog] = {
@@ -108,19 +114,19 @@ DIALOGS: dict[str, NamedDialog] = {
     "td-confirm-flag": NamedDialog(
         "TD: confirm a time-out decision",
         "flag",
-        {"overlay": "td_confirm", "td_pending": {"input": "cmd", "type": "resolve_flag", "winner": "B"}},
+        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.RESOLVE_FLAG, winner="B")},
     ),
     "td-confirm-forfeit": NamedDialog(
         "TD: confirm a forfeit",
         "playing",
-        {"overlay": "td_confirm", "td_pending": {"input": "cmd", "type": "forfeit", "against": "A"}},
+        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.FORFEIT, against="A")},
     ),
     "td-confirm-penalty": NamedDialog(
         "TD: confirm penalty points that end the match",
         "crawford",
         {
             "overlay": "td_confirm",
-            "td_pending": {"input": "cmd", "type": "penalty", "against": "B", "points": 1, "reason": "late"},
+            "td_pending": _cmd(CommandType.PENALTY, against="B", points=1, reason="late"),
         },
     ),
     "td-confirm-score": NamedDialog(
@@ -128,7 +134,7 @@ DIALOGS: dict[str, NamedDialog] = {
         "crawford",
         {
             "overlay": "td_confirm",
-            "td_pending": {"input": "cmd", "type": "correct_score", "score": {"A": 5, "B": 2}, "note": ""},
+            "td_pending": _cmd(CommandType.CORRECT_SCORE, score={"A": 5, "B": 2}, note=""),
         },
     ),
 }

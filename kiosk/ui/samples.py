@@ -13,6 +13,7 @@ from typing import Any
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
 from rulebook.table import new_table
+from rulebook.vocab import TABLE_PAUSES, CommandType, InputType
 
 #: wall time of the first sample input (a Sunday afternoon in November 2026, UTC)
 WALL0 = 1_795_100_400_000
@@ -43,7 +44,7 @@ def assigned(length: int = 7, clock: Any = True, start_in_ms: int = 4 * 60_000, 
     j = Journal()
     j.add(
         0,
-        input="assign",
+        input=InputType.ASSIGN,
         match_id=f"r3-t{TABLE}",
         length=length,
         players=PLAYERS,
@@ -58,7 +59,7 @@ def assigned(length: int = 7, clock: Any = True, start_in_ms: int = 4 * 60_000, 
 
 def checked_in(**kw: Any) -> Journal:
     j = assigned(**kw)
-    j.add(20_000, input="checkin", side="A").add(30_000, input="checkin", side="B")
+    j.add(20_000, input=InputType.CHECKIN, side="A").add(30_000, input=InputType.CHECKIN, side="B")
     return j
 
 
@@ -70,39 +71,45 @@ def started(first: str = "A", **kw: Any) -> Journal:
 
 def _start_game(j: Journal, first: str) -> Journal:
     roll = {"A": 5, "B": 3} if first == "A" else {"A": 2, "B": 6}
-    j.add(5_000, input="opening_roll", **roll)
-    j.add(2_000, input="press", side="B" if first == "A" else "A")
+    j.add(5_000, input=InputType.OPENING_ROLL, **roll)
+    j.add(2_000, input=InputType.PRESS, side="B" if first == "A" else "A")
     return j
 
 
 def _game(j: Journal, first: str, winner: str, kind: str, cube: bool = False) -> Journal:
     """Play one game: the opening roll, a few turns, an optional double and take, the result."""
     _start_game(j, first)
-    j.add(20_000, input="press", side=first)
+    j.add(20_000, input=InputType.PRESS, side=first)
     second = "B" if first == "A" else "A"
     if cube:
-        j.add(3_000, input="double", side=second)
-        j.add(4_000, input="take", side=first)
-        j.add(1_000, input="press", side=first)
-    j.add(25_000, input="press", side=second)
-    j.add(30_000, input="win", side=winner, kind=kind)
+        j.add(3_000, input=InputType.DOUBLE, side=second)
+        j.add(4_000, input=InputType.TAKE, side=first)
+        j.add(1_000, input=InputType.PRESS, side=first)
+    j.add(25_000, input=InputType.PRESS, side=second)
+    j.add(30_000, input=InputType.WIN, side=winner, kind=kind)
     return j
 
 
 def playing() -> Journal:
     """Game 1 under way: B to play, B's delay running."""
     j = started("A")
-    j.add(20_000, input="press", side="A")
-    j.add(4_300, input="tick")
+    j.add(20_000, input=InputType.PRESS, side="A")
+    j.add(4_300, input=InputType.TICK)
+    return j
+
+
+def _a_reserve_set(a_ms: int) -> Journal:
+    """A's clock runs after the TD set A's reserve to ``a_ms``, 20 seconds ago."""
+    j = started("A")
+    reserves = {"A": a_ms, "B": 305_000}
+    j.add(1_000, input=InputType.CMD, id="td-1", type=CommandType.SET_TIME, reserve_ms=reserves)
+    j.add(20_000, input=InputType.TICK)
     return j
 
 
 def low_time() -> Journal:
     """A's reserve under 20 seconds: shown in tenths."""
-    j = started("A")
-    j.add(1_000, input="cmd", id="td-1", type="set_time", reserve_ms={"A": 26_000, "B": 305_000})
-    j.add(20_000, input="tick")
-    return j
+    return _a_reserve_set(26_000)
 
 
 def crawford() -> Journal:
@@ -112,7 +119,7 @@ def crawford() -> Journal:
     _game(j, "B", "B", "single")
     _game(j, "A", "A", "gammon")
     _start_game(j, "B")
-    j.add(9_000, input="tick")
+    j.add(9_000, input=InputType.TICK)
     return j
 
 
@@ -128,25 +135,25 @@ def crawford_next() -> Journal:
 def cube_offer() -> Journal:
     """B doubled: A takes or passes."""
     j = playing()
-    j.add(2_000, input="double", side="B")
-    j.add(500, input="press", side="B")
-    j.add(3_000, input="tick")
+    j.add(2_000, input=InputType.DOUBLE, side="B")
+    j.add(500, input=InputType.PRESS, side="B")
+    j.add(3_000, input=InputType.TICK)
     return j
 
 
 def doubled() -> Journal:
     """B doubled and has not pressed the clock yet: B is told to press it."""
     j = playing()
-    j.add(2_000, input="double", side="B")
-    j.add(1_500, input="tick")
+    j.add(2_000, input=InputType.DOUBLE, side="B")
+    j.add(1_500, input=InputType.TICK)
     return j
 
 
 def cube_owned() -> Journal:
     j = cube_offer()
-    j.add(1_000, input="take", side="A")
-    j.add(500, input="press", side="A")
-    j.add(2_000, input="tick")
+    j.add(1_000, input=InputType.TAKE, side="A")
+    j.add(500, input=InputType.PRESS, side="A")
+    j.add(2_000, input=InputType.TICK)
     return j
 
 
@@ -158,48 +165,45 @@ def between_games() -> Journal:
 
 def on_break(late: bool = False) -> Journal:
     j = between_games()
-    j.add(10_000, input="break", side="A")
-    j.add(6 * 60_000 + 12_000 if late else 80_000, input="tick")
+    j.add(10_000, input=InputType.BREAK, side="A")
+    j.add(6 * 60_000 + 12_000 if late else 80_000, input=InputType.TICK)
     return j
 
 
 def paused(reason: str = "dispute") -> Journal:
     j = playing()
-    by = {} if reason in ("td", "power_loss") else {"side": "A"}  # a player's pause names the player
-    j.add(1_500, input="pause", reason=reason, **by)
+    by = {} if reason in TABLE_PAUSES else {"side": "A"}  # a player's pause names the player
+    j.add(1_500, input=InputType.PAUSE, reason=reason, **by)
     return j
 
 
 def flag() -> Journal:
-    j = started("A")
-    j.add(1_000, input="cmd", id="td-1", type="set_time", reserve_ms={"A": 2_000, "B": 305_000})
-    j.add(20_000, input="tick")
-    return j
+    return _a_reserve_set(2_000)
 
 
 def finished() -> Journal:
     j = checked_in(length=3)
     _game(j, "A", "A", "gammon", cube=True)
-    j.add(5_000, input="confirm", side="A")
+    j.add(5_000, input=InputType.CONFIRM, side="A")
     return j
 
 
 def td_called() -> Journal:
     j = playing()
-    j.add(1_000, input="call_td", side="A")
+    j.add(1_000, input=InputType.CALL_TD, side="A")
     return j
 
 
 def waiting() -> Journal:
     j = assigned()
-    j.add(20_000, input="checkin", side="B")
+    j.add(20_000, input=InputType.CHECKIN, side="B")
     return j
 
 
 def waiting_late() -> Journal:
     j = assigned(start_in_ms=-7 * 60_000)
-    j.add(20_000, input="checkin", side="B")
-    j.add(10_000, input="tick")
+    j.add(20_000, input=InputType.CHECKIN, side="B")
+    j.add(10_000, input=InputType.TICK)
     return j
 
 
@@ -209,12 +213,12 @@ def opening() -> Journal:
 
 def no_clock() -> Journal:
     j = started("A", clock=False)
-    j.add(20_000, input="press", side="A")
+    j.add(20_000, input=InputType.PRESS, side="A")
     return j
 
 
 def idle() -> Journal:
-    return Journal().add(0, input="tick")
+    return Journal().add(0, input=InputType.TICK)
 
 
 SAMPLES: dict[str, Callable[[], Journal]] = {

@@ -210,6 +210,16 @@ EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
     "crawford-1280x720-bg": ("crawford", (1280, 720), "bg", {}),
     "players-languages-800x480": ("playing", (800, 480), "fr", {"langs": {"A": "hu", "B": "nb"}}),
     "idle-800x480-en": ("idle", (800, 480), "en", {}),
+    # a roll the tower read before B's turn was over: both halves, each in its player's language
+    "refusal-800x480-fr-bg": (
+        "playing",
+        (800, 480),
+        "en",
+        {
+            "langs": {"A": "fr", "B": "bg"},
+            "refusal": {"code": "roll.premature", "params": {"side": "B"}, "side": None, "until_wall": 2**53},
+        },
+    ),
 }
 
 

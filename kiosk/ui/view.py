@@ -17,10 +17,11 @@ from kiosk.ui.layout import geometry
 from kiosk.ui.local import LocalState
 from kiosk.ui.render import Renderer, TextPlacement
 from kiosk.ui.scene import Intent, Scene
-from kiosk.ui.screens import banner, between, common, dialogs, lobby, play
+from kiosk.ui.screens import banner, between, common, dialogs, lobby, play, refusal
 from kiosk.ui.screens.base import Ctx
 from kiosk.ui.screens.common import DELAY_BAR_STEPS
 from kiosk.ui.text import TextCache
+from rulebook.vocab import InputType
 
 __all__ = ["Intent", "KioskView", "LocalState", "TextPlacement"]
 
@@ -64,6 +65,8 @@ class KioskView:
             lobby.idle(c)
         else:
             SCREENS.get(str(snap.get("phase")), lobby.waiting)(c)
+            if local.refusal is not None:
+                refusal.draw(c, local.refusal)
         if overlay is not None:
             dialogs.build(c, overlay)
         if local.journal_notice is not None:
@@ -133,7 +136,7 @@ class KioskView:
         """The intents of a key press (the desktop key map, see ``kiosk.ui.keys``)."""
         for where, side in (("left", self._left()), ("right", self._right())):
             if key in keys.PRESS[where]:
-                return [{"input": "press", "side": side}]
+                return [{"input": InputType.PRESS, "side": side}]
         scene = self.build(snap, local, self._now_for(snap))
         hit = scene.hit_for_key(key)
         if hit is not None:

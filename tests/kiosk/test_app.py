@@ -278,6 +278,61 @@ def test_clock_buttons_on_gpio(make_app, tmp_path):
         factory.reset()
 
 
+def test_a_refused_press_is_explained_in_the_players_language(make_app, tmp_path):
+    """B presses while A's clock runs: the table keeps its clock and says why on B's half, in
+    B's language, from the rulebook's code (never the reducer's English reason)."""
+    seed_playing_match(tmp_path / "data")
+    factory = MockFactory()
+    mono = Mono()
+    try:
+        app = make_app(pins=PinsConfig(), pin_factory=factory, monotonic=mono)
+        app.local.langs["B"] = "fr"
+
+        def push(bcm: int) -> None:
+            factory.pin(bcm).drive_low()
+            mono.t += 0.1
+            factory.pin(bcm).drive_high()
+            mono.t += 0.1
+
+        push(22)  # resume after the restore
+        run_until(app, lambda: app.controller.state.phase == "playing", "resume")
+        push(27)  # B starts A's clock
+        run_until(app, lambda: app.controller.state.clock.running == "A", "A's clock")
+        n = len(journaled(app))
+        push(27)  # B again: not B's clock
+        run_until(app, lambda: len(journaled(app)) > n and app.local.refusal is not None, "refusal")
+        assert app.controller.state.clock.running == "A"
+        assert app.local.refusal["code"] == "clock.not_yours" and app.local.refusal["side"] == "B"
+        run_until(app, lambda: any(p.region == "refusal.B" for p in app.view.last_layout), "drawn")
+        (shown,) = [p for p in app.view.last_layout if p.region == "refusal.B"]
+        assert shown.text == "c’est la pendule de Ann qui tourne"
+        assert shown.rect[0] > app.window.size[0] // 2  # on B's half
+        texts = [p.text for p in app.view.last_layout]
+        assert "it is A's clock that runs" not in texts and "it is Ann's clock that runs" not in texts
+        # a touch on the note takes it away
+        x, y, w, h = shown.rect
+        size = app.window.size
+        pygame.event.post(
+            pygame.event.Event(
+                pygame.FINGERDOWN,
+                x=(x + w / 2) / size[0],
+                y=(y + h / 2) / size[1],
+                finger_id=0,
+                touch_id=1,
+                dx=0,
+                dy=0,
+            )
+        )
+        run_until(app, lambda: app.local.refusal is None, "dismissed")
+        app.step()
+        assert not any(p.region == "refusal.B" for p in app.view.last_layout)
+        push(17)  # A ends the turn: taken, nothing to explain
+        run_until(app, lambda: app.controller.state.clock.running == "B", "B's clock")
+        assert app.local.refusal is None
+    finally:
+        factory.reset()
+
+
 def test_no_gpio_means_no_buttons_but_a_running_table(tmp_path):
     """On a computer without GPIO the kiosk says so and runs (keyboard and screen still work)."""
     config = tmp_path / "t.toml"

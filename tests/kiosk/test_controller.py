@@ -162,6 +162,39 @@ def test_rejected_inputs_are_journaled_and_change_nothing(tmp_path):
     assert ctl.state == replayed(ctl)
 
 
+def test_a_refusal_carries_its_code_and_the_values_its_message_names(tmp_path):
+    """What the screen shows in the player's language: the rulebook's code and its values."""
+    ctl, clock = make(tmp_path)
+    start_match(ctl, clock)
+    assert ctl.refusal is None
+    clock.t += 1_000
+    events = ctl.submit({"input": "press", "side": "B"})  # A's clock runs
+    assert events[-1]["code"] == "clock.not_yours"
+    refusal = ctl.refusal
+    assert refusal is not None
+    assert (refusal.code, dict(refusal.params), refusal.side) == ("clock.not_yours", {"side": "A"}, "B")
+    ctl.submit({"input": "press", "side": "A"})
+    assert ctl.refusal is None  # taken
+    ctl.submit({"input": "double", "side": "A"})  # premature: A's turn has just ended
+    ctl.submit({"input": "take", "side": "B"})
+    ctl.submit({"input": "double", "side": "A"})  # B owns the cube
+    refusal = ctl.refusal
+    assert refusal is not None and refusal.code == "double.cube_owned"
+    assert dict(refusal.params) == {"owner": "B"} and refusal.side == "A"
+    ctl.submit({"input": "roll", "dice": [3, 1], "source": "tower"})
+    ctl.submit({"input": "roll", "dice": [4, 4], "source": "tower"})  # the same turn: premature
+    refusal = ctl.refusal
+    assert refusal is not None and refusal.code == "roll.premature" and refusal.side is None
+    assert dict(refusal.params) == {"side": ctl.state.turn}
+    ctl.submit({"input": "cmd", "type": "resolve_flag", "winner": "A"})  # the TD's, from the screen
+    refusal = ctl.refusal
+    assert refusal is not None and (refusal.code, dict(refusal.params)) == ("flag.none", {})
+    ctl.submit({"input": "win", "side": "A"})  # no kind: refused as malformed, with the field
+    refusal = ctl.refusal
+    assert refusal is not None and refusal.code == "field.missing"
+    assert dict(refusal.params) == {"field": "kind"}
+
+
 def test_not_an_object_is_refused_without_journaling(tmp_path):
     ctl, _clock = make(tmp_path)
     events = ctl.submit(["press", "A"])  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ import pytest
 
 from kiosk.ui import samples
 from kiosk.ui.local import MSG_TIE, MSG_WRONG_PIN
+from kiosk.ui.screens.messages import PAUSE_CHOICES as PAUSE_CHOICES_EN
 from kiosk.ui.view import KioskView, LocalState
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
@@ -163,6 +164,44 @@ def test_double_take_and_pass_flow():
     k.key(pygame.K_z)
     assert k.snap["clock"]["running"] == "B"
     assert not any(t.startswith("Press your clock button") for t in k.texts())
+
+
+def test_a_premature_double_at_a_clock_table_is_offered_as_the_rulebook_says():
+    """WBGF 4.4 v: a double before the opponent finished the turn stands. While B's clock runs the
+    rulebook offers A a premature double (``legal.A.premature_double``): the screen offers it
+    apart ("Double early"); B may finish the turn knowing of it, then answers on B's own time."""
+    k = Kiosk(samples.playing())  # B's turn, B's clock runs
+    legal = k.snap["legal"]["A"]
+    assert legal["premature_double"] and not legal["double"]
+    early = k.placement("Double early")
+    assert early.rect[0] < SMALL[0] // 2 and k.texts().count("Double") == 1  # B's proper one
+    k.tap("Double early")
+    assert k.sent[-1] == {"input": "double", "side": "A"} and not k.rejected
+    assert k.snap["cube"]["offered_by"] == "A"
+    assert k.placement("Take").rect[0] > SMALL[0] // 2
+    k.key(pygame.K_m)  # B finishes the turn knowing of the double
+    assert k.snap["clock"]["running"] == "A"
+    assert "Press your clock button: Boris Ivanov answers on their own time" in k.texts()
+    k.key(pygame.K_z)  # A hands the decision over
+    assert k.snap["clock"]["running"] == "B"
+    k.tap("Take")
+    assert k.snap["cube"] == {
+        "value": 2,
+        "owner": "B",
+        "offered_by": None,
+        "usable": {"A": False, "B": False},
+    }
+    assert not k.rejected
+
+
+def test_no_early_double_while_the_player_must_press_the_clock():
+    """After the opening roll the lower roller starts the winner's clock: that comes first."""
+    k = Kiosk(samples.checked_in())
+    k.tap_at(_die_center(k, True, 5))
+    k.tap_at(_die_center(k, False, 3))
+    assert k.snap["legal"]["B"]["premature_double"]
+    assert "Double early" not in k.texts()
+    assert k.placement("Press your clock button to start Alice Lambert's clock").rect[0] > SMALL[0] // 2
 
 
 def test_pass_asks_for_confirmation_then_ends_the_game():
@@ -724,18 +763,43 @@ def test_no_pause_at_a_table_without_a_clock():
     assert "Pause" in k.texts()
 
 
-def test_the_rulebook_legal_actions_are_preferred_when_the_snapshot_has_them():
-    """The rulebook is the one judge: a snapshot's ``legal`` field decides which buttons show."""
-    k = Kiosk(samples.playing())  # B may double by the cube's own fields
-    snap = dict(k.snap, legal={"A": {}, "B": {"double": False}, "table": {"roll": True, "undo": False}})
+def test_the_buttons_are_exactly_what_the_rulebook_allows():
+    """The rulebook is the one judge: the snapshot's ``legal`` field decides which buttons show,
+    whatever the other fields say."""
+    k = Kiosk(samples.playing())  # B on turn, before rolling: B may double
     k.local.manual_dice = True
+    snap = dict(
+        k.snap, legal={"A": {}, "B": {"double": False}, "table": {"roll": True, "roller": "B", "undo": False}}
+    )
     k.view.draw(k.surface, snap, k.local, snap["wall"])
     texts = [p.text for p in k.view.last_layout]
-    assert "Double" not in texts and "Pause" not in texts and "Enter the roll" in texts
-    snap = dict(k.snap, legal={"A": {"pause": ["dispute"]}, "B": {"double": True}, "table": {"roll": False}})
+    assert "Double" not in texts and "Pause" not in texts and "Game over" not in texts
+    assert k.placement("Enter the roll").rect[0] > SMALL[0] // 2  # on the roller's half
+    snap = dict(
+        k.snap,
+        legal={
+            "A": {"pause": ["dispute"], "win": ["single"]},
+            "B": {"double": True},
+            "table": {"roll": False, "roller": None, "undo": True},
+        },
+    )
     k.view.draw(k.surface, snap, k.local, snap["wall"])
     texts = [p.text for p in k.view.last_layout]
-    assert "Double" in texts and "Pause" in texts and "Enter the roll" not in texts
+    assert {"Double", "Pause", "Game over", "Undo"} <= set(texts) and "Enter the roll" not in texts
+
+
+def test_the_pause_dialog_lists_the_rulebooks_reasons_and_never_passes_a_double():
+    """The shared Pause button names a side: never one whose pause would pass the double that
+    waits (WBGF 4.4 iii, ``legal[X].pause_passes``)."""
+    k = Kiosk(samples.cube_offer())  # B doubled and pressed: A's clock runs, A is to answer
+    assert k.snap["legal"]["A"]["pause_passes"] and not k.snap["legal"]["B"]["pause_passes"]
+    k.tap("Pause")
+    choices = [t for t in k.texts() if t in PAUSE_CHOICES_EN.values()]
+    allowed = [PAUSE_CHOICES_EN[r] for r in k.snap["legal"]["B"]["pause"] if r in PAUSE_CHOICES_EN]
+    assert choices == allowed and len(choices) >= 5
+    k.tap("Dispute: call the TD")
+    assert k.sent[-1] == {"input": "pause", "side": "B", "reason": "dispute"}
+    assert k.snap["phase"] == "paused" and k.snap["cube"]["offered_by"] == "B"  # nobody passed
 
 
 # -- calling the TD -------------------------------------------------------------------------------
@@ -773,26 +837,67 @@ def test_each_sides_call_is_shown_and_either_can_be_withdrawn():
     assert len(withdraw) == 1 and withdraw[0].rect[0] > SMALL[0] // 2
 
 
-def test_withdrawing_a_call_uses_the_rulebooks_input_or_is_visibly_disabled():
+def test_withdrawing_a_call_follows_the_rulebook_or_is_visibly_disabled():
     from kiosk.ui import facts
     from kiosk.ui.scene import Fill
     from kiosk.ui.theme import AMBER_MUTED
 
     k = Kiosk(samples.td_called())  # A called
+    assert k.snap["legal"]["A"]["withdraw_call"]
     withdraw = k.placement("Withdraw the call")
     x, y, w, h = withdraw.rect
     intents = k.view.hit((x + w // 2, y + h // 2), k.snap, k.local)
-    if facts.withdraw_input_known():
-        assert intents == [{"input": "withdraw_call", "side": "A"}]
-        k.handle(intents)
-        assert not k.rejected and not facts.td_calls(k.snap)["A"]
-        assert "Withdraw the call" not in k.texts()
-    else:
-        # this rulebook has no withdraw_call: the button is drawn flat and touches nothing
-        assert intents == []
-        region = next(r for r in k.view.last_scene.regions if r.key == "top.A")
-        assert any(isinstance(i, Fill) and i.color == AMBER_MUTED for i in region.items)
-    # the TD's acknowledgement at the table clears the call either way
+    assert intents == [{"input": "withdraw_call", "side": "A"}]
+    k.handle(intents)
+    assert not k.rejected and not facts.td_calls(k.snap)["A"]
+    assert "Withdraw the call" not in k.texts()
+    # where the rulebook does not take it back, the button is drawn flat and touches nothing
+    k.handle([{"input": "call_td", "side": "A"}])
+    legal = dict(k.snap["legal"], A=dict(k.snap["legal"]["A"], withdraw_call=False))
+    snap = dict(k.snap, legal=legal)
+    k.view.draw(k.surface, snap, k.local, snap["wall"])
+    x, y, w, h = next(p for p in k.view.last_layout if p.text == "Withdraw the call").rect
+    assert k.view.hit((x + w // 2, y + h // 2), snap, k.local) == []
+    region = next(r for r in k.view.last_scene.regions if r.key == "top.A")
+    assert any(isinstance(i, Fill) and i.color == AMBER_MUTED for i in region.items)
+    # the TD's acknowledgement at the table clears the call
     k.handle([{"input": "cmd", "type": "td_ack"}])
     assert not any(facts.td_calls(k.snap).values())
     assert "TD called" not in k.texts()
+
+
+# -- refusals ---------------------------------------------------------------------------------------
+
+
+def test_a_refusal_of_the_tables_own_input_is_shown_to_both_players_each_in_their_language():
+    """A roll the tower read before the turn was over (4.1 v a): both halves say why, each in its
+    player's language, naming the player; it goes when its time is up."""
+    from kiosk.refusal import refusal_of
+
+    k = Kiosk(samples.playing())  # B's turn, before rolling
+    k.local.langs = {"A": "hu", "B": "el"}
+    k.handle([{"input": "roll", "dice": [3, 1], "source": "tower"}])
+    before = k.state
+    line = {
+        "input": "roll",
+        "dice": [6, 6],
+        "source": "tower",
+        "at": k.at + 500,
+        "wall": samples.WALL0 + k.at,
+    }
+    k.state, events = apply(before, line)
+    refusal = refusal_of(before, line, events)
+    assert refusal is not None and refusal.side is None
+    until = k.snap["wall"] + 8_000
+    k.local.show_refusal(refusal.code, dict(refusal.params), refusal.side, until)
+    k.draw()
+    shown = {p.region: p for p in k.view.last_layout if p.region.startswith("refusal.")}
+    assert shown["refusal.A"].text == "korai dobás: Boris Ivanov nem fejezte be a körét (4.1 v a)"
+    assert (
+        shown["refusal.B"].text
+        == "πρόωρη ζαριά: ο Boris Ivanov δεν έχει ολοκληρώσει την κίνησή του (4.1 v a)"
+    )
+    assert shown["refusal.A"].rect[0] < SMALL[0] // 2 < shown["refusal.B"].rect[0]
+    assert events[-1]["rejected"] not in k.texts()  # never the reducer's English text
+    k.view.draw(k.surface, k.snap, k.local, until)  # its time is up
+    assert not any(p.region.startswith("refusal.") for p in k.view.last_layout)

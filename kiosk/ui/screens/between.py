@@ -7,6 +7,7 @@ from kiosk.ui.fmt import countdown_text, elapsed_text
 from kiosk.ui.layout import inset
 from kiosk.ui.screens import common, messages
 from kiosk.ui.screens.base import SIDES, Ctx, other
+from rulebook.vocab import InputType
 
 
 def between_games(c: Ctx) -> None:
@@ -21,11 +22,16 @@ def between_games(c: Ctx) -> None:
     tr = c.tr()
     pen, area = common.center_stack(c)
     undo_r, next_r = common.center_buttons(c, area, 2)
-    if facts.can_undo(c.snap):
+    if facts.may(c.snap, "table", InputType.UNDO):
         common.undo_button(pen, c, undo_r, lay.f_label)
-    pen.button(
-        next_r, tr("Next game"), [{"ui": "open", "overlay": "opening"}], keys=keys.NEXT_GAME, size=lay.f_label
-    )
+    if facts.may(c.snap, "table", InputType.OPENING_ROLL):
+        pen.button(
+            next_r,
+            tr("Next game"),
+            [{"ui": "open", "overlay": "opening"}],
+            keys=keys.NEXT_GAME,
+            size=lay.f_label,
+        )
 
 
 def _breaks_info(c: Ctx, side: str) -> None:
@@ -46,7 +52,7 @@ def _breaks_info(c: Ctx, side: str) -> None:
 
 def _break_button(c: Ctx, side: str) -> None:
     pen = common.bottom(c, side)
-    if not facts.can_break(c.snap, side):
+    if not facts.may(c.snap, side, InputType.BREAK):
         return
     tr = c.tr(side)
     common.side_button(
@@ -112,9 +118,10 @@ def break_screen(c: Ctx) -> None:
             _breaks_info(c, side)
         pen = common.bottom(c, side)
         tr = c.tr(side)
-        if away:
-            common.side_button(pen, c, side, tr("I am back"), [{"input": "return", "side": side}], "good")
-        elif facts.can_break(c.snap, side):
+        if facts.may(c.snap, side, InputType.RETURN):
+            intents = [{"input": InputType.RETURN, "side": side}]
+            common.side_button(pen, c, side, tr("I am back"), intents, "good")
+        elif facts.may(c.snap, side, InputType.BREAK):
             common.side_button(
                 pen,
                 c,
@@ -219,10 +226,9 @@ def finished(c: Ctx) -> None:
         bot = common.bottom(c, side)
         if confirmed.get(side):
             info.text("✓ " + tr("Score confirmed"), inset(r["info"], lay.pad), lay.f_label, theme.TEXT)
-        else:
-            common.side_button(
-                bot, c, side, tr("Confirm the score"), [{"input": "confirm", "side": side}], "good"
-            )
+        elif facts.may(c.snap, side, InputType.CONFIRM):
+            intents = [{"input": InputType.CONFIRM, "side": side}]
+            common.side_button(bot, c, side, tr("Confirm the score"), intents, "good")
     common.match_info(c)
     tr = c.tr()
     rect = common.center_split(c)["below_info"]
@@ -255,7 +261,7 @@ def finished(c: Ctx) -> None:
         )
     pen2 = c.region("C.buttons", (x, y + top_h, w, h - top_h), theme.BG)
     area = inset((x, y + top_h, w, h - top_h), lay.pad)
-    if facts.can_undo(c.snap):
+    if facts.may(c.snap, "table", InputType.UNDO):
         (undo_r,) = common.stack_rects(area, [common.button_heights(c)[0]], lay.pad)
         common.undo_button(pen2, c, undo_r, lay.f_label)
     elif confirmed.get("A") and confirmed.get("B"):

@@ -13,6 +13,7 @@ from kiosk.ui.layout import Rect, inset
 from kiosk.ui.scene import Intent
 from kiosk.ui.screens.base import SIDES, Ctx, Pen, other
 from kiosk.ui.theme import Color
+from rulebook.vocab import InputType
 
 #: the delay bar moves in this many steps over the whole delay
 DELAY_BAR_STEPS = 60
@@ -90,19 +91,20 @@ def _top_side(c: Ctx, side: str, bg: Color, called: bool) -> None:
     bell = (td_x + lay.pad, y + (chip_h - b) // 2, b, b)
     label_box = (td_x + lay.pad * 2 + b, y + 2, td_w - lay.pad * 5 // 2 - b, chip_h - 4)
     if called:
-        usable = facts.can_withdraw_call(c.snap, side)
+        usable = facts.may(c.snap, side, InputType.WITHDRAW_CALL)
         face, ink = (theme.TEXT_DARK, theme.AMBER) if usable else (theme.AMBER_MUTED, theme.AMBER_MUTED_TEXT)
         pen.fill(td_rect, face, lay.radius)
         pen.bell(bell, ink)
         pen.text(tr("Withdraw the call"), label_box, lay.f_chip, ink, wrap=True)
         if usable:
-            intents = [{"input": "withdraw_call", "side": side}]
+            intents = [{"input": InputType.WITHDRAW_CALL, "side": side}]
             pen.hit(td_rect, intents, keys.CALL_TD[where], grow=lay.pad // 2)
-    elif facts.can_call_td(c.snap, side):
+    elif facts.may(c.snap, side, InputType.CALL_TD):
         pen.fill(td_rect, theme.SECONDARY, lay.radius)
         pen.bell(bell, theme.TEXT)
         pen.text(tr("Call the TD"), label_box, lay.f_chip, theme.TEXT, wrap=True)
-        pen.hit(td_rect, [{"input": "call_td", "side": side}], keys.CALL_TD[where], grow=lay.pad // 2)
+        intents = [{"input": InputType.CALL_TD, "side": side}]
+        pen.hit(td_rect, intents, keys.CALL_TD[where], grow=lay.pad // 2)
 
 
 # -- player panel rows -----------------------------------------------------------------------------

@@ -16,32 +16,36 @@ from kiosk.ui.local import RESULT_KINDS, LocalState
 from kiosk.ui.screens import between, lobby, messages
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.messages import PAUSE_CHOICES, PAUSE_REASONS
+from rulebook.vocab import InputType, RollSource
+
+#: ``legal``'s word for "a pause by this player now counts as passing the double" (WBGF 4.4 iii)
+PAUSE_PASSES = "pause_passes"
 
 __all__ = ["PAUSE_REASONS", "build", "is_valid"]
 
 
 def is_valid(overlay: str | None, snap: dict[str, Any], local: LocalState) -> bool:
-    """Whether a dialog still makes sense for this snapshot (else it is closed)."""
+    """Whether a dialog still makes sense for this snapshot (else it is closed): the rulebook still
+    allows what it leads to (the snapshot's ``legal``)."""
     if overlay is None:
         return True
     side = local.overlay_side
-    phase = snap.get("phase")
     if overlay == "lang":
         return side is not None
     if overlay == "pass":
-        return side is not None and facts.can_answer_double(snap, side, "pass") and facts.in_game(snap)
+        return side in facts.SIDES and facts.may(snap, side, InputType.PASS)
     if overlay == "break":
-        return side is not None and facts.can_break(snap, side)
+        return side in facts.SIDES and facts.may(snap, side, InputType.BREAK)
     if overlay == "result":
-        return facts.can_enter_result(snap)
+        return facts.either_may(snap, InputType.WIN, InputType.RESIGN)
     if overlay == "pause":
-        return facts.can_pause(snap)
+        return facts.either_may(snap, InputType.PAUSE)
     if overlay == "dice":
-        return side is not None and local.manual_dice and facts.can_roll(snap, side)
+        return side is not None and local.manual_dice and facts.roller(snap) == side
     if overlay == "undo":
-        return facts.can_undo(snap)
+        return facts.may(snap, "table", InputType.UNDO)
     if overlay == "opening":
-        return phase == "between_games"
+        return facts.may(snap, "table", InputType.OPENING_ROLL)
     return True  # the PIN pad and the TD menu stay until closed
 
 
@@ -194,7 +198,7 @@ def _pass(c: Ctx, side: str) -> None:
         bottom_row(c, area),
         tr,
         tr("Pass"),
-        [{"ui": "close"}, {"input": "pass", "side": side}],
+        [{"ui": "close"}, {"input": InputType.PASS, "side": side}],
         ok_keys=keys.SECOND[where] + keys.OK,
         style="bad",
     )
@@ -225,7 +229,7 @@ def _break(c: Ctx, side: str) -> None:
         bottom_row(c, area),
         tr,
         tr("Start the break"),
-        [{"ui": "close"}, {"input": "break", "side": side}],
+        [{"ui": "close"}, {"input": InputType.BREAK, "side": side}],
         ok_keys=keys.MAIN[where] + keys.OK,
     )
 
@@ -310,10 +314,10 @@ def _result_confirm(c: Ctx, winner: str, kind: str, resigned: bool) -> None:
     line = lay.H // 8
     if resigned:
         headline = tr("{name} resigns: {kind}").format(name=c.name(loser), kind=tr(messages.KINDS[kind]))
-        entry: dict = {"input": "resign", "side": loser, "kind": kind}
+        entry: dict = {"input": InputType.RESIGN, "side": loser, "kind": kind}
     else:
         headline = tr("{name} wins: {kind}").format(name=c.name(winner), kind=tr(messages.KINDS[kind]))
-        entry = {"input": "win", "side": winner, "kind": kind}
+        entry = {"input": InputType.WIN, "side": winner, "kind": kind}
     pen.text(headline, (x, y, w, line), lay.f_title, wrap=True)
     y += line
     gain = tr("Points for {name}: {points}").format(name=c.name(winner), points=points)
@@ -372,7 +376,7 @@ def _dice(c: Ctx, side: str) -> None:
         pen.die(rect, value, picked == value)
         intents: list[dict] = [{"ui": "roll_die", "value": value}]
         if picked is not None:
-            intents.append({"input": "roll", "dice": [picked, value], "source": "manual"})
+            intents.append({"input": InputType.ROLL, "dice": [picked, value], "source": RollSource.MANUAL})
         pen.hit(rect, intents, keys.digit_keys(value), grow=gap // 2)
     if picked is None:
         back_button(pen, c, back, tr)
@@ -385,12 +389,16 @@ def _dice(c: Ctx, side: str) -> None:
 
 def _pausing_side(snap: dict[str, Any]) -> str:
     """The side a pause from the shared Pause button is recorded for (a player's pause names
-    one). While a double waits it is the doubler's, so that this button can never count as the
-    doubled player's pass (WBGF 4.4 iii) when nobody knows who touched it; otherwise the player
-    whose clock runs."""
-    cube = facts.cube(snap)
+    one): the player whose clock runs, else the one on turn, unless the rulebook says that
+    player's pause would count as passing a double (``legal[X].pause_passes``, WBGF 4.4 iii):
+    nobody knows who touched the shared button, so it never passes a double for anyone."""
     clock = snap.get("clock") or {}
-    return str(cube.get("offered_by") or clock.get("running") or snap.get("turn") or "A")
+    order = [clock.get("running"), snap.get("turn"), *facts.SIDES]
+    sides = [s for s in order if s in facts.SIDES]
+    for side in sides:
+        if facts.pause_reasons(snap, side) and not facts.may(snap, side, PAUSE_PASSES):
+            return str(side)
+    return str(sides[0])
 
 
 def _pause(c: Ctx) -> None:
@@ -401,17 +409,21 @@ def _pause(c: Ctx) -> None:
     x, _, w, _ = area
     back = bottom_row(c, area)
     side = _pausing_side(c.snap)
-    reasons = facts.player_pause_reasons(c.snap, side)
+    reasons = [r for r in facts.pause_reasons(c.snap, side) if r in PAUSE_CHOICES]
     entries: list[tuple[str, list[dict], str]] = [
-        (tr(PAUSE_CHOICES[r]), [{"ui": "close"}, {"input": "pause", "side": side, "reason": r}], "secondary")
+        (
+            tr(PAUSE_CHOICES[r]),
+            [{"ui": "close"}, {"input": InputType.PAUSE, "side": side, "reason": r}],
+            "secondary",
+        )
         for r in reasons
     ]
     turn = c.snap.get("turn")
-    if (c.snap.get("clock") or {}).get("enabled") and turn:
+    if turn in facts.SIDES and facts.may(c.snap, turn, InputType.INVALID_ROLL):
         entries.append(
             (
                 tr("Invalid roll: restart the delay"),
-                [{"ui": "close"}, {"input": "invalid_roll", "side": turn}],
+                [{"ui": "close"}, {"input": InputType.INVALID_ROLL, "side": turn}],
                 "primary",
             )
         )
@@ -463,7 +475,7 @@ def _undo(c: Ctx) -> None:
         back,
         tr,
         tr("Undo"),
-        [{"ui": "close"}, {"input": "undo"}],
+        [{"ui": "close"}, {"input": InputType.UNDO}],
         ok_keys=keys.OK + keys.UNDO,
         style="bad",
     )

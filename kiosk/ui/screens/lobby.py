@@ -8,6 +8,7 @@ from kiosk.ui.layout import inset
 from kiosk.ui.local import MSG_TIE
 from kiosk.ui.screens import common
 from kiosk.ui.screens.base import SIDES, Ctx
+from rulebook.vocab import InputType
 
 
 def idle(c: Ctx) -> None:
@@ -64,8 +65,9 @@ def _waiting_side(c: Ctx, side: str) -> None:
         else:
             _lateness(pen, c, side, r["body"], late)
     pen = common.bottom(c, side)
-    if not present:
-        common.side_button(pen, c, side, tr("Check in"), [{"input": "checkin", "side": side}], "good")
+    if facts.may(c.snap, side, InputType.CHECKIN):
+        intents = [{"input": InputType.CHECKIN, "side": side}]
+        common.side_button(pen, c, side, tr("Check in"), intents, "good")
 
 
 def _lateness(pen, c: Ctx, side: str, rect, late) -> None:
@@ -189,7 +191,7 @@ def _die_intents(c: Ctx, side: str, value: int) -> list[dict]:
     mine = dict(c.local.opening)
     mine[side] = value
     if mine["A"] is not None and mine["B"] is not None:
-        intents.append({"input": "opening_roll", "A": mine["A"], "B": mine["B"]})
+        intents.append({"input": InputType.OPENING_ROLL, "A": mine["A"], "B": mine["B"]})
     return intents
 
 

@@ -6,6 +6,10 @@ from kiosk.ui import facts, keys, theme
 from kiosk.ui.layout import hsplit, inset
 from kiosk.ui.screens import common, messages
 from kiosk.ui.screens.base import SIDES, Ctx, other
+from rulebook.vocab import InputType, PauseReason
+
+#: ``legal``'s word for a double made during the opponent's turn, which stands (WBGF 4.4 v)
+PREMATURE_DOUBLE = "premature_double"
 
 
 def play(c: Ctx) -> None:
@@ -25,7 +29,9 @@ def play(c: Ctx) -> None:
 
 def _play_actions(c: Ctx, side: str) -> None:
     """The player's action bar: Double and (dice entered by hand) the roll, or Take/Pass when
-    doubled, or what to do with the clock."""
+    doubled, or what to do with the clock. Each button is drawn when the snapshot's ``legal``
+    allows its input to this player; a double during the opponent's turn (premature, it stands:
+    WBGF 4.4 v) is offered apart, as "Double early"."""
     lay = c.lay
     pen = common.bottom(c, side)
     rect = common.bottom_button_rect(c, side)
@@ -39,16 +45,16 @@ def _play_actions(c: Ctx, side: str) -> None:
     if offered == other(side):
         take, pas = hsplit(rect, 2, lay.pad)
         value = facts.offered_value(c.snap)
-        if facts.can_answer_double(c.snap, side, "take"):
+        if facts.may(c.snap, side, InputType.TAKE):
             pen.button(
                 take,
                 tr("Take"),
-                [{"input": "take", "side": side}],
+                [{"input": InputType.TAKE, "side": side}],
                 keys=keys.MAIN[where],
                 style="good",
                 sublabel=tr("Cube to {value}").format(value=value),
             )
-        if facts.can_answer_double(c.snap, side, "pass"):
+        if facts.may(c.snap, side, InputType.PASS):
             pen.button(
                 pas,
                 tr("Pass"),
@@ -68,11 +74,16 @@ def _play_actions(c: Ctx, side: str) -> None:
             value = facts.offered_value(c.snap)
             pen.note(rect, tr("Doubled to {value}: waiting for the answer").format(value=value))
         return
+    hint = _clock_hint(c, side)
     actions: list[tuple[str, list[dict], tuple[int, ...], str, str]] = []
-    if facts.can_double(c.snap, side):
-        sub = tr("Cube to {value}").format(value=facts.offered_value(c.snap))
-        actions.append((tr("Double"), [{"input": "double", "side": side}], keys.MAIN[where], "primary", sub))
-    if c.local.manual_dice and facts.can_roll(c.snap, side):
+    sub = tr("Cube to {value}").format(value=facts.offered_value(c.snap))
+    double = [{"input": InputType.DOUBLE, "side": side}]
+    if facts.may(c.snap, side, InputType.DOUBLE):
+        actions.append((tr("Double"), double, keys.MAIN[where], "primary", sub))
+    elif facts.may(c.snap, side, PREMATURE_DOUBLE) and hint is None:
+        # while this player must press the clock, that comes first
+        actions.append((tr("Double early"), double, keys.MAIN[where], "secondary", sub))
+    if c.local.manual_dice and facts.roller(c.snap) == side:
         intents = [{"ui": "open", "overlay": "dice", "side": side}]
         actions.append((tr("Enter the roll"), intents, keys.ROLL[where], "secondary", ""))
     if actions:
@@ -84,19 +95,23 @@ def _play_actions(c: Ctx, side: str) -> None:
     dice = c.snap.get("dice")
     if c.local.manual_dice and dice and c.snap.get("turn") == side and len(dice) == 2:
         _rolled(pen, c, side, rect, (int(dice[0]), int(dice[1])))
-    elif timed and running is None and c.snap.get("turn") == other(side):
-        pen.note(
-            rect,
-            tr("Press your clock button to start {name}'s clock").format(name=c.name(other(side))),
-            theme.AMBER,
-        )
-    elif timed and running == side and c.snap.get("turn") == other(side):
+    elif hint is not None:
+        pen.note(rect, hint, theme.AMBER)
+
+
+def _clock_hint(c: Ctx, side: str) -> str | None:
+    """What ``side`` is to do with the clock now, when the game waits for their press."""
+    tr = c.tr(side)
+    clock = c.snap.get("clock") or {}
+    if not clock.get("enabled") or c.snap.get("turn") != other(side):
+        return None
+    running = clock.get("running")
+    if running is None:
+        return tr("Press your clock button to start {name}'s clock").format(name=c.name(other(side)))
+    if running == side:
         # after a take the taker presses back: the doubler's turn goes on (4.4 iii)
-        pen.note(
-            rect,
-            tr("Press your clock button: {name} goes on playing").format(name=c.name(other(side))),
-            theme.AMBER,
-        )
+        return tr("Press your clock button: {name} goes on playing").format(name=c.name(other(side)))
+    return None
 
 
 def _rolled(pen, c: Ctx, side: str, rect, dice: tuple[int, int]) -> None:
@@ -117,7 +132,7 @@ def _center_buttons(c: Ctx) -> None:
     pen, area = common.center_stack(c)
     tr = c.tr()
     pause_r, undo_r, result_r = common.center_buttons(c, area, 3)
-    if facts.can_pause(c.snap):
+    if facts.either_may(c.snap, InputType.PAUSE):
         pen.button(
             pause_r,
             tr("Pause"),
@@ -126,9 +141,9 @@ def _center_buttons(c: Ctx) -> None:
             style="secondary",
             size=lay.f_label,
         )
-    if facts.can_undo(c.snap):
+    if facts.may(c.snap, "table", InputType.UNDO):
         common.undo_button(pen, c, undo_r, lay.f_label)
-    if facts.can_enter_result(c.snap):
+    if facts.either_may(c.snap, InputType.WIN, InputType.RESIGN):
         pen.button(
             result_r,
             tr("Game over"),
@@ -171,7 +186,7 @@ def _paused_center(c: Ctx, reason: str) -> None:
         theme.AMBER,
         wrap=True,
     )
-    if reason == "power_loss":
+    if reason == PauseReason.POWER_LOSS:
         text = tr("Restored after a power cut. Resume when both players are ready.")
     else:
         text = tr(reason_message(reason))
@@ -179,13 +194,18 @@ def _paused_center(c: Ctx, reason: str) -> None:
     pen.note((x + lay.pad, note_y, w - 2 * lay.pad, y + total - note_y), text, theme.TEXT, size=lay.f_small)
     pen2, area = common.center_stack(c)
     undo_r, result_r, resume_r = common.center_buttons(c, area, 3)
-    if not facts.can_resume(c.snap):
+    if not players_resume(c.snap):
         pen2.note(resume_r, tr("Waiting for the TD"), theme.TEXT_DIM, size=lay.f_small)
     else:
         pen2.button(
-            resume_r, tr("Resume"), [{"input": "resume"}], keys=keys.RESUME, style="good", size=lay.f_label
+            resume_r,
+            tr("Resume"),
+            [{"input": InputType.RESUME}],
+            keys=keys.RESUME,
+            style="good",
+            size=lay.f_label,
         )
-    if facts.can_enter_result(c.snap):
+    if facts.either_may(c.snap, InputType.WIN, InputType.RESIGN):
         pen2.button(
             result_r,
             tr("Game over"),
@@ -194,8 +214,15 @@ def _paused_center(c: Ctx, reason: str) -> None:
             style="secondary",
             size=lay.f_small,
         )
-    if facts.can_undo(c.snap):
+    if facts.may(c.snap, "table", InputType.UNDO):
         common.undo_button(pen2, c, undo_r, lay.f_small)
+
+
+def players_resume(snap) -> bool:
+    """The players resume the clock from the screen when the rulebook takes a resume now, except
+    after the TD paused it: the TD resumes that one (from the hub or the TD menu)."""
+    by_td = (snap.get("clock") or {}).get("paused") == PauseReason.TD
+    return not by_td and facts.may(snap, "table", InputType.RESUME)
 
 
 def reason_message(reason: str) -> str:

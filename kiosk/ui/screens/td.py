@@ -22,6 +22,7 @@ from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.dialogs import back_and_ok, back_button, bottom_row, full_dialog, title
 from rulebook.clock import imposed_reserve_ms
 from rulebook.policy import is_lateness_forfeit
+from rulebook.vocab import LATENESS_REASONS, CommandType, InputType, PauseReason
 
 MINUTE = 60_000
 
@@ -104,9 +105,9 @@ def _pin(c: Ctx) -> None:
 # -- the menu ----------------------------------------------------------------------------------------
 
 
-def _td_may(c: Ctx, command: str, inferred: bool) -> bool:
-    """The TD may send ``command`` now: the snapshot's ``legal.td`` when present."""
-    return facts.allows(c.snap, command, ("td",), inferred)
+def _td_may(c: Ctx, command: CommandType) -> bool:
+    """The TD may send ``command`` now: the rulebook's answer (the snapshot's ``legal.td``)."""
+    return facts.may(c.snap, "td", command)
 
 
 def _menu(c: Ctx) -> None:
@@ -116,31 +117,29 @@ def _menu(c: Ctx) -> None:
     pen, area = full_dialog(c)
     y = title(pen, c, area, tr("TD menu"), lay.H * 10 // 100)
     x, _, w, _ = area
-    phase = snap.get("phase")
     clock = snap.get("clock") or {}
-    match = facts.has_match(snap)
-    open_match = match and phase != "finished"
     entries: list[tuple[str, list[dict], str]] = []
-    if _td_may(c, "pause", match and phase in ("opening", "playing", "between_games", "break")):
-        entries.append((tr("Pause the clock"), [{"ui": "close"}, _cmd("pause", reason="td")], "primary"))
-    if _td_may(c, "resume", phase == "paused"):
-        entries.append((tr("Resume the clock"), [{"ui": "close"}, _cmd("resume")], "good"))
-    if _td_may(c, "resolve_flag", phase == "flag"):
+    if _td_may(c, CommandType.PAUSE):
+        pause = _cmd(CommandType.PAUSE, reason=PauseReason.TD)
+        entries.append((tr("Pause the clock"), [{"ui": "close"}, pause], "primary"))
+    if _td_may(c, CommandType.RESUME):
+        entries.append((tr("Resume the clock"), [{"ui": "close"}, _cmd(CommandType.RESUME)], "good"))
+    if _td_may(c, CommandType.RESOLVE_FLAG):
         entries.append((tr("Settle the time-out"), [{"ui": "td", "page": "td_flag"}], "amber"))
-    if _td_may(c, "set_time", open_match and bool(clock.get("enabled"))):
+    if _td_may(c, CommandType.SET_TIME):
         page = {"ui": "td", "page": "td_time", "reserve_ms": clock.get("reserve_ms")}
         entries.append((tr("Set the time"), [page], "secondary"))
-    if _td_may(c, "impose_clock", open_match):
+    if _td_may(c, CommandType.IMPOSE_CLOCK):
         entries.append((tr("Impose a clock"), [{"ui": "td", "page": "td_clock"}], "secondary"))
-    if _td_may(c, "correct_score", match):
+    if _td_may(c, CommandType.CORRECT_SCORE):
         page = {"ui": "td", "page": "td_score", "score": snap.get("score")}
         entries.append((tr("Correct the score"), [page], "secondary"))
-    if _td_may(c, "penalty", open_match):
+    if _td_may(c, CommandType.PENALTY):
         entries.append((tr("Penalty"), [{"ui": "td", "page": "td_penalty"}], "secondary"))
-    if _td_may(c, "forfeit", open_match):
+    if _td_may(c, CommandType.FORFEIT):
         entries.append((tr("Forfeit"), [{"ui": "td", "page": "td_forfeit"}], "secondary"))
-    if any(facts.td_calls(snap).values()) and _td_may(c, "td_ack", True):
-        entries.append((tr("Answer the call"), [{"ui": "close"}, _cmd("td_ack")], "amber"))
+    if any(facts.td_calls(snap).values()) and _td_may(c, CommandType.TD_ACK):
+        entries.append((tr("Answer the call"), [{"ui": "close"}, _cmd(CommandType.TD_ACK)], "amber"))
     entries.append((tr("Table settings"), [{"ui": "td", "page": "td_settings"}], "secondary"))
     back = bottom_row(c, area)
     _grid(pen, c, (x, y, w, back[1] - y - lay.pad), entries)
@@ -168,8 +167,8 @@ def _grid(pen: Pen, c: Ctx, rect: Rect, entries: list[tuple[str, list[dict], str
         )
 
 
-def _cmd(kind: str, **fields: object) -> dict:
-    return {"input": "cmd", "type": kind, **fields}
+def _cmd(kind: CommandType, **fields: object) -> dict:
+    return {"input": InputType.CMD, "type": kind, **fields}
 
 
 def _to_menu() -> list[dict]:
@@ -233,7 +232,7 @@ def _set_time(c: Ctx) -> None:
         back,
         tr,
         tr("Apply"),
-        [{"ui": "close"}, _cmd("set_time", reserve_ms=reserves)],
+        [{"ui": "close"}, _cmd(CommandType.SET_TIME, reserve_ms=reserves)],
         back_intents=_to_menu(),
     )
 
@@ -274,7 +273,7 @@ def _impose_clock(c: Ctx) -> None:
         back,
         tr,
         tr("Apply"),
-        [{"ui": "close"}, _cmd("impose_clock", minutes_per_point=mpp, delay_s=delay)],
+        [{"ui": "close"}, _cmd(CommandType.IMPOSE_CLOCK, minutes_per_point=mpp, delay_s=delay)],
         back_intents=_to_menu(),
     )
 
@@ -316,7 +315,8 @@ def _flag(c: Ctx) -> None:
         pen.note((x, y, w, note_h), tr("{name}'s time has expired").format(name=c.name(flagged)), theme.FLAG)
     back = bottom_row(c, area)
     body = (x, y + note_h + lay.pad, w, back[1] - y - note_h - 3 * lay.pad)
-    _players(pen, c, body, None, {"ui": "td_pick_confirm", "type": "resolve_flag", "back": "td_flag"})
+    pick = {"ui": "td_pick_confirm", "type": CommandType.RESOLVE_FLAG, "back": "td_flag"}
+    _players(pen, c, body, None, pick)
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
 
 
@@ -328,7 +328,7 @@ def _forfeit(c: Ctx) -> None:
     x, _, w, _ = area
     back = bottom_row(c, area)
     body = (x, y + lay.pad, w, back[1] - y - 3 * lay.pad)
-    _players(pen, c, body, None, {"ui": "td_pick_confirm", "type": "forfeit", "back": "td_forfeit"})
+    _players(pen, c, body, None, {"ui": "td_pick_confirm", "type": CommandType.FORFEIT, "back": "td_forfeit"})
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
 
 
@@ -376,7 +376,7 @@ def _penalty(c: Ctx) -> None:
     back_r, ok_r = hsplit(back, 2, lay.pad * 3)
     back_button(pen, c, back_r, tr, _to_menu())
     if local.td_side is not None:
-        cmd = _cmd("penalty", against=local.td_side, points=local.td_points, reason=local.td_reason)
+        cmd = _cmd(CommandType.PENALTY, against=local.td_side, points=local.td_points, reason=local.td_reason)
         pen.button(ok_r, tr("Continue"), _confirm_intents(cmd, "td_penalty"), keys=keys.OK, style="good")
 
 
@@ -408,7 +408,7 @@ def _score(c: Ctx) -> None:
     score = {s: int(c.local.td_score.get(s, 0)) for s in ("A", "B")}
     current = c.snap.get("score") or {}
     if score != {s: int(current.get(s, 0)) for s in ("A", "B")}:
-        cmd = _cmd("correct_score", score=score, note="corrected at the table")
+        cmd = _cmd(CommandType.CORRECT_SCORE, score=score, note="corrected at the table")
         pen.button(ok_r, tr("Continue"), _confirm_intents(cmd, "td_score"), keys=keys.OK, style="good")
 
 
@@ -450,7 +450,7 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
     after = dict(before)
     lines: list[tuple[str, int, tuple[int, int, int]]] = []
     winner: str | None = None
-    if kind == "resolve_flag":
+    if kind == CommandType.RESOLVE_FLAG:
         winner = str(cmd.get("winner"))
         heading = tr("Confirm the time-out decision")
         lines.append(
@@ -459,7 +459,7 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
         lines.append(
             (tr("{name} loses the match").format(name=c.name(other(winner))), lay.f_label, theme.TEXT)
         )
-    elif kind == "forfeit":
+    elif kind == CommandType.FORFEIT:
         loser = str(cmd.get("against"))
         winner = other(loser)
         heading = tr("Confirm the forfeit")
@@ -467,7 +467,7 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
             (tr("{name} loses the match by forfeit").format(name=c.name(loser)), lay.f_title, theme.TEXT)
         )
         lines.append((tr("{name} wins the match").format(name=c.name(winner)), lay.f_label, theme.TEXT))
-    elif kind == "penalty":
+    elif kind == CommandType.PENALTY:
         against = str(cmd.get("against"))
         points = int(cmd.get("points") or 0)
         reason = str(cmd.get("reason") or "")
@@ -476,19 +476,19 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
         text = tr("Penalty points against {name}: {points}").format(name=c.name(against), points=points)
         lines.append((text, lay.f_title, theme.TEXT))
         lines.append((tr(REASON_LABELS.get(reason, reason)), lay.f_label, theme.TEXT_DIM))
+        # lateness and break-overrun points count together towards the forfeit (2.2 iv)
+        counted = reason in LATENESS_REASONS
         late = sum(
             int(p.get("points") or 0)
             for p in snap.get("penalty_log") or []
-            if p.get("against") == against and p.get("reason") == "late" and not p.get("waived")
+            if p.get("against") == against and p.get("reason") in LATENESS_REASONS and not p.get("waived")
         )
-        if reason == "late" and late:
+        if counted and late:
             already = tr("Lateness points already given: {points}").format(points=late)
             lines.append((already, lay.f_label, theme.AMBER))
-        if after[other(against)] >= length or (
-            reason == "late" and is_lateness_forfeit(length, late + points)
-        ):
+        if after[other(against)] >= length or (counted and is_lateness_forfeit(length, late + points)):
             winner = other(against)
-    elif kind == "correct_score":
+    elif kind == CommandType.CORRECT_SCORE:
         score = cmd.get("score") or {}
         after = {s: int(score.get(s, 0)) for s in ("A", "B")}
         heading = tr("Confirm the score correction")
@@ -497,13 +497,13 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
             winner = leader
     else:
         heading = tr("TD menu")
-    if kind in ("penalty", "correct_score"):
+    if kind in (CommandType.PENALTY, CommandType.CORRECT_SCORE):
         right = other(c.left)
         new = tr("New score: {left} – {right}").format(left=after[c.left], right=after[right])
         was = tr("Before: {left} – {right}").format(left=before[c.left], right=before[right])
         lines.append((new, lay.f_title, theme.TEXT))
         lines.append((f"{c.name(c.left)} – {c.name(right)}  ·  {was}", lay.f_small, theme.TEXT_DIM))
-    if winner is not None and kind in ("penalty", "correct_score"):
+    if winner is not None and kind in (CommandType.PENALTY, CommandType.CORRECT_SCORE):
         lines.append(
             (tr("This ends the match: {name} wins").format(name=c.name(winner)), lay.f_label, theme.AMBER)
         )
