@@ -31,11 +31,35 @@ export function alertItems(alerts) {
   return alerts.map((a) => alertItem(a));
 }
 
+/** The automatic point an alert says was given, if the TD can still take it back from here. */
+function waivable(a) {
+  const d = a.data;
+  if (!d || !a.table || !d.last_penalty_id) return null;
+  if ((d.waived_ids || []).includes(d.last_penalty_id) || (d.pending_ids || []).includes(d.last_penalty_id)) return null;
+  return d;
+}
+
+/** What an alert about many (a round's absentees, a player booked twice) lists, opened on demand. */
+function details(a) {
+  const d = a.data || {};
+  const link = (table, text) => h("a", { href: `#/table/${encodeURIComponent(table)}` }, text);
+  if (a.kind === "absent" && Array.isArray(d.players)) {
+    return h("details", { class: "alert-list" }, h("summary", {}, `The ${d.players.length} player${d.players.length === 1 ? "" : "s"}`),
+      h("ul", {}, ...d.players.map((x) => h("li", {}, link(x.table, `${x.name} → table ${x.table}`),
+        x.elsewhere ? ` — still playing ${x.elsewhere.text || x.elsewhere.match_id}` : x.late_ms ? ` — ${Math.floor(x.late_ms / 60000)} min late` : ""))));
+  }
+  if (a.kind === "double_booked" && Array.isArray(d.matches)) {
+    return h("ul", { class: "alert-list" }, ...d.matches.map((m) => h("li", {}, link(m.table, `${m.match_id} at table ${m.table}`))));
+  }
+  return null;
+}
+
 /** One alert: urgency, message, when, and what the TD can do from here. */
 export function alertItem(a, { onTable = false } = {}) {
   const actions = [];
-  if (isTD() && a.kind === "verify" && a.match_id) {
-    actions.push(h("button", { type: "button", class: "small", onclick: () => verifyFromAlert(a) }, "Verify…"));
+  const point = isTD() ? waivable(a) : null;
+  if (point) {
+    actions.push(h("button", { type: "button", class: "small ghost", onclick: () => waiveFromAlert(a, point) }, "Waive…"));
   }
   if (isTD() && !a.acked_wall) {
     actions.push(h("button", { type: "button", class: "small ghost", onclick: () => ack(a) },
@@ -46,6 +70,7 @@ export function alertItem(a, { onTable = false } = {}) {
       h("span", { class: "badge" }, h("span", { "aria-hidden": "true" }, URGENCY_ICON[a.urgency] || "•"), a.urgency.toUpperCase()),
       h("span", { class: "meta" }, `${a.match_id ? a.match_id + " · " : ""}${hhmm(a.raised_wall)}`)),
     h("div", { class: "msg" }, a.message),
+    details(a),
     h("div", { class: "row" },
       a.table && !onTable ? h("a", { href: `#/table/${encodeURIComponent(a.table)}` }, `Table ${a.table}`) : h("span"),
       a.acked_wall ? h("span", { class: "meta" }, `✓ acknowledged ${a.acked_by ? "by " + a.acked_by + " " : ""}${hhmm(a.acked_wall)}`) : null,
@@ -58,11 +83,50 @@ async function ack(a) {
   } catch (e) { toast(e.message, true); }
 }
 
-async function verifyFromAlert(a) {
+async function waiveFromAlert(a, d) {
+  const t = S.tables.get(String(a.table));
+  const players = t ? t.players : {};
+  const who = (players && players[d.side]) || `player ${d.side}`;
+  const other = (players && players[d.side === "A" ? "B" : "A"]) || "the opponent";
+  const when = d.given_wall ? ` at ${hhmm(d.given_wall)}` : "";
+  const sentence = `Waive the automatic point against ${who} at table ${a.table} (given${when})? ${other} loses that point.`;
+  if (!await confirmAction(sentence, { okLabel: "Waive" })) return;
+  try {
+    await api("POST", `/api/tables/${encodeURIComponent(a.table)}/commands`, { type: "waive", penalty_id: d.last_penalty_id });
+    toast(`Waived at table ${a.table}`);
+  } catch (e) { toast(e.message, true); }
+}
+
+// -- counters: what the room counts rather than alerts ------------------------------------------
+
+export function setCounters(c) {
+  S.counters = c || null;
+  const el = $("counters");
+  if (!el) return;
+  const verify = (c && c.verify) || { count: 0, items: [] };
+  const onBreak = (c && c.on_break) || { count: 0, items: [] };
+  const open = new Set([...el.querySelectorAll("details[open]")].map((d) => d.dataset.counter));
+  el.replaceChildren(
+    h("details", { class: "counter", dataset: { counter: "verify" }, open: open.has("verify") },
+      h("summary", {}, h("span", { class: "count-chip c-finished" }, `${verify.count} to verify`)),
+      h("ul", {}, ...(verify.items.length ? verify.items.map((v) => h("li", {},
+        h("a", { href: `#/table/${encodeURIComponent(v.table)}` }, `Table ${v.table}`),
+        ` ${(v.players && v.players.A) || ""} ${v.score ? v.score.A : ""}–${v.score ? v.score.B : ""} ${(v.players && v.players.B) || ""} `,
+        isTD() ? h("button", { type: "button", class: "small", onclick: () => verifyMatch(v.match_id) }, "Verify…") : null))
+        : [h("li", { class: "muted" }, "Every result is verified.")]))),
+    h("details", { class: "counter", dataset: { counter: "on_break" }, open: open.has("on_break") },
+      h("summary", {}, h("span", { class: "count-chip c-playing" }, `${onBreak.count} on break`)),
+      h("ul", {}, ...(onBreak.items.length ? onBreak.items.map((b) => h("li", {},
+        h("a", { href: `#/table/${encodeURIComponent(b.table)}` }, `Table ${b.table}`),
+        ` ${b.name || ""}${b.ends_wall ? ` — back by ${hhmm(b.ends_wall)}` : ""}${b.allowed ? ` (break ${b.break_no} of ${b.allowed})` : ""}`))
+        : [h("li", { class: "muted" }, "Nobody is on a break.")]))));
+}
+
+async function verifyMatch(matchId) {
   try {
     const results = await api("GET", "/api/results");
-    const r = results.find((x) => x.match_id === a.match_id);
-    if (!r) { toast(`No result for ${a.match_id} yet`, true); return; }
+    const r = results.find((x) => x.match_id === matchId);
+    if (!r) { toast(`No result for ${matchId} yet`, true); return; }
     const detail = gamesTable(r.games, { A: r.player_a, B: r.player_b });
     if (!await confirmAction(say.verify(r), { detail, okLabel: "Verify" })) return;
     await api("POST", `/api/results/${encodeURIComponent(r.match_id)}/verify`);

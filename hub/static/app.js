@@ -2,7 +2,7 @@
 // room.js (tiles), table.js (a table and its actions), alerts.js (feed and sound), lists.js
 // (schedule, results). Plain ES modules, no build step.
 import { $, hhmmss } from "./dom.js";
-import { alertItems, setAlerts, showTitle, sound } from "./alerts.js";
+import { alertItems, setAlerts, setCounters, showTitle, sound } from "./alerts.js";
 import { acceptTiles, initRoomControls, queueTile, renderGrid, tickTiles } from "./room.js";
 import { importSchedule, initLists, loadResults, loadSchedule } from "./lists.js";
 import { loadRounds, scheduleRounds } from "./rounds.js";
@@ -86,6 +86,7 @@ function onMessage(msg) {
     S.tables = new Map(acceptTiles(msg.tables).map((t) => [String(t.table), t]));
     S.rounds = msg.rounds || [];
     setAlerts(Array.isArray(msg.alerts) ? msg.alerts : []);
+    setCounters(msg.counters);
     renderGrid();
     if (S.view === "table") scheduleDetailReload();
   } else if (msg.type === "tiles") {
@@ -100,6 +101,8 @@ function onMessage(msg) {
     setAlerts(msg.alerts);
     if (S.view === "table") scheduleDetailReload();
     scheduleTimeline();
+  } else if (msg.type === "counters") {
+    setCounters(msg.counters);
   } else if (msg.type === "schedule") {
     if (S.view === "schedule") loadSchedule();
     scheduleRounds();

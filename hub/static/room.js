@@ -81,13 +81,17 @@ function tileEl(t) {
   const waiting = t.phase === "waiting" || t.status === "waiting" || t.status === "late" || t.status === "no_table";
   const present = t.present && typeof t.present === "object" ? t.present : {};
   const score = t.score && typeof t.score === "object" ? t.score : {};
+  const late = t.lateness && typeof t.lateness === "object" ? t.lateness : {};
   const player = (side) => {
     const name = text(playerName(t.players, side)) || "—";
     const pc = ["player"];
     const absent = waiting && t.phase === "waiting" && !present[side];
     if (absent) pc.push("absent");
     if (running === side) pc.push("running");
-    return [h("span", { class: pc.join(" "), title: name }, name, absent ? h("span", { class: "absent-note" }, " (not here)") : null),
+    const l = late[side] && typeof late[side] === "object" ? late[side] : null;
+    const note = !absent ? null : l && l.elsewhere ? ` (still playing ${text(l.elsewhere.match_id)}, table ${text(l.elsewhere.table)})`
+      : l && typeof l.late_ms === "number" && l.late_ms >= 60000 ? ` (${Math.floor(l.late_ms / 60000)} min late)` : " (not here)";
+    return [h("span", { class: pc.join(" "), title: name + (note || "") }, name, note ? h("span", { class: "absent-note" }, note) : null),
       h("span", { class: "pts" }, text(score[side]))];
   };
   const foot = [];

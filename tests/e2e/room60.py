@@ -5,8 +5,9 @@ Greece, Bulgaria, Hungary, Norway, France and elsewhere, a second round schedule
 At the room's moment (``T0 + 7 min``): tables 1–30 playing (clocks running, various scores),
 31–36 a player late (a point given at 5:00), 37–42 finished a minute ago (38–40 waiting for
 verification at their tables; 37 confirmed by both players, 41–42 verified by the TD: those three
-have their round-2 match, waiting), 43–45 a break, 46–47 a time flag, 48–49 a TD call, 50–52 offline,
-53–54 nobody there yet, 55–57 both players there but not started, 58–60 never connected.
+have their round-2 match, waiting), 43–44 a break (45 between games: a 5-point match has no
+break), 46–47 a time flag, 48–49 a TD call, 50–52 offline, 53–54 nobody there yet, 55–57 both
+players there but not started, 58–60 never connected.
 """
 
 from __future__ import annotations

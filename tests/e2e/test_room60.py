@@ -283,6 +283,41 @@ def test_the_timeline_shows_the_hubs_points_and_takes_one_back(browser, room):
     close(page)
 
 
+def test_alerts_say_what_was_done_and_counters_open_their_lists(browser, room):
+    a, b = room.pair("32")
+    page = logged_in(browser, room)
+    late = page.locator('#feed .alert[data-kind="late"]', has_text=f"Table 32: {b}")
+    expect(late).to_contain_text("given automatically", timeout=WAIT)
+    late.get_by_role("button", name="Waive…").click()
+    sentence = confirm_text(page)
+    assert sentence.startswith(f"Waive the automatic point against {b} at table 32 (given at ")
+    assert sentence.endswith(f"{a} loses that point.")
+    answer(page, ok=True)
+    room.sims["32"].wait_for(lambda s: snapshot(s)["penalties"]["B"] == 0)
+    # a round's absentees are one line, opening to the players and their tables
+    absent = page.locator('#feed .alert[data-kind="absent"]')
+    expect(absent).to_contain_text("Round 1:", timeout=WAIT)
+    absent.locator("summary").click()
+    for table in ("53", "54"):
+        for name in room.pair(table):
+            expect(absent.locator("li", has_text=name)).to_contain_text(f"→ table {table}")
+    # results to verify and players on break are counters, each with its list
+    verify = page.locator('#counters details[data-counter="verify"]')
+    expect(verify.locator("summary")).to_have_text("4 to verify", timeout=WAIT)
+    on_break = room.hub.call(lambda: room.hub.hub.alerts.counters["on_break"]["count"])
+    assert on_break >= 2
+    breaks = page.locator('#counters details[data-counter="on_break"] summary')
+    expect(breaks).to_have_text(f"{on_break} on break")
+    verify.locator("summary").click()
+    verify.locator("li", has_text="Table 38").get_by_role("button", name="Verify…").click()
+    assert confirm_text(page).startswith("Verify r1-t38 at table 38: ")
+    expect(page.locator("#confirm-detail table tbody tr")).not_to_have_count(0)
+    answer(page, ok=True)
+    expect(verify.locator("summary")).to_have_text("3 to verify", timeout=WAIT)
+    assert room.hub.call(lambda: room.hub.hub.results["r1-t38"]["verified"])
+    close(page)
+
+
 def test_the_board_pages_through_the_room_and_finds_every_player(browser, room, tmp_path):
     out = shots_dir(tmp_path)
     page = context(browser, "1920x1080").new_page()
