@@ -194,7 +194,7 @@ function penaltyList(d) {
     const how = c ? (c.origin === "auto" ? `automatic, ${hhmm(c.created_wall)}` : `${c.actor || "TD"}, ${hhmm(c.created_wall)}`) : "at the table";
     return h("li", { class: p.waived ? "waived" : "" },
       `${pts(p.points)} against ${playerName(t.players, p.against)} — ${reasonText(p.reason)} (${how})${p.waived ? " — waived" : ""}`,
-      !p.waived && info.has(p.id) && isTD() ? h("button", { type: "button", class: "small ghost waive-button", onclick: () => waive(info.get(p.id)) }, "Waive…") : null);
+      !p.waived && info.has(p.id) && waivableNow(d, p.id) && isTD() ? h("button", { type: "button", class: "small ghost waive-button", onclick: () => waive(info.get(p.id)) }, "Waive…") : null);
   }))];
 }
 
@@ -254,16 +254,26 @@ function phaseOf(d) { return (d.state && d.state.match_id === d.match_id && d.st
 function hasMatch(d) { return !!(d.state && d.state.match_id && d.state.match_id === d.match_id); }
 function clockOn(d) { return !!(d.state && d.state.clock && d.state.clock.enabled); }
 
-/** Whether the rules offer a TD command now: the snapshot's ``legal`` list when the table sends
- * one, else by phase. */
+/** The TD's part of the snapshot's ``legal`` (the table's rules: what the TD may do now), or null
+ * for a table that does not send it. */
+function tdLegal(d) {
+  const legal = d.state && d.state.match_id === d.match_id ? d.state.legal : null;
+  const td = legal && legal.td;
+  return td && typeof td === "object" && !Array.isArray(td) ? td : null;
+}
+
+/** Whether the rules offer a TD command now: the snapshot's ``legal`` when the table sends it
+ * (the same rules that would refuse the command), else by phase. */
 function offered(d, kind) {
-  const legal = d.state && d.state.legal;
-  const listed = legal && (Array.isArray(legal.td) ? legal.td : Array.isArray(legal.commands) ? legal.commands : null);
-  if (listed) return listed.includes(kind);
+  const td = tdLegal(d);
+  if (td && kind in td) {
+    const v = td[kind];
+    return Array.isArray(v) ? v.length > 0 : !!v;
+  }
   const phase = phaseOf(d);
   switch (kind) {
     case "resolve_flag": return phase === "flag";
-    case "pause": return PLAYING.includes(phase);
+    case "pause": return PLAYING.includes(phase) && clockOn(d);
     case "resume": return phase === "paused";
     case "penalty": case "forfeit": case "set_length": return LIVE_PHASES.includes(phase);
     case "set_time": return clockOn(d) && LIVE_PHASES.includes(phase);
@@ -274,17 +284,23 @@ function offered(d, kind) {
   }
 }
 
+/** Whether a penalty (or the command that ended the match) may be waived now. */
+function waivableNow(d, id) {
+  const td = tdLegal(d);
+  return !td || !Array.isArray(td.waive) || td.waive.includes(id);
+}
+
 // The bar's order is fixed, so a button never moves under the TD's finger; what the phase does
 // not offer is hidden. The first ones are the decisions a phase waits for.
 const ACTIONS = [
   { id: "resolve_flag", label: "Resolve flag…", cls: "primary", when: (d) => offered(d, "resolve_flag"), form: flagForm },
   { id: "td_ack", label: "Acknowledge call", cls: "primary", when: (d) => !!d.tile.td_call, run: ackCall },
   { id: "verify", label: "Verify result…", cls: "primary", when: (d) => !!(d.result && !d.result.verified && phaseOf(d) === "finished"), run: () => verifyResult(T.d.result) },
-  { id: "undo_end", label: "Undo forfeit…", when: (d) => !!d.undo_end, run: undoEnd },
+  { id: "undo_end", label: "Undo forfeit…", when: (d) => !!d.undo_end && waivableNow(d, d.undo_end.command_id), run: undoEnd },
   { id: "resume", label: "▶ Resume", when: (d) => offered(d, "resume"), run: () => send("resume", {}) },
   { id: "pause", label: "‖ Pause", when: (d) => offered(d, "pause"), run: () => send("pause", {}) },
   { id: "penalty", label: "Penalty…", when: (d) => offered(d, "penalty"), form: penaltyForm },
-  { id: "waive", label: "Waive…", when: (d) => (d.waivers || []).length > 0, form: waiveForm },
+  { id: "waive", label: "Waive…", when: (d) => (d.waivers || []).some((w) => waivableNow(d, w.id)), form: waiveForm },
   { id: "start_clock", label: "Start late clock…", when: (d) => offered(d, "start_clock"), form: startClockForm },
   { id: "set_time", label: "Set time…", when: (d) => offered(d, "set_time"), form: setTimeForm },
   { id: "impose_clock", label: "Impose clock…", when: (d) => offered(d, "impose_clock"), form: imposeForm },
@@ -449,7 +465,7 @@ function waiveForm(d) {
   const f = makeForm("Waive a penalty", [list], "Close", async () => true);
   f.el.querySelector("button[type=submit]").hidden = true;
   f.onSync = (dd) => {
-    const items = dd.waivers || [];
+    const items = (dd.waivers || []).filter((w) => waivableNow(dd, w.id));
     list.replaceChildren(...(items.length ? items.map((p) => h("li", {},
       h("span", {}, `${pts(p.points)} against ${playerName(dd.tile.players, p.against)} — ${reasonText(p.reason)}, ` +
         `${p.origin === "auto" ? "automatic" : p.origin === "td" ? p.actor || "TD" : "at the table"}${p.wall ? " at " + hhmm(p.wall) : ""}`),
@@ -464,11 +480,18 @@ async function waive(p) {
 }
 
 function startClockForm(d) {
-  return makeForm("Start a late player's clock", [sideSelect("side", "Whose clock")], "Start clock…", async (f) => {
+  const f = makeForm("Start a late player's clock", [sideSelect("side", "Whose clock")], "Start clock…", async (f) => {
     const side = pickSide(f, "side", "whose clock");
     if (!side || !await confirmAction(say.startClock(ctx(), side), { okLabel: "Start the clock" })) return false;
     return send("start_clock", { side });
   });
+  f.onSync = (dd) => {
+    // the rules say whose clock may be started (a late player's): the others are not offered
+    const td = tdLegal(dd);
+    const sides = td && Array.isArray(td.start_clock) ? td.start_clock : ["A", "B"];
+    for (const o of f.el.querySelectorAll("option[data-side]")) o.disabled = !sides.includes(o.dataset.side);
+  };
+  return f;
 }
 
 function setTimeForm(d) {
