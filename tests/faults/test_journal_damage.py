@@ -115,25 +115,56 @@ class Kiosk:
 
 class Hub:
     """An MQTT client in the hub's place: the table's retained status and state, assignments and
-    TD commands."""
+    TD commands.
+
+    Like the real hub (``hub.commands.CommandSender.resend_unanswered``), it sends every command
+    the table has not answered again each time the table's status turns online: a table's
+    session is clean, so a command published while the kiosk is starting (before it has
+    subscribed) reaches nobody, and the table's status online comes only after its subscription.
+    """
 
     def __init__(self, host: str, port: int, event: str):
         self.topics = Topics(event)
         self.statuses: queue.Queue[dict[str, Any]] = queue.Queue()
         self.states: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._lock = threading.Lock()
+        self._unanswered: dict[str, dict[str, Any]] = {}  # command id -> command
+        self._table_online = False
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"hub-{uuid.uuid4().hex[:8]}")
         self.client.on_message = self._on_message
         subscribed: queue.Queue[bool] = queue.Queue()
         self.client.on_subscribe = lambda *a: subscribed.put(True)
         self.client.connect(host, port)
         self.client.loop_start()
-        self.client.subscribe([(self.topics.table_status(TABLE), 1), (self.topics.table_state(TABLE), 1)])
+        self.client.subscribe(
+            [
+                (self.topics.table_status(TABLE), 1),
+                (self.topics.table_state(TABLE), 1),
+                (self.topics.table_evt(TABLE), 1),
+            ]
+        )
         subscribed.get(timeout=WAIT)
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
-        if msg.payload:
-            kind = self.statuses if msg.topic == self.topics.table_status(TABLE) else self.states
-            kind.put(json.loads(msg.payload))
+        if not msg.payload:
+            return
+        obj = json.loads(msg.payload)
+        if msg.topic == self.topics.table_status(TABLE):
+            self._on_status(obj)
+            self.statuses.put(obj)
+        elif msg.topic == self.topics.table_state(TABLE):
+            self.states.put(obj)
+        elif obj.get("type") == "cmd_done":
+            with self._lock:
+                self._unanswered.pop(obj.get("id"), None)
+
+    def _on_status(self, status: dict[str, Any]) -> None:
+        with self._lock:
+            came_online = bool(status.get("online")) and not self._table_online
+            self._table_online = bool(status.get("online"))
+            again = list(self._unanswered.values()) if came_online else []
+        for cmd in again:
+            self.client.publish(self.topics.table_cmd(TABLE), json.dumps(cmd), qos=1)
 
     def status_where(self, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         deadline = time.monotonic() + WAIT
@@ -150,6 +181,9 @@ class Hub:
                 return state
 
     def command(self, cmd: dict[str, Any]) -> None:
+        """Send a TD command now, and again whenever the table comes online until it answers."""
+        with self._lock:
+            self._unanswered[cmd["id"]] = cmd
         self.client.publish(self.topics.table_cmd(TABLE), json.dumps(cmd), qos=1).wait_for_publish(WAIT)
 
     def assign(self, payload: dict[str, Any]) -> None:
