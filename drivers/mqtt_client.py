@@ -57,9 +57,9 @@ import select
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
@@ -99,6 +99,41 @@ def to_bytes(payload: Payload) -> bytes:
     if isinstance(payload, dict):
         return encode_json(payload)
     raise TypeError(f"payload must be bytes, str, dict or None, not {type(payload).__name__}")
+
+
+_READABLE = select.POLLIN | select.POLLPRI | select.POLLHUP | select.POLLERR | select.POLLNVAL
+
+
+class _HasFileno(Protocol):
+    def fileno(self) -> int: ...
+
+
+def wait_sockets(
+    read: Sequence[_HasFileno], write: Sequence[_HasFileno], timeout: float
+) -> tuple[set[int], set[int]]:
+    """The file numbers of ``read`` ready to read and of ``write`` ready to write, within ``timeout``.
+
+    ``select.select`` cannot watch a file number above 1,023 (``FD_SETSIZE``): a process holding
+    more than about a thousand files — a hub on an embedded broker, a benchmark playing hundreds
+    of tables — would fail on every connection past that. poll(2) has no such limit. A hang-up or
+    an error counts as readable, so that paho reads the end of the stream and reports the loss.
+    """
+    poller = select.poll()
+    flags: dict[int, int] = {}
+    for sock in read:
+        flags[sock.fileno()] = flags.get(sock.fileno(), 0) | select.POLLIN | select.POLLPRI
+    for sock in write:
+        flags[sock.fileno()] = flags.get(sock.fileno(), 0) | select.POLLOUT
+    for fd, mask in flags.items():
+        poller.register(fd, mask)
+    readable: set[int] = set()
+    writable: set[int] = set()
+    for fd, events in poller.poll(max(0.0, timeout) * 1000):
+        if events & _READABLE:
+            readable.add(fd)
+        if events & select.POLLOUT:
+            writable.add(fd)
+    return readable, writable
 
 
 def _check_topic(topic: str, *, wildcards: bool) -> None:
@@ -330,11 +365,11 @@ class MqttClient:
                 if sock is None:
                     break
                 want = [sock] if client.want_write() else []
-                readable, writable, _ = select.select([sock, self._wake_r], want, [], 0.0 if more else 1.0)
-                if self._wake_r in readable:
+                readable, writable = wait_sockets([sock, self._wake_r], want, 0.0 if more else 1.0)
+                if self._wake_r.fileno() in readable:
                     with contextlib.suppress(OSError):
                         self._wake_r.recv(4096)
-                if sock in readable:
+                if sock.fileno() in readable:
                     client.loop_read()
                 if client.socket() is not None and (writable or client.want_write()):
                     client.loop_write()
@@ -446,7 +481,7 @@ class MqttClient:
                 if sock is None:
                     break
                 want = [sock] if client.want_write() else []
-                readable, _, _ = select.select([sock], want, [], 0.05)
+                readable, _ = wait_sockets([sock], want, 0.05)
                 if readable:
                     client.loop_read()
                 if client.socket() is not None:
@@ -456,7 +491,7 @@ class MqttClient:
             while (sock := client.socket()) is not None and client.want_write():
                 if time.monotonic() > self._stop_deadline + 1.0:
                     break
-                select.select([], [sock], [], 0.05)
+                wait_sockets([], [sock], 0.05)
                 client.loop_write()
         self._abort(client)
 

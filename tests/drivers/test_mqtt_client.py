@@ -331,3 +331,40 @@ def test_connects_later_when_the_broker_appears(clients):
         c.stop(2.0)
         c2.stop(2.0)
         broker.stop()
+
+
+def test_works_with_file_numbers_above_select_limit(mosquitto, clients):
+    """A process holding over a thousand files (a hub on its embedded broker, hundreds of tables
+    in one process) gets connections numbered above 1,023, which ``select`` cannot watch."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 1_400
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+    fillers: list[int] = []
+    try:
+        while True:
+            fd = os.open(os.devnull, os.O_RDONLY)
+            fillers.append(fd)
+            if fd > 1_100:
+                break
+        topic = f"t/{uid('high')}"
+        inbox = Inbox()
+        sub = make(mosquitto, clients, inbox)
+        sub.subscribe(topic, qos=1)
+        sub.start()
+        pub = make(mosquitto, clients)
+        pub.start()
+        assert sub.wait_subscribed(WAIT) and pub.wait_connected(WAIT)
+        acked = threading.Event()
+        pub.publish(topic, b"high", qos=1, on_ack=acked.set)
+        assert acked.wait(WAIT)
+        assert inbox.get() == (topic, b"high")
+        assert pub._wake_r.fileno() > 1_023  # the test did what it says
+        pub.stop(2.0)
+        assert not pub.running
+    finally:
+        for fd in fillers:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
