@@ -16,6 +16,7 @@ API::
     link.send_cmd(table, cmd)            # QoS 1, not retained; cmd needs "id" and "type"
     link.request_resync(table, match_id, from_seq)
     link.send_control(table, message)    # fleet: identify, restart, button test, update (QoS 1)
+    link.send_time(wall)                 # the hub's time of day for every table (QoS 0, not retained)
     link.add_handler(topic, callback)    # any other topic the hub's credential may read (callback(payload))
     link.online -> bool ; link.wait_online(timeout) -> bool
     link.stop(timeout=5.0, graceful=True)
@@ -164,6 +165,15 @@ class HubLink:
         if not isinstance(message, dict) or not isinstance(message.get("action"), str):
             raise ValueError(f"a control message is a dict with an action: {message!r}")
         self.client.publish(self.topics.table_control(table), message, qos=1, retain=False)
+
+    def send_time(self, wall: int) -> None:
+        """The hub's time of day on ``hub/time``: each table compares it with its own clock.
+
+        QoS 0 and not retained: a time is worth something only when it is fresh, so a lost one
+        waits for the next rather than arriving late, and a table never reads an old one."""
+        if not is_int(wall) or wall < 0:
+            raise ValueError(f"wall must be epoch milliseconds, not {wall!r}")
+        self.client.publish(self.topics.hub_time, {"wall": wall}, qos=0, retain=False)
 
     def publish_raw(self, topic: str, payload: bytes) -> None:
         """Publish ``payload`` on a topic outside the tables' ones (QoS 1, not retained)."""

@@ -5,7 +5,7 @@ API::
     Topics(event)                       # all topic strings under bg/v1/{event}/
       .table_status(t) .table_state(t) .table_evt(t) .table_assign(t) .table_cmd(t) .table_resync(t)
       .table_device(t) .table_control(t)
-      .hub_status  .table_wildcard(kind)  .parse_table_topic(topic) -> (table, kind) | None
+      .hub_status  .hub_time  .table_wildcard(kind)  .parse_table_topic(topic) -> (table, kind) | None
     is_valid_id(s) -> bool              # sane table / event id (usable inside a topic)
     encode_json(obj) -> bytes           # compact UTF-8 JSON
     decode_object(topic, payload, log) -> dict | None   # JSON object or None (logged)
@@ -124,6 +124,8 @@ class Topics:
         self.event = event
         self.base = f"{PREFIX}/{event}"
         self.hub_status = f"{self.base}/hub/status"
+        #: the hub's time of day, for every table to compare its own with (QoS 0, not retained)
+        self.hub_time = f"{self.base}/hub/time"
 
     def table(self, table: str, kind: str) -> str:
         if not is_valid_id(table):

@@ -10,7 +10,8 @@ API::
                      username=None, password=None, version=VERSION, boot_id=None,
                      keepalive=10, backoff=(0.2, 10.0), window=64,
                      on_online: Callable[[bool], None] | None = None,
-                     status_fields: Callable[[], dict] | None = None)  # more status fields
+                     status_fields: Callable[[], dict] | None = None,  # more status fields
+                     on_hub_time: Callable[[int], None] | None = None)  # the hub's wall (hub/time)
     link.start()
     link.publish_event(evt) -> int      # durable in the outbox first, then sent in order (QoS 1)
     link.publish_state(snapshot)        # retained, QoS 1, latest wins
@@ -42,6 +43,8 @@ What the link guarantees, and how:
   the next connect publishes ``state_provider()``.
 * **Resync** (an extension, ``table/{t}/resync`` ``{"match_id", "from_seq"}``): the hub saw a gap;
   the table publishes its state and re-sends every stored event of that match from ``from_seq``.
+* **The room's time** (``hub/time`` ``{"wall"}``, QoS 0): handed to ``on_hub_time`` as it
+  arrives, so the application can compare it with its own wall clock at that moment.
 * **Untrusted input.** Payloads on every topic are checked (JSON object, field types, size);
   anything else is logged and dropped. Exceptions in ``on_assign``/``on_cmd`` are logged.
 
@@ -62,6 +65,7 @@ from typing import Any
 from drivers.mqtt_client import MqttClient
 from drivers.mqtt_topics import Topics, decode_object, encode_json, is_int, is_valid_id, now_wall, short
 from drivers.outbox import Outbox
+from rulebook.wire import MAX_MS
 
 log = logging.getLogger("drivers.table_link")
 
@@ -102,6 +106,7 @@ class TableLink:
         tls_ca_file: str | None = None,
         status_fields: Callable[[], dict[str, Any]] | None = None,
         on_control: Callable[[dict[str, Any]], None] | None = None,
+        on_hub_time: Callable[[int], None] | None = None,
     ) -> None:
         if not is_valid_id(table):
             raise ValueError(f"invalid table id {table!r} (letters, digits, _ . - only)")
@@ -127,6 +132,7 @@ class TableLink:
         #: the fleet's messages to this device (identify, restart, ...), when someone listens
         self._on_control = on_control
         self._t_control = self.topics.table_control(table)
+        self._on_hub_time = on_hub_time
 
         self._lock = threading.RLock()
         self._acked = threading.Condition(self._lock)
@@ -161,6 +167,8 @@ class TableLink:
             self.client.subscribe(topic, qos=1)
         if self._on_control is not None:
             self.client.subscribe(self._t_control, qos=1)
+        if self._on_hub_time is not None:
+            self.client.subscribe(self.topics.hub_time, qos=0)
         self.client.start()
 
     def stop(self, timeout: float = 5.0, *, graceful: bool = True) -> None:
@@ -318,6 +326,8 @@ class TableLink:
             obj = decode_object(topic, payload, log)
             if obj is not None and isinstance(obj.get("action"), str):
                 self._call("on_control", self._on_control, obj)
+        elif topic == self.topics.hub_time and self._on_hub_time is not None:
+            self._handle_hub_time(topic, payload)
         else:
             log.debug("table %s: message on unexpected topic %s ignored", self.table, topic)
 
@@ -362,6 +372,20 @@ class TableLink:
         if turned_online:
             log.info("table %s: the hub is online; announcing status and state again", self.table)
             self._announce()
+
+    def _handle_hub_time(self, topic: str, payload: bytes) -> None:
+        obj = decode_object(topic, payload, log)
+        if obj is None:
+            return
+        wall = obj.get("wall")
+        if not is_int(wall) or not 0 <= wall <= MAX_MS:
+            log.warning("dropped %s: wall must be epoch milliseconds, got %s", topic, short(wall))
+            return
+        assert self._on_hub_time is not None
+        try:
+            self._on_hub_time(wall)
+        except Exception:
+            log.exception("table %s: on_hub_time raised; the message is dropped", self.table)
 
     def _handle_resync(self, topic: str, payload: bytes) -> None:
         obj = decode_object(topic, payload, log)

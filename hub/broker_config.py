@@ -9,8 +9,9 @@ result for its neighbour, or send itself a TD command. This module writes, into 
   read-only one for diagnostics (``monitor``), hashed in Mosquitto's own PBKDF2-SHA512 ``$7$``
   format, so ``mosquitto_passwd`` is not needed;
 - ``acl``: a table may publish only its own ``status``/``state``/``evt`` and read only its own
-  ``assign``/``cmd``/``resync`` and the hub's ``status``; the hub reads and writes the whole event;
-  ``monitor`` reads the whole event (and the broker's ``$SYS`` statistics) and writes nothing;
+  ``assign``/``cmd``/``resync`` and the hub's ``status`` and ``time``; the hub reads and writes the
+  whole event; ``monitor`` reads the whole event (and the broker's ``$SYS`` statistics) and writes
+  nothing;
 - limits (:func:`room_limits`), so that no client — a broken or tampered table, or a stranger
   on the room's network who has no credential at all — can make the broker allocate more than a
   bounded amount: a largest packet, a cap on what is queued for one client, on messages in
@@ -52,6 +53,7 @@ from typing import Any
 
 from drivers.mqtt_topics import MAX_PAYLOAD
 from hub import dynsec
+from hub.provision import table_rights
 
 #: Username of the hub's credential; no table may take it.
 HUB_USER = "hub"
@@ -341,7 +343,7 @@ def render_acl(event: str, tables: Sequence[str]) -> str:
         "# Everything not granted here is denied: a forbidden publish is dropped, a forbidden\n"
         "# subscription receives nothing. A table publishes only its own status (also its Will),\n"
         "# state and events, and reads only its own assignment, commands and resync requests,\n"
-        "# and the hub's status.\n"
+        "# and the hub's status and time.\n"
         "\n"
         "# The hub reads and writes everything of this event.\n"
         f"user {HUB_USER}\n"
@@ -355,19 +357,10 @@ def render_acl(event: str, tables: Sequence[str]) -> str:
         "topic read $SYS/#\n"
     ]
     for table in tables:
-        base = f"{prefix}/table/{table}"
-        parts.append(
-            f"\nuser {table}\n"
-            f"topic write {base}/status\n"
-            f"topic write {base}/state\n"
-            f"topic write {base}/evt\n"
-            f"topic write {base}/device\n"
-            f"topic read {base}/assign\n"
-            f"topic read {base}/cmd\n"
-            f"topic read {base}/resync\n"
-            f"topic read {base}/control\n"
-            f"topic read {prefix}/hub/status\n"
-        )
+        # the same rights as an enrolled table's (hub.provision.table_rights), listed once
+        publish, subscribe = table_rights(event, table)
+        lines = [f"topic write {t}" for t in publish] + [f"topic read {t}" for t in subscribe]
+        parts.append(f"\nuser {table}\n" + "".join(f"{line}\n" for line in lines))
     return "".join(parts)
 
 

@@ -43,6 +43,7 @@ from hub.schedule import ScheduledMatch
 from hub.state import RoomState
 from hub.storage import DISK_KEY, STORAGE_KEY, StorageWatch, disk_low, storage_failed
 from hub.store import Store, is_storage_error
+from hub.time_beacon import TimeBeacon
 from hub.views import Views
 from hub.watch import WatchConfig
 from rulebook.profiles import get_profile
@@ -84,6 +85,8 @@ class Hub:
                 config.table_rate, config.table_burst, max_events_per_match=config.max_events_per_match
             ),
         )
+        #: the hub's time for the tables (``hub/time``), so a table can show that its clock is off
+        self.time_beacon = TimeBeacon(self.clock, link)
         self.dice = DiceWatch(room, store, self.alerts)
         self.ingest.event_observers.append(self.dice.on_event)
         self.automation = Automation(room, store, config, link, self.sender)
@@ -126,7 +129,7 @@ class Hub:
             c.event,
             c.broker_host,
             c.broker_port,
-            on_status=lambda t, o: post("status", t, o),
+            on_status=self._on_status,
             on_state=lambda t, o: post("state", t, o),
             on_event=lambda t, o: post("event", t, o),
             username=c.username,
@@ -138,6 +141,7 @@ class Hub:
         )
         for setup in self.link_setup:
             setup(self.link)
+        self.time_beacon.start()
         self.link.start()
         self.tick()
         if c.tick_interval:
@@ -148,6 +152,7 @@ class Hub:
             self._tick_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._tick_task
+        await self.time_beacon.stop()
         if self.link is not None:
             link, self.link = self.link, None
             await asyncio.get_running_loop().run_in_executor(None, link.stop)
@@ -169,6 +174,13 @@ class Hub:
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._link_changed, online)
 
+    def _on_status(self, table: str, status: dict[str, Any]) -> None:
+        """A table's status (MQTT thread): to the inbox; a table that comes online gets the hub's
+        time soon, so that its screen can say at once whether its clock is off."""
+        if status.get("online") is True:
+            self.time_beacon.soon()
+        self.ingest.post("status", table, status)
+
     def _on_device_report(self, table: str, report: dict[str, Any]) -> None:
         """A table's fleet report (MQTT thread): handed to the loop."""
         if self._loop is not None and self.on_device is not None:
@@ -184,6 +196,7 @@ class Hub:
         each command id once, so one it already has is only answered again."""
         self.room_state.mark_states_stale()
         if online:
+            self.time_beacon.soon()  # sent by the beacon's own task: nothing here can fail for it
             now = self.clock.now_wall()
             self.automation.republish(now)
             for table in self.room_state.tables():

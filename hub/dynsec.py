@@ -10,7 +10,8 @@ Enrolling a table then sends, over the hub's own connection (Mosquitto forces th
 the username, so a second connection with the hub's credential would throw the first one out):
 
 - ``createRole`` ``bgtable-<table>`` with the table's rights (:func:`hub.provision.table_rights`),
-  which is harmless when the role exists already;
+  which is harmless when the role exists already, and ``addRoleACL`` for each of those rights, so
+  that a role an older hub made gains the rights added since (the hub's ``time``);
 - ``createClient`` with the table's new username and password and that role.
 
 Retiring one sends ``deleteClient``: the plugin drops the client's live connection at once and
@@ -47,15 +48,24 @@ PLUGIN_DIRS = (
     "/usr/local/lib",
 )
 #: errors that mean "already as asked"
-HARMLESS = {"createRole": "Role already exists", "deleteClient": "Client not found"}
-#: what a client the plugin knows may do where no role says otherwise: nothing but receive what
-#: its subscriptions (which a role must allow) bring
+HARMLESS = {
+    "createRole": "Role already exists",
+    "addRoleACL": "ACL with this topic already exists",
+    "deleteClient": "Client not found",
+}
+#: what a client the plugin knows may do where no role says otherwise: nothing. Receiving too
+#: must be granted topic by topic: where no role allows a subscription the plugin leaves the
+#: decision to the ACL file, which (in Mosquitto 2.0) lets any subscription through, so without
+#: this an enrolled table would read every topic of the room (``#``)
 DEFAULT_ACL_ACCESS = {
     "publishClientSend": False,
-    "publishClientReceive": True,
+    "publishClientReceive": False,
     "subscribe": False,
     "unsubscribe": True,
 }
+
+
+DEFAULT_ACLS = [{"acltype": kind, "allow": allow} for kind, allow in DEFAULT_ACL_ACCESS.items()]
 
 
 def role_name(table: str) -> str:
@@ -132,10 +142,20 @@ class DynsecProvisioner:
     async def grant(self, username: str, password: str, table: str) -> None:
         publish, subscribe = table_rights(self.event, table)
         acls = [{"acltype": "publishClientSend", "topic": t, "allow": True} for t in publish]
-        acls += [{"acltype": "subscribePattern", "topic": t, "allow": True} for t in subscribe]
+        acls += [
+            {"acltype": kind, "topic": t, "allow": True}
+            for t in subscribe
+            for kind in ("subscribePattern", "publishClientReceive")
+        ]
+        # A role made by an older hub lacks the rights added since (``hub/time``): each right is
+        # added to the existing role too, which the plugin answers "already exists" when it has it.
+        rights = [{"command": "addRoleACL", "rolename": role_name(table), **acl} for acl in acls]
         await self._run(
             [
+                # a configuration written by an older hub let its clients receive anything
+                {"command": "setDefaultACLAccess", "acls": DEFAULT_ACLS},
                 {"command": "createRole", "rolename": role_name(table), "acls": acls},
+                *rights,
                 {"command": "deleteClient", "username": username},
                 {
                     "command": "createClient",

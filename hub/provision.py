@@ -53,5 +53,6 @@ def table_rights(event: str, table: str) -> tuple[list[str], list[str]]:
     base = f"{PREFIX}/{event}/table/{table}"
     publish = [f"{base}/{kind}" for kind in ("status", "state", "evt", "device")]
     subscribe = [f"{base}/{kind}" for kind in ("assign", "cmd", "resync", "control")]
-    subscribe.append(f"{PREFIX}/{event}/hub/status")
+    # the hub's presence, and its time of day (the table shows when its own clock is off)
+    subscribe += [f"{PREFIX}/{event}/hub/status", f"{PREFIX}/{event}/hub/time"]
     return publish, subscribe

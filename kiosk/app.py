@@ -38,6 +38,7 @@ from kiosk.journal import Journal, JournalClock, JournalError, wall_ms
 from kiosk.journal_health import FILE_NAME as HEALTH_FILE
 from kiosk.journal_health import JournalHealth, Notice
 from kiosk.notify import Notifier
+from kiosk.room_clock import RoomClock
 from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
 from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
 from rulebook.vocab import InputType, PauseReason, Phase, RollSource
@@ -76,6 +77,7 @@ class KioskApp:
         notifier: Notifier | None = None,
         pin_factory: Any = None,
         monotonic: Callable[[], float] = time.monotonic,
+        wall: Callable[[], int] = wall_ms,
     ):
         self.config = config
         self.headless = headless
@@ -83,18 +85,23 @@ class KioskApp:
         self.notifier = notifier or Notifier()
         self.pin_factory = pin_factory
         self.monotonic = monotonic
+        #: the table's time of day (epoch ms): what its journal, its snapshots and its screen use
+        self.wall = wall
         self.journal = Journal(config.journal_path, repair=True)
         self.clock = JournalClock(self.journal.last_at(), monotonic)
         self.controller = TableController(
             self.journal,
             config.table_id,
             clock_ms=self.clock,
+            wall_ms=wall,
             tick_interval_ms=config.tick_interval_ms,
             default_profile=config.profile,
             health=JournalHealth(config.data_path / HEALTH_FILE),
         )
         #: the journal notice last shown and reported (``status.journal``), read by the link
         self._notice: Notice | None = None
+        #: the room's time (the hub's ``hub/time``) against this table's: the clock notice
+        self.room_clock = RoomClock(config.clock_notice_s * 1000)
         self._status_fields: dict[str, Any] = {"journal": None}
         self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.script = ScriptPlayer(script, self.clock) if script else None
@@ -180,6 +187,7 @@ class KioskApp:
         if self.buttons is not None:
             self.buttons.poll()
         self._sync_notice()
+        self._sync_clock_notice()
         self._publish_state()
         if self.fleet is not None:
             self.fleet.step()
@@ -257,13 +265,25 @@ class KioskApp:
         if self.link is not None:
             self.link.refresh_status()
 
+    def _sync_clock_notice(self) -> None:
+        """Show, update or clear the clock notice as the table's clock stands against the room's."""
+        if self.local is None:
+            return
+        offset = self.room_clock.notice(self.wall(), self._mono_ms())
+        if offset != self.local.clock_notice:
+            self.local.clock_notice = offset
+            self._redraw = True
+
+    def _mono_ms(self) -> int:
+        return int(self.monotonic() * 1000)
+
     def _draw(self) -> None:
         snap = self.controller.snapshot()
         overlay = self.fleet.screen() if self.fleet is not None else None
         if overlay is not None:  # identify, the button test: the whole screen for a while
-            rects = self.window.draw(overlay[0], overlay[1], self.local, wall_ms())
+            rects = self.window.draw(overlay[0], overlay[1], self.local, self.wall())
         else:
-            rects = self.window.draw(self.view, snap, self.local, wall_ms())
+            rects = self.window.draw(self.view, snap, self.local, self.wall())
         self._redraw = False
         # Redraw by itself only as often as the screen can change: 10 per second while a clock
         # runs, 4 per second otherwise (countdowns in whole seconds never skip one).
@@ -375,6 +395,8 @@ class KioskApp:
             self.controller.submit({**payload, "input": InputType.ASSIGN})
         elif kind == "cmd":
             self.controller.submit({**payload, "input": InputType.CMD})
+        elif kind == "hub_time":
+            self.room_clock.heard(*payload)
         else:
             log.warning("ignored inbox item %r", kind)
 
@@ -484,6 +506,8 @@ class KioskApp:
                 boot_id=self.boot_id,
                 status_fields=lambda: self._status_fields,
                 on_control=self.fleet.on_control if self.fleet is not None else None,
+                # the moment of receipt is taken here, on the network thread, not when the loop runs
+                on_hub_time=lambda wall: self.inbox.put(("hub_time", (wall, self._mono_ms()))),
             )
             self.link.start()
         except Exception as exc:

@@ -106,6 +106,8 @@ class Config:
     td_pin: str = "0000"
     tick_interval_ms: int = 1000
     log_level: str = "info"
+    #: the screen says the table's clock is off when it is further than this from the hub's
+    clock_notice_s: int = 30
     broker: BrokerConfig = field(default_factory=BrokerConfig)
     pins: PinsConfig = field(default_factory=PinsConfig)
     dice: DiceConfig = field(default_factory=DiceConfig)
@@ -254,6 +256,7 @@ TOP: dict[str, Validator] = {
     "td_pin": _td_pin,
     "tick_interval_ms": _tick,
     "log_level": _log_level,
+    "clock_notice_s": _seconds,
 }
 
 SECTIONS: dict[str, tuple[type, dict[str, Validator]]] = {

@@ -72,6 +72,8 @@ class LocalState:
     hub_online: bool = False
     #: an open journal notice (``problem``, ``after_input``, ``match_id``), shown as a banner
     journal_notice: dict[str, Any] | None = None
+    #: how far the table's clock is from the room's (ms, + ahead), shown while it is off (None: not)
+    clock_notice: int | None = None
     #: the TD menu's PIN (from the configuration)
     td_pin: str = "0000"
     #: players enter each roll on the screen (a table without a dice tower, ``dice.manual_entry``)

@@ -220,6 +220,12 @@ EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
             "refusal": {"code": "roll.premature", "params": {"side": "B"}, "side": None, "until_wall": 2**53},
         },
     ),
+    # the table's clock 12 minutes behind the room's: once the match is under way, and while the
+    # players arrive
+    "clock-off-800x480-en": ("playing", (800, 480), "en", {"clock_notice": -12 * 60_000}),
+    "clock-off-800x480-el": ("playing", (800, 480), "el", {"clock_notice": -12 * 60_000}),
+    "clock-off-waiting-800x480-en": ("waiting_late", (800, 480), "en", {"clock_notice": -12 * 60_000}),
+    "clock-off-waiting-800x480-el": ("waiting_late", (800, 480), "el", {"clock_notice": -12 * 60_000}),
 }
 
 

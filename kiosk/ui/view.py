@@ -17,7 +17,7 @@ from kiosk.ui.layout import geometry
 from kiosk.ui.local import LocalState
 from kiosk.ui.render import Renderer, TextPlacement
 from kiosk.ui.scene import Intent, Scene
-from kiosk.ui.screens import banner, between, common, dialogs, lobby, play, refusal
+from kiosk.ui.screens import banner, between, clock_notice, common, dialogs, lobby, play, refusal
 from kiosk.ui.screens.base import Ctx
 from kiosk.ui.screens.common import DELAY_BAR_STEPS
 from kiosk.ui.text import TextCache
@@ -65,8 +65,11 @@ class KioskView:
             lobby.idle(c)
         else:
             SCREENS.get(str(snap.get("phase")), lobby.waiting)(c)
-            if local.refusal is not None:
-                refusal.draw(c, local.refusal)
+        if local.clock_notice is not None:
+            clock_notice.notice(c, local.clock_notice)
+        # drawn over the clock notice: a refused input is what the player needs to read now
+        if facts.has_match(snap) and local.refusal is not None:
+            refusal.draw(c, local.refusal)
         if overlay is not None:
             dialogs.build(c, overlay)
         if local.journal_notice is not None:

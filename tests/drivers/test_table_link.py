@@ -599,3 +599,34 @@ def test_malformed_payloads_on_every_table_topic_are_dropped(mosquitto, stack, c
     table.link.publish_event(ev(1))
     assert hub.next_events(1)[0]["seq"] == 1
     assert table.link.client.running and table.link.online
+
+
+# --------------------------------------------------------------------------- the hub's time
+def test_the_hubs_time_reaches_the_table_and_a_bad_one_is_dropped(mosquitto, stack, caplog):
+    event = uid()
+    t = Topics(event)
+    times: queue.Queue[int] = queue.Queue()
+    table = Table(mosquitto, event, on_hub_time=times.put).start()
+    stack.append(table)
+    hub = Hub(mosquitto, event)
+    stack.append(hub)
+    attacker = MqttClient(mosquitto.host, mosquitto.port, uid("bad"), on_message=lambda *_: None)
+    attacker.start()
+    assert attacker.wait_connected(WAIT)
+    wrong = [{}, {"wall": "1"}, {"wall": True}, {"wall": -1}, {"wall": 2**53}, {"wall": 1.5}]
+    bad: list[Any] = [*BAD_PAYLOADS, *wrong]
+    try:
+        for payload in bad:
+            attacker.publish(t.hub_time, payload)
+        attacker.publish(t.hub_time, {"wall": 42})  # after every bad one, from the same client
+        assert times.get(timeout=WAIT) == 42
+    finally:
+        attacker.stop(2.0)
+    hub.link.send_time(1_900_000_000_000)
+    assert times.get(timeout=WAIT) == 1_900_000_000_000
+    assert times.empty()
+    dropped = [r for r in caplog.records if r.getMessage().startswith(f"dropped {t.hub_time}")]
+    assert len(dropped) == len(bad)
+    with pytest.raises(ValueError, match="epoch milliseconds"):
+        hub.link.send_time(-5)
+

@@ -202,8 +202,9 @@ def test_acl_grants_each_table_only_its_own_topics():
         "topic read bg/v1/ev1/table/3/resync",
         "topic read bg/v1/ev1/table/3/control",
         "topic read bg/v1/ev1/hub/status",
+        "topic read bg/v1/ev1/hub/time",
     ]
-    assert all("/table/A1/" in line or "/hub/status" in line for line in blocks["A1"])
+    assert all("/table/A1/" in line or "/hub/status" in line or "/hub/time" in line for line in blocks["A1"])
 
 
 def test_rerun_refuses_to_overwrite_credentials(tmp_path: Path):

@@ -218,6 +218,20 @@ def test_table_reads_only_its_own_topics(room: Room):
     ]
 
 
+def test_every_table_reads_the_hubs_time_and_none_can_forge_it(room: Room):
+    """``hub/time``: what a table compares its own clock with (the clock notice on its screen)."""
+    hub = room.hub_watching_all()
+    t3 = room.peer("3").connected()
+    t4 = room.peer("4").connected()
+    t3.subscribe(f"{PREFIX}/hub/time")
+    t4.subscribe(f"{PREFIX}/hub/time")
+    t4.publish(f"{PREFIX}/hub/time", b'{"wall": 1}')  # acknowledged, so routed before the hub's
+    hub.publish(f"{PREFIX}/hub/time", b'{"wall": 1900000000000}')
+    for table in (t3, t4):
+        got = table.receive_until(f"{PREFIX}/hub/time")
+        assert got == [(f"{PREFIX}/hub/time", b'{"wall": 1900000000000}')]
+
+
 def test_hub_reads_events_and_writes_commands_and_assignments(room: Room):
     hub = room.hub_watching_all()
     t3 = room.peer("3").connected()
