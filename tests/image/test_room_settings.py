@@ -95,9 +95,24 @@ def test_unknown_keys_repeats_and_junk_are_reported_and_the_rest_kept():
     assert settings.wifi == rs.Wifi("Net", "", "FR")
     assert problems == [
         "line 2: hub given a second time; the first one is used",
-        "line 3: unknown key 'table' (known: hub, wifi_ssid, wifi_password, wifi_country)",
+        "line 3: unknown key 'table' (known: hub, language, wifi_ssid, wifi_password, wifi_country)",
         "line 4: expected KEY = VALUE, got 'just words'",
     ]
+
+
+def test_the_language_of_the_not_set_up_screen_is_one_of_the_kiosks():
+    # the kiosk reads it from the same file (kiosk/setup_app.py); here it is checked with the rest
+    settings, problems = rs.parse("language = fr\nhub = 10.0.0.1\n")
+    assert (settings.language, problems) == ("fr", [])
+    settings, problems = rs.parse("language = French\nhub = 10.0.0.1\n")
+    assert settings.language is None and settings.hub.host == "10.0.0.1"
+    assert problems == ["language: expected one of en, el, fr, bg, nb, hu, got 'French'"]
+
+
+def test_the_languages_are_the_kiosks():
+    from kiosk.ui.i18n import LANGUAGES
+
+    assert set(rs.LANGUAGES) == set(LANGUAGES)
 
 
 @pytest.mark.parametrize(
@@ -248,18 +263,20 @@ passwords = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size
     ssid=ssids,
     password=passwords,
     country=st.sampled_from(["GR", "HU"]),
+    language=st.sampled_from(rs.LANGUAGES),
 )
 def test_every_well_formed_file_is_read_back_as_written(
-    host: str, port: int, ssid: str, password: str, country: str
+    host: str, port: int, ssid: str, password: str, country: str, language: str
 ):
     password = password.strip("\"'")
     if len(password) < 8:
         password = "p" * 8
     text = f"hub = {host}:{port}\nwifi_ssid = {ssid}\nwifi_password = {password}\nwifi_country = {country}\n"
-    settings, problems = rs.parse(text)
+    settings, problems = rs.parse(text + f"language = {language}\n")
     assert problems == []
     assert settings.hub == rs.Hub("http", host, port)
     assert settings.wifi == rs.Wifi(ssid, password, country)
+    assert settings.language == language
 
 
 def test_a_line_ends_only_at_a_line_feed():

@@ -36,16 +36,20 @@ def test_the_card_identity_comes_after_data_and_before_what_uses_it():
     assert one(unit, "Unit", "RequiresMountsFor") == "/data"
     assert one(unit, "Unit", "ConditionPathIsMountPoint") == "/data"
     before = words(unit, "Unit", "Before")
-    assert {
-        "var-lib-bgtable.mount",
-        "var-log-journal.mount",
-        "ssh.service",
-        "chrony.service",
-        "bgtable.service",
-    } <= before
+    assert {"ssh.service", "chrony.service", "bgtable.service"} <= before
+    # every bind mount of the data partition (fstab) waits for the directories it makes
+    binds = [
+        line.split()[1]
+        for line in (ROOTFS / "etc/fstab").read_text().splitlines()
+        if line.startswith("/data/") and "bind" in line.split()[3].split(",")
+    ]
+    assert binds == ["/var/lib/bgtable", "/var/log", "/var/lib/systemd"]
+    assert {b.strip("/").replace("/", "-") + ".mount" for b in binds} <= before
     commands = values(unit, "Service", "ExecStart")
     assert commands[0] == "/usr/lib/bgtable-image/card-identity /data"
     assert "--prefix=/data" in commands[1] and commands[1].endswith("bgtable-data.conf")
+    # the image's own /var/lib/systemd (the journal's catalog) is copied once, never over the card's
+    assert commands[2] == "/bin/cp -a --no-clobber /var/lib/systemd/. /data/var/lib/systemd/"
 
 
 def test_the_room_settings_come_before_chrony_and_wifi_and_follow_the_configuration():
@@ -61,6 +65,7 @@ def test_the_room_settings_come_before_chrony_and_wifi_and_follow_the_configurat
 
 def test_the_kiosk_reads_its_configuration_from_the_data_partition():
     drop_in = parse_unit(ROOTFS / "etc/systemd/system/bgtable.service.d/image.conf")
+    assert values(drop_in, "Service", "Environment") == ["SDL_FRAMEBUFFER_ACCELERATION=opengles2"]
     assert values(drop_in, "Service", "ExecStart") == [
         "",
         "/opt/bgtable/venv/bin/bgtable run --fullscreen --config /var/lib/bgtable/table.toml",

@@ -12,6 +12,9 @@ boot, and whenever the table's configuration changes, this script reads it and w
   configuration (the hub's machine runs the broker), so an enrolled table follows the hub too;
 - ``/run/bgtable-room/wpa_supplicant-wlan0.conf``: the Wi-Fi network, when one is named.
 
+``language`` (the language of the "not set up" screen) is read by the kiosk itself from the same
+file; here it is only checked, so that a wrong one is reported with the others.
+
 Never trust an edge: each line is checked by type and range; a bad line is reported (in the
 journal) and dropped, and never stops the others or the boot. Uses the standard library only: it
 runs with the system's python3 before the kiosk's venv is needed.
@@ -32,7 +35,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 DEFAULT_HUB_PORT = 8080
-KEYS = ("hub", "wifi_ssid", "wifi_password", "wifi_country")
+KEYS = ("hub", "language", "wifi_ssid", "wifi_password", "wifi_country")
+#: the kiosk's languages (kiosk/ui/i18n.py)
+LANGUAGES = ("en", "el", "fr", "bg", "nb", "hu")
 KEY_RE = re.compile(r"^[a-z_]+$")
 LABEL_RE = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 COUNTRY_RE = re.compile(r"^[A-Z]{2}$")
@@ -68,6 +73,7 @@ class Wifi:
 class RoomSettings:
     hub: Hub | None = None
     wifi: Wifi | None = None
+    language: str | None = None
 
 
 def parse_host(text: str, key: str) -> str:
@@ -128,6 +134,12 @@ def parse_country(text: str) -> str:
     return code
 
 
+def parse_language(text: str) -> str:
+    if text not in LANGUAGES:
+        raise RoomSettingsError(f"language: expected one of {', '.join(LANGUAGES)}, got {text!r}")
+    return text
+
+
 def unquote(value: str) -> str:
     """Organisers may write ``ssid = "My net"``: one pair of matching quotes is removed."""
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
@@ -174,6 +186,7 @@ def parse(text: str) -> tuple[RoomSettings, list[str]]:
     ssid = checked("wifi_ssid", parse_ssid)
     password = checked("wifi_password", parse_password)
     country = checked("wifi_country", parse_country)
+    language = checked("language", parse_language)
     wifi: Wifi | None = None
     if ssid is not None:
         if country is None:
@@ -184,7 +197,7 @@ def parse(text: str) -> tuple[RoomSettings, list[str]]:
             wifi = Wifi(ssid, password or "", country)
     elif "wifi_ssid" not in raw and ("wifi_password" in raw or "wifi_country" in raw):
         problems.append("wifi_ssid: missing; wifi_password and wifi_country are not used without it")
-    return RoomSettings(hub, wifi), problems
+    return RoomSettings(hub, wifi, language), problems
 
 
 def broker_host(config: Path) -> tuple[str | None, list[str]]:
