@@ -249,6 +249,22 @@ def test_chrony_reads_its_configuration(tree: Path):
     assert "sourcedir /run/bgtable-room" in done.stdout
 
 
+def test_the_software_in_the_image_is_this_trees(tree: Path):
+    # the same build id as the hub computes for the software it serves (drivers/build_id.py): a
+    # table made from this image does not update itself from a hub running this tree
+    from drivers.build_id import PACKAGES, digest, running_build
+
+    site = tree / "opt/bgtable/venv/lib/python3.11/site-packages"
+    files = [
+        (path.relative_to(site).as_posix(), path.read_bytes())
+        for package in PACKAGES
+        for path in sorted((site / package).rglob("*"))
+        if path.is_file()
+    ]
+    assert {name.split("/")[0] for name, _ in files} == set(PACKAGES)
+    assert digest(files) == running_build(), "the image was built from another tree: make image"
+
+
 def test_the_kiosk_is_installed_and_draws_a_frame_under_qemu(tree: Path, tmp_path: Path):
     done = in_image(
         tree,
