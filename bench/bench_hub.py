@@ -12,10 +12,14 @@ Two phases per size:
   every table, each an ``evt`` and a ``state`` — well above a real room's peak, where a turn takes
   several seconds); the hub keeps up. Latency p50/p99 are measured here.
 * **flood**: the publishers offer far more (``--flood-rate``) for the same time; what the hub
-  processes per second until it has caught up is its sustained capacity.
+  processes per second until it has caught up is its sustained capacity. Beside the hub, a bare
+  paho subscriber (its own process, QoS 1 on the same topics, counting and nothing else) takes
+  the same flood in the same run: the hub's rate is reported as a ratio to it, which says what the
+  hub costs over merely receiving, whatever the machine and its neighbours do.
 
 Hub RSS (VmRSS and the peak VmHWM from /proc) is read at the end. Targets: >= 5,000 messages/s,
-RSS <= 150 MB at 1,000 tables. Run: ``python -m bench.bench_hub [--tables 100,500,1000]``.
+RSS <= 150 MB at 1,000 tables (5,000: ``--tables 1000,5000``). Run:
+``python -m bench.bench_hub [--tables 100,500,1000]``.
 """
 
 from __future__ import annotations
@@ -167,6 +171,25 @@ class Room:
             c.disconnect()
 
 
+def bare_subscriber(event: str, host: str, port: int, count: Any, last: Any, ready: Any) -> None:
+    """A bare paho client on the tables' topics (QoS 1, a persistent loop): counts the messages and
+    stamps the last one's arrival (``time.monotonic``, the same clock in every process)."""
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"bench-{event}-bare")
+
+    def on_message(_c: mqtt.Client, _u: Any, _m: mqtt.MQTTMessage) -> None:
+        count.value += 1
+        last.value = time.monotonic()
+
+    def on_connect(c: mqtt.Client, *_: Any) -> None:
+        c.subscribe(f"bg/v1/{event}/table/+/+", qos=1)
+
+    client.on_message = on_message
+    client.on_connect = on_connect
+    client.on_subscribe = lambda *_: ready.set()
+    client.connect(host, port)
+    client.loop_forever()
+
+
 def room_process(conn: Connection, host: str, port: int, event: str, n: int) -> None:
     """The publishers, in a process of their own so they do not share a GIL with the measuring."""
     room = Room(host, port, event, n)
@@ -221,7 +244,7 @@ class PushWatcher:
 
 
 def hub_stats(http_url: str) -> dict[str, Any]:
-    with urllib.request.urlopen(http_url + "/api/health", timeout=10) as r:
+    with urllib.request.urlopen(http_url + "/api/health", timeout=120) as r:  # a busy hub answers late
         return json.loads(r.read())["stats"]
 
 
@@ -289,9 +312,19 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
         stdout=subprocess.DEVNULL,
     )
     http_url = f"http://127.0.0.1:{http_port}"
-    room = watcher = None
+    room = watcher = bare = None
+    bare_count, bare_last = multiprocessing.Value("q", 0), multiprocessing.Value("d", 0.0)
+    bare_ready = multiprocessing.Event()
     try:
-        wait_for_port("127.0.0.1", http_port, 30)
+        bare = multiprocessing.Process(
+            target=bare_subscriber,
+            args=(event, broker.host, broker.port, bare_count, bare_last, bare_ready),
+            daemon=True,
+        )
+        bare.start()
+        if not bare_ready.wait(30):
+            raise RuntimeError("the bare subscriber did not subscribe")
+        wait_for_port("127.0.0.1", http_port, 30 + n / 50)  # the schedule is imported first
         watcher = PushWatcher(f"ws://127.0.0.1:{http_port}/api/ws")
         conn, child = multiprocessing.Pipe()
         room = multiprocessing.Process(target=room_process, args=(child, broker.host, broker.port, event, n))
@@ -310,13 +343,18 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
         paced = (count - base) / (t1 - t0)
         samples = list(watcher.samples)
 
-        # flood phase
+        # flood phase: the hub and the bare subscriber take the same messages at the same time
         base = hub_stats(http_url)["messages"]
+        bare_base = bare_count.value
         t0 = time.monotonic()
         conn.send(("run", seconds, flood_rate))
         sent = conn.recv()
         count, t1 = wait_processed(http_url, base + sent, 120)
         flood = (count - base) / (t1 - t0)
+        deadline = time.monotonic() + 60
+        while bare_count.value < bare_base + sent and time.monotonic() < deadline:
+            time.sleep(0.05)
+        bare_flood = (bare_count.value - bare_base) / (bare_last.value - t0)
         offered = sent / seconds
         rss, hwm = rss_mb(hub.pid)
         return {
@@ -328,6 +366,8 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
             "samples": len(samples),
             "flood_offered_msgs_s": offered,
             "flood_hub_msgs_s": flood,
+            "flood_bare_msgs_s": bare_flood,
+            "flood_ratio": flood / bare_flood,
             "rss_mb": rss,
             "peak_rss_mb": hwm,
             "cpus": os.cpu_count(),
@@ -338,6 +378,9 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
         if room is not None:
             conn.send(("stop",))
             room.join(10)
+        if bare is not None:
+            bare.terminate()
+            bare.join(10)
         hub.terminate()
         try:
             hub.wait(20)
@@ -364,14 +407,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = (
         f"{'tables':>6} {'paced msg/s':>12} {'p50 ms':>7} {'p99 ms':>7} {'flood sent/s':>13} "
-        f"{'hub msg/s':>10} {'RSS MB':>7} {'peak MB':>8}"
+        f"{'hub msg/s':>10} {'bare msg/s':>11} {'ratio':>6} {'RSS MB':>7} {'peak MB':>8}"
     )
     print(header)
     for n in (int(x) for x in args.tables.split(",")):
         r = bench_room(n, args.seconds, args.per_table * n, args.flood_rate)
         print(
             f"{r['tables']:>6} {r['paced_hub_msgs_s']:>12.0f} {r['p50_ms']:>7.0f} {r['p99_ms']:>7.0f} "
-            f"{r['flood_offered_msgs_s']:>13.0f} {r['flood_hub_msgs_s']:>10.0f} {r['rss_mb']:>7.1f} "
+            f"{r['flood_offered_msgs_s']:>13.0f} {r['flood_hub_msgs_s']:>10.0f} "
+            f"{r['flood_bare_msgs_s']:>11.0f} {r['flood_ratio']:>6.0%} {r['rss_mb']:>7.1f} "
             f"{r['peak_rss_mb']:>8.1f}",
             flush=True,
         )

@@ -18,6 +18,13 @@ Reported, over the measurement window (after the tables are connected and assign
 * the kiosk's RSS (last and peak) and CPU;
 * whether every event every table made reached the hub's store (made vs stored, after drain).
 
+Start-up at championship size: the process raises its open-file limit to the hard limit (every
+table is a socket in a worker, and Mosquitto, started from here, holds one per table too), the
+workers connect their tables at a paced rate (``--connect-rate`` tables a second for the room: a burst
+of thousands of CONNECTs at once overflows the broker's listen backlog and the tables back off
+for seconds), and a table that does not connect at once keeps retrying (the link's own back-off)
+until a deadline that grows with the room.
+
 Run: ``python -m bench.bench_soak [--tables 500] [--seconds 600] [--workers 2]``; the duration
 also comes from ``SOAK_SECONDS``. ``--json FILE`` writes the figures. Prints figures; asserts
 nothing. On a 2-core machine the workers playing 500 tables take a good part of one core: the
@@ -30,6 +37,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -48,10 +56,32 @@ KIOSK = "k1"
 #: 10 s, i.e. an event (and a state snapshot) every 5 s or so per table, at the busy end of a room
 PACE_THINK_MS = (3_000, 12_000)
 PACE_ROLL_MS = (1_000, 4_000)
+#: tables one worker process plays by default: each table's link is a thread of its own (as on a
+#: real table), and a Python process with a couple of thousand threads spends its time handing
+#: the interpreter lock around (measured here: 2 workers of 2,500 tables each stalled at 1,963
+#: threads, starting no more, with 7 minutes of system time in 5); 500 per process start briskly
+TABLES_PER_WORKER = 500
 
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def raise_open_files() -> int:
+    """The soft open-file limit raised to the hard one (inherited by the broker, hub and workers
+    started from here): a room of thousands of tables is thousands of sockets in one process."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        soft = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return soft
+
+
+def start_deadline_s(tables: int, rate: float) -> float:
+    """How long a share of ``tables`` tables connecting at ``rate`` per second may take to be online
+    and assigned: the pacing itself, and five minutes for the back-off of those that must retry
+    (on a machine this busy a CONNECT can time out, and the link waits up to 10 s between tries)."""
+    return tables / rate + 300.0
 
 
 def cpu_s(pid: int) -> float:
@@ -89,16 +119,20 @@ def worker(args: argparse.Namespace) -> int:
     from demo.simtable import SimRoom, SimTable, Temperament
     from hub.clock import SystemClock
 
+    raise_open_files()
     host, port = args.broker.rsplit(":", 1)
     clock = SystemClock()
     ids = args.ids.split(",")
     sims = [SimTable(args.event, t, host, int(port), clock=clock) for t in ids]
-    for sim in sims:
-        sim.start(wait=None)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + start_deadline_s(len(sims), args.connect_rate)
+    begun = time.monotonic()
+    for i, sim in enumerate(sims):  # paced: the i-th table starts at i / rate seconds
+        time.sleep(max(0.0, begun + i / args.connect_rate - time.monotonic()))
+        sim.start(wait=None)  # connects in the background and keeps retrying (its back-off)
     for sim in sims:
         if not sim.link.wait_online(max(0.1, deadline - time.monotonic())):
-            print(json.dumps({"error": f"table {sim.table} did not connect"}), flush=True)
+            offline = sum(not s.link.online for s in sims)
+            print(json.dumps({"error": f"table {sim.table} did not connect ({offline} offline)"}), flush=True)
             return 1
     # wait for the hub's assignment before playing (players at a table without a match idle)
     for sim in sims:
@@ -190,6 +224,9 @@ def kiosk_script(path: Path, seconds: float) -> None:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="bench-soak-"))
+    open_files = raise_open_files()
+    if open_files < 2 * args.tables + 1024:
+        print(f"warning: the open-file limit ({open_files}) may be too low for {args.tables} tables")
     broker = Mosquitto().start()
     event = "soak"
     n = args.tables
@@ -230,7 +267,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     kiosk = None
     watcher = None
     try:
-        wait_for_port("127.0.0.1", http_port, 60)
+        wait_for_port("127.0.0.1", http_port, 60 + n / 50)  # the schedule is imported first
         watcher = PushWatcher(f"ws://127.0.0.1:{http_port}/api/ws")
         for k in range(args.workers):
             share = ids[k :: args.workers]
@@ -249,6 +286,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         ",".join(share),
                         "--seed",
                         str(k + 1),
+                        "--connect-rate",
+                        str(args.connect_rate / args.workers),
                     ],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
@@ -411,8 +450,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=float(os.environ.get("SOAK_SECONDS", "600")))
-    parser.add_argument("--workers", type=int, default=2, help="processes playing the tables")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help=f"processes playing the tables (default: one per {TABLES_PER_WORKER} tables, at least 2)",
+    )
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument(
+        "--connect-rate",
+        type=float,
+        default=200.0,
+        help="tables the room connects per second at start (shared among the workers)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--event", help=argparse.SUPPRESS)
     parser.add_argument("--broker", help=argparse.SUPPRESS)
@@ -421,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # ``python -m bench`` calls main() with its own command line in sys.argv
         argv = sys.argv[1:] if __name__ == "__main__" else []
     args = parser.parse_args(argv)
+    if args.workers is None:
+        args.workers = max(2, -(-args.tables // TABLES_PER_WORKER))
     if args.worker:
         return worker(args)
     result = run(args)

@@ -83,3 +83,78 @@ def test_the_preview_names_what_changes_and_warns_about_play_in_progress():
     )
     assert [x["match_id"] for x in gone.removed] == ["r1-t12"]
     assert "leaves the schedule" in gone.warnings[0]
+
+
+# -- the indexed look-ups against the plain definitions ----------------------------------------
+# A championship's round has thousands of matches, so the look-ups index the players; these
+# property tests hold them to the plain scans they replace, names and ids drawn from a few values
+# so that collisions (the same name under two ids, a name with and without an id) are common.
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from hub.schedule_diff import _same_pair, _same_player  # noqa: E402
+
+NAMES = st.sampled_from(["Anna Berg", "anna berg", "Ánna Berg", "Jon Dahl", "Søren", "Soren", "Zoe"])
+IDS = st.sampled_from(["", "", "NOR-1", "NOR-2"])
+
+
+@st.composite
+def matches(draw: st.DrawFn) -> ScheduledMatch:
+    return m(
+        draw(st.sampled_from(["1", "2", "3", "4"])),
+        draw(NAMES),
+        draw(NAMES),
+        rnd=draw(st.sampled_from(["1", "2"])),
+        match_id=draw(st.sampled_from(["x1", "x2", "x3", "x4", "x5", "x6"])),
+        player_a_id=draw(IDS),
+        player_b_id=draw(IDS),
+    )
+
+
+def plain_keep(existing: list[ScheduledMatch], incoming: list[ScheduledMatch]) -> list[ScheduledMatch]:
+    out = []
+    for row in incoming:
+        old = next((x for x in existing if x.round == row.round and _same_pair(x, row)), None)
+        out.append(replace(row, match_id=old.match_id) if old is not None else row)
+    return out
+
+
+def plain_imported(existing: list[ScheduledMatch], incoming: list[ScheduledMatch]) -> list[ScheduledMatch]:
+    rows = {x.match_id: x for x in existing}
+    for row in incoming:
+        for mid, old in list(rows.items()):
+            if mid != row.match_id and old.round == row.round and old.table == row.table:
+                del rows[mid]
+        rows[row.match_id] = row
+    return list(rows.values())
+
+
+def plain_double_bookings(schedule: list[ScheduledMatch]) -> list[str]:
+    problems, earlier = [], []
+    for row in sorted(schedule, key=lambda x: (x.round, x.table)):
+        for player in ((row.player_a, row.player_a_id), (row.player_b, row.player_b_id)):
+            first = next(
+                (
+                    x
+                    for p, x in earlier
+                    if x.round == row.round and x.match_id != row.match_id and _same_player(p, player)
+                ),
+                None,
+            )
+            if first is not None:
+                problems.append(
+                    f"{player[0]} would play two matches in round {row.round}: {first.match_id} at table "
+                    f"{first.table} and {row.match_id} at table {row.table}"
+                )
+        earlier += [((row.player_a, row.player_a_id), row), ((row.player_b, row.player_b_id), row)]
+    return problems
+
+
+@settings(max_examples=300)
+@given(st.lists(matches(), max_size=8), st.lists(matches(), max_size=8))
+def test_the_indexed_lookups_give_what_the_plain_scans_give(existing, incoming):
+    existing = list({x.match_id: x for x in existing}.values())
+    assert keep_match_ids(existing, incoming) == plain_keep(existing, incoming)
+    assert imported(existing, incoming) == plain_imported(existing, incoming)
+    assert double_bookings(existing + incoming) == plain_double_bookings(existing + incoming)
