@@ -52,7 +52,8 @@ from pathlib import Path
 from typing import Any
 
 from drivers.mqtt_topics import MAX_PAYLOAD
-from hub import dynsec
+from hub import bridge_config, dynsec
+from hub.bridge_config import BridgeError, BridgeSettings
 from hub.provision import table_rights
 
 #: Username of the hub's credential; no table may take it.
@@ -212,6 +213,8 @@ class BrokerSettings:
     broker_user: str = field(default_factory=lambda: pwd.getpwuid(os.geteuid()).pw_name)
     #: the rest of every table's configuration (see :func:`load_table_template`)
     table_template: dict[str, Any] = field(default_factory=dict)
+    #: a room's broker bridged to the central one (``--room NAME --bridge-to HOST:PORT``)
+    bridge: BridgeSettings | None = None
 
     @property
     def data_dir(self) -> Path:
@@ -261,11 +264,12 @@ def room_limits(tables: int) -> RoomLimits:
     )
 
 
-def render_conf(settings: BrokerSettings) -> str:
-    """The broker's configuration: authenticated listeners only, ACL, persistence, optional TLS."""
+def render_conf(settings: BrokerSettings, extra_connections: int = 0) -> str:
+    """The broker's configuration: authenticated listeners only, ACL, persistence, optional TLS
+    (``extra_connections``: the rooms' bridges connecting to a central broker)."""
     out = settings.out
     bind = f" {settings.bind}" if settings.bind else ""
-    limits = room_limits(len(settings.tables))
+    limits = room_limits(len(settings.tables) + extra_connections)
     lines = [
         f"# Mosquitto configuration for event {settings.event!r}: written by `bghub broker-config`.",
         "# Regenerate it with that command rather than editing it (see docs/deployment.md).",
@@ -527,6 +531,8 @@ class GenerateResult:
     new: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    #: the room's bridge was added to the central broker's files (``--central``)
+    registered: bool = False
 
 
 def existing_credentials(out: Path) -> dict[str, str]:
@@ -575,6 +581,8 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
         else:
             credentials[user] = new_password()
             result.new.append(user)
+    bridge = _bridge(settings, keep, result)
+    bridges = [] if bridge is not None else _registered_bridges(settings)
 
     _make_dir(out, 0o700 if owner is None else 0o710, group=None if owner is None else owner[1])
     _make_dir(out / TABLES_DIR, 0o700)
@@ -583,15 +591,24 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
     if owner is not None and (created_data or settings.persistence_dir is None):
         os.chown(settings.data_dir, *owner)
 
+    conf = render_conf(settings, extra_connections=len(bridges))
+    if bridge is not None and settings.bridge is not None:
+        conf += bridge_config.render_section(
+            settings.event, settings.tables, settings.bridge, bridge.password
+        )
     broker_files = {
-        out / CONF_NAME: render_conf(settings),
-        out / PASSWD_NAME: render_passwd(credentials),
-        out / ACL_NAME: render_acl(settings.event, settings.tables),
+        out / CONF_NAME: conf,
+        out / PASSWD_NAME: render_passwd(credentials | {b.username: b.password for b in bridges}),
+        out / ACL_NAME: render_acl(settings.event, settings.tables)
+        + bridge_config.render_acl(settings.event, bridges),
     }
     fragments = {
-        out / HUB_FRAGMENT: render_hub_fragment(settings, credentials[HUB_USER]),
+        out / HUB_FRAGMENT: render_hub_fragment(settings, credentials[HUB_USER])
+        + bridge_config.render_rooms(bridges),
         out / MONITOR_FRAGMENT: render_monitor_fragment(settings, credentials[MONITOR_USER]),
     }
+    if bridge is not None:
+        fragments[out / bridge_config.BRIDGE_FRAGMENT] = bridge_config.render_fragment(bridge)
     if settings.table_template:
         fragments[stored_template] = render_template(settings.table_template)
     for table in settings.tables:
@@ -611,7 +628,57 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
         if stale.name not in wanted:
             stale.unlink()
             result.removed.append(stale.stem)
+    if bridge is not None and settings.bridge is not None and settings.bridge.central is not None:
+        result.files += _register(settings.bridge.central, bridge)
+        result.registered = True
     return result
+
+
+def _bridge(settings: BrokerSettings, keep: bool, result: GenerateResult) -> bridge_config.Bridge | None:
+    """A room's bridge, with its password kept (``--keep``) from the room's last run."""
+    if settings.bridge is None:
+        return None
+    user = settings.bridge.username
+    fragment = settings.out / bridge_config.BRIDGE_FRAGMENT
+    password = None
+    if keep and fragment.is_file():
+        try:
+            password = bridge_config.read_fragment(fragment).password
+        except BridgeError as exc:
+            raise BrokerConfigError(str(exc)) from None
+    if password is None:
+        password = new_password()
+        result.new.append(user)
+    else:
+        result.kept.append(user)
+    return bridge_config.Bridge(settings.event, settings.bridge.room, password, settings.tables)
+
+
+def _registered_bridges(settings: BrokerSettings) -> list[bridge_config.Bridge]:
+    """The rooms bridged to this (central) broker: kept across its own runs, whatever the mode
+    (their passwords are in the rooms' configurations)."""
+    try:
+        bridges = bridge_config.load_bridges(settings.out, settings.event)
+        bridge_config.check_central_tables(settings.tables, bridges)
+    except BridgeError as exc:
+        raise BrokerConfigError(str(exc)) from None
+    return bridges
+
+
+def _register(central: Path, bridge: bridge_config.Bridge) -> list[Path]:
+    """Give the central broker the bridge's credential (files keep their owner and mode)."""
+
+    def write(path: Path, text: str) -> None:
+        owner = None
+        if path.exists():
+            st = path.stat()
+            owner = None if st.st_uid == os.geteuid() else (st.st_uid, st.st_gid)
+        _write_private(path, text, owner)
+
+    try:
+        return bridge_config.register(central, bridge, hash_password=hash_password, write=write)
+    except BridgeError as exc:
+        raise BrokerConfigError(str(exc)) from None
 
 
 def _check_settings(settings: BrokerSettings) -> None:
@@ -634,6 +701,13 @@ def _check_settings(settings: BrokerSettings) -> None:
                 raise BrokerConfigError(f"{label} {path}: no such file")
         if settings.tls.cafile is not None and not settings.tls.cafile.is_file():
             raise BrokerConfigError(f"--cafile {settings.tls.cafile}: no such file")
+    if settings.bridge is not None:
+        validate_id("room", settings.bridge.room)
+        if settings.bridge.username in settings.tables:
+            raise BrokerConfigError(f"table id {settings.bridge.username!r} is the room's bridge credential")
+        central = settings.bridge.central
+        if central is not None and (not central.is_absolute() or central == settings.out):
+            raise BrokerConfigError(f"--central {central}: the central broker's own directory, not --out")
     for path in (settings.out, settings.data_dir):
         if not path.is_absolute():
             raise BrokerConfigError(f"{path} must be an absolute path (the broker may run elsewhere)")
@@ -730,6 +804,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="USER",
         help="user the broker runs as; its files are given to it (default: yourself)",
     )
+    rooms = parser.add_argument_group("rooms joined by bridges (docs/rooms.md)")
+    rooms.add_argument("--room", metavar="NAME", help="this broker is room NAME's, bridged to a central one")
+    rooms.add_argument(
+        "--bridge-to", metavar="HOST:PORT", help="the central broker the room's bridge connects to"
+    )
+    rooms.add_argument(
+        "--central",
+        metavar="DIR",
+        help="the central broker's broker-config directory: the bridge's credential is added there",
+    )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--force", action="store_true", help="replace existing credentials")
     mode.add_argument("--keep", action="store_true", help="keep existing credentials, add new tables")
@@ -750,6 +834,19 @@ def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
     elif args.cert or args.key or args.cafile:
         raise BrokerConfigError("--cert, --key and --cafile are for --tls")
     kwargs: dict[str, Any] = {}
+    if args.room is not None or args.bridge_to is not None:
+        if args.room is None or args.bridge_to is None:
+            raise BrokerConfigError(
+                "--room and --bridge-to go together: a room's broker and where it bridges to"
+            )
+        try:
+            host, port = bridge_config.parse_host_port(args.bridge_to)
+        except BridgeError as exc:
+            raise BrokerConfigError(str(exc)) from None
+        central = _absolute(args.central) if args.central else None
+        kwargs["bridge"] = BridgeSettings(validate_id("room", args.room), host, port, central)
+    elif args.central is not None:
+        raise BrokerConfigError("--central is for a room's broker (with --room and --bridge-to)")
     if args.broker_user:
         kwargs["broker_user"] = args.broker_user
     if args.table_template:
@@ -787,6 +884,20 @@ def main_broker_config(args: argparse.Namespace) -> int:
     print(f"credentials: {len(result.new)} new, {len(result.kept)} kept, {len(result.removed)} removed")
     if result.removed:
         print(f"removed tables: {', '.join(result.removed)}")
+    bridge = settings.bridge
+    if bridge is not None:
+        print(f"room {bridge.room}: bridged to {bridge.host}:{bridge.port} as {bridge.username}")
+        if result.registered and bridge.central is not None:
+            print(
+                f"added the bridge to the central broker in {bridge.central} (reload it: "
+                "kill -HUP its pid, or systemctl reload mosquitto; restart the hub to show the room)"
+            )
+        else:
+            print(
+                f"give the central broker the bridge: copy {out / bridge_config.BRIDGE_FRAGMENT} into "
+                f"its directory's {bridge_config.BRIDGES_DIR}/ as {bridge.room}.toml and run "
+                "broker-config --keep there (or run this again with --central DIR)"
+            )
     print(f"start the broker with: mosquitto -c {out / CONF_NAME}")
     return 0
 
