@@ -1,7 +1,7 @@
 """Rooms joined by bridges, run by real Mosquitto processes: what crosses a bridge, what a bridge
 may not do, and what happens to messages while the link between a room and the central broker is
-cut (QoS 1, persistent bridge session: delivered once it is back, each once; not always in the
-order published, which the hub does not need: it keys events by their seq).
+cut (QoS 1, persistent bridge session: delivered once it is back, none lost; at least once and
+not always in the order published, which the hub does not need: it keys events by their seq).
 
 Non-delivery is proved with a control message sent after the forbidden one on the same path.
 """
@@ -98,7 +98,7 @@ def test_a_room_cannot_speak_for_a_table_outside_it(event: Event):
     assert spy.receive_until(topic("E1", "cmd")) == [(topic("E1", "cmd"), b'{"id": "for-east"}')]
 
 
-def test_events_published_while_the_link_is_cut_arrive_once_in_order(event: Event):
+def test_events_published_while_the_link_is_cut_all_arrive(event: Event):
     watch = peer(event, "monitor")  # the bridge's notifications, read-only
     watch.subscribe(f"{PREFIX}/room/east/bridge")
     assert bridge_says(watch, "east") == b"1"
@@ -122,10 +122,10 @@ def test_events_published_while_the_link_is_cut_arrive_once_in_order(event: Even
     seqs: list[int] = []
     while set(seqs) != set(range(1, 46)):
         seqs += [json.loads(p)["seq"] for _t, p in hub.receive_until(topic("E3", "evt"))]
-    # each once; the order is the table's up to the cut, while what the room kept is sent again
-    # the broker may let a newer message overtake it (the hub orders events by their seq)
-    assert sorted(seqs) == list(range(1, 46))
-    assert seqs[:5] == [1, 2, 3, 4, 5]
+    # none lost. QoS 1 is "at least once": a message whose acknowledgement a reconnect cut off
+    # comes again, and while what the room kept is sent again a newer one may overtake it; the
+    # hub keys events by their seq and stores each once (test_room_outage.py checks the store)
+    assert sorted(set(seqs)) == list(range(1, 46))
     assert e3.receive_until(topic("E3", "cmd"))[-1] == (topic("E3", "cmd"), b'{"id": "sent-while-cut"}')
 
 
