@@ -24,6 +24,7 @@ from hub.core import Hub
 from hub.dbfile import check_database, default_backup_dir, make_backup
 from hub.embedded_broker import EmbeddedBroker
 from hub.fleet_setup import FleetOptions, FleetService
+from hub.hosts import HostPolicy
 from hub.store import Store, StoreWriteFailed
 from hub.web import make_app
 
@@ -54,6 +55,12 @@ class RunConfig:
     #: seconds between copies (None: none)
     backup_every_s: float | None = 600.0
     backup_keep: int = 6
+    #: names the dashboard answers to besides its addresses and the machine's names (hub.hosts)
+    allowed_hosts: tuple[str, ...] = ()
+
+
+def _is_wildcard(host: str) -> bool:
+    return host in ("", "0.0.0.0", "::", "*")
 
 
 class HubApp:
@@ -109,7 +116,8 @@ class HubApp:
             summary = self.hub.import_schedule(Path(rc.schedule).read_bytes(), "cli")
             log.info("schedule %s: %s", rc.schedule, summary)
         await self.hub.start()
-        app = make_app(self.hub, Auth(password_hash), public=rc.public)
+        hosts = HostPolicy([*rc.allowed_hosts, *([] if _is_wildcard(rc.http_host) else [rc.http_host])])
+        app = make_app(self.hub, Auth(password_hash), public=rc.public, hosts=hosts)
         await self.fleet.start_web(app, rc.http_host, rc.http_port)
         self.runner = web.AppRunner(app, access_log=None)
         await self.runner.setup()

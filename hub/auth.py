@@ -4,7 +4,8 @@ The TD's password comes from a file (``--password-file``) or, without one, is ge
 and printed once. Either way the database holds only ``scrypt$n$r$p$salt$hash``; nothing secret is
 written anywhere else. Sessions live in memory (a restarted hub asks the TD to log in again):
 an HttpOnly, SameSite=Strict cookie names the session, and every POST must carry the session's
-CSRF token in a header, so another site can neither read the cookie nor forge an action.
+CSRF token in a header, so another site can neither read the cookie nor forge an action. Only
+logged-in sessions are kept; a visitor's CSRF token is derived from its cookie (see :class:`Auth`).
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ import base64
 import hashlib
 import hmac
 import secrets
+import threading
 import time
-from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+
+from hub.login_throttle import Attempt, LoginLimits, LoginThrottle
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 SESSION_IDLE_S = 12 * 3600
-#: at most this many sessions are kept (the least recently used go first)
+#: at most this many logged-in sessions are kept (the least recently used go first)
 MAX_SESSIONS = 10_000
 COOKIE = "bghub_session"
 
@@ -67,43 +71,67 @@ def generate_password() -> str:
     return secrets.token_urlsafe(12)
 
 
+#: the cookie of a visitor who has not logged in starts so; the rest is a random nonce
+ANONYMOUS_PREFIX = "a."
+
+
 @dataclass
 class Session:
     token: str
     csrf: str
     logged_in: bool = False
     actor: str = "anonymous"
-    last_seen: float = field(default_factory=time.monotonic)
+    last_seen: float = 0.0
 
 
 class Auth:
-    """Password check, sessions and login throttling for the dashboard."""
+    """Password check, sessions and login throttling for the dashboard.
 
-    def __init__(self, password_hash: str, *, max_failures: int = 10, window_s: float = 60.0) -> None:
+    Only logged-in sessions are kept: a visitor who has not logged in gets a cookie with a random
+    nonce and a CSRF token derived from it with the hub's secret (HMAC), both checked without any
+    server-side state. So no number of anonymous requests can fill the session table or push the
+    TD's session out of it; only logins (throttled, :mod:`hub.login_throttle`) add sessions.
+    """
+
+    def __init__(
+        self,
+        password_hash: str,
+        *,
+        limits: LoginLimits | None = None,
+        session_idle_s: float = SESSION_IDLE_S,
+        max_sessions: int = MAX_SESSIONS,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.password_hash = password_hash
         self.sessions: dict[str, Session] = {}
-        self.max_failures = max_failures
-        self.window_s = window_s
-        self._failures: dict[str, deque[float]] = {}
+        self.throttle = LoginThrottle(limits)
+        self.session_idle_s = session_idle_s
+        self.max_sessions = max_sessions
+        self.now = now
+        #: password checks running right now (they run on worker threads, never on the event loop)
+        self.hashing = 0
+        self._hashing_lock = threading.Lock()
+        self._secret = secrets.token_bytes(32)
 
-    def new_session(self) -> Session:
-        self._expire()
-        if len(self.sessions) >= MAX_SESSIONS:
-            oldest = sorted(self.sessions.values(), key=lambda x: x.last_seen)[: len(self.sessions) // 10]
-            for old in oldest:
-                del self.sessions[old.token]
-        s = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32))
-        self.sessions[s.token] = s
-        return s
+    # -- visitors who have not logged in ------------------------------------------------------
+
+    def anonymous(self, token: str | None = None) -> Session:
+        """A visitor's session, kept nowhere: a fresh nonce, or the one in ``token``."""
+        token = token or ANONYMOUS_PREFIX + secrets.token_urlsafe(24)
+        mac = hmac.new(self._secret, token.encode("ascii", "replace"), hashlib.sha256).digest()
+        return Session(token, base64.urlsafe_b64encode(mac).decode("ascii").rstrip("="))
 
     def get(self, token: str | None) -> Session | None:
-        if not token:
+        """The session a cookie names: a logged-in one that has not expired, or a visitor's."""
+        if not token or len(token) > 100:
             return None
+        if token.startswith(ANONYMOUS_PREFIX):
+            return self.anonymous(token) if token.isascii() else None
         s = self.sessions.get(token)
         if s is None:
             return None
-        now = time.monotonic()
-        if now - s.last_seen > SESSION_IDLE_S:
+        now = self.now()
+        if now - s.last_seen > self.session_idle_s:
             del self.sessions[token]
             return None
         s.last_seen = now
@@ -112,29 +140,46 @@ class Auth:
     def check_csrf(self, session: Session | None, token: str | None) -> bool:
         return session is not None and token is not None and hmac.compare_digest(session.csrf, token)
 
-    def throttled(self, client: str) -> bool:
-        now = time.monotonic()
-        q = self._failures.get(client)
-        if q is None:
-            return False
-        while q and now - q[0] > self.window_s:
-            q.popleft()
-        return len(q) >= self.max_failures
+    # -- logging in -------------------------------------------------------------------------------
 
-    def login(self, session: Session, password: str, client: str) -> Session | None:
-        """A new logged-in session (the old token is dropped), or None for a wrong password."""
-        if not verify_password(password, self.password_hash):
-            self._failures.setdefault(client, deque()).append(time.monotonic())
-            return None
-        self.sessions.pop(session.token, None)
-        fresh = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), logged_in=True, actor="td")
+    def reserve(self, client: str) -> Attempt:
+        """A login attempt from ``client``, before its body is read (:class:`Refused` if over a limit)."""
+        return self.throttle.reserve(client, self.now())
+
+    def release(self, attempt: Attempt, *, succeeded: bool) -> None:
+        self.throttle.release(attempt, succeeded=succeeded)
+
+    def check_password(self, password: str) -> bool:
+        """The scrypt check: blocking, so the web server runs it on a worker thread."""
+        with self._hashing_lock:
+            self.hashing += 1
+        try:
+            return verify_password(password, self.password_hash)
+        finally:
+            with self._hashing_lock:
+                self.hashing -= 1
+
+    def open_session(self, previous: Session | None, actor: str) -> tuple[Session, list[str]]:
+        """A new logged-in session (the previous token is dropped), and the tokens pushed out."""
+        dropped = self.expire()
+        if previous is not None and self.sessions.pop(previous.token, None) is not None:
+            dropped.append(previous.token)
+        if len(self.sessions) >= self.max_sessions:
+            oldest = sorted(self.sessions.values(), key=lambda x: x.last_seen)
+            for old in oldest[: max(1, len(self.sessions) // 10)]:
+                del self.sessions[old.token]
+                dropped.append(old.token)
+        fresh = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), True, actor, self.now())
         self.sessions[fresh.token] = fresh
-        return fresh
+        return fresh, dropped
 
     def logout(self, session: Session) -> None:
         self.sessions.pop(session.token, None)
 
-    def _expire(self) -> None:
-        now = time.monotonic()
-        for token in [t for t, s in self.sessions.items() if now - s.last_seen > SESSION_IDLE_S]:
+    def expire(self) -> list[str]:
+        """Drop the sessions idle for too long; their tokens (their live connections close)."""
+        now = self.now()
+        gone = [t for t, s in self.sessions.items() if now - s.last_seen > self.session_idle_s]
+        for token in gone:
             del self.sessions[token]
+        return gone

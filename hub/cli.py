@@ -141,6 +141,15 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--public", action="store_true", help="read-only views without logging in")
     p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        type=_allowed_host,
+        metavar="NAME",
+        help="a DNS name the dashboard also answers to (repeatable); its addresses, localhost and "
+        "this machine's names are always allowed, any other Host is refused (DNS rebinding)",
+    )
+    p.add_argument(
         "--offline-grace",
         type=float,
         default=30.0,
@@ -207,6 +216,15 @@ def add_fleet_arguments(p: argparse.ArgumentParser) -> None:
         "--software", metavar="FILE.whl", help="wheel that tables update to (default: the running build)"
     )
     g.add_argument("--no-announce", action="store_true", help="do not announce the hub with mDNS")
+
+
+def _allowed_host(text: str) -> str:
+    from hub.hosts import check_allowed_host
+
+    try:
+        return check_allowed_host(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _minutes(text: str) -> float:
@@ -284,6 +302,7 @@ def main_run(args: argparse.Namespace) -> int:
         new_db=args.new_db,
         backup_dir=args.backup_dir,
         backup_every_s=args.backup_every * 60 if args.backup_every > 0 else None,
+        allowed_hosts=tuple(args.allowed_host),
     )
 
     async def run() -> int:

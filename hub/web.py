@@ -14,11 +14,11 @@ import html
 import json
 import logging
 import urllib.parse
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from hub.actions import ActionError
 from hub.alerts import public_alert
@@ -26,6 +26,8 @@ from hub.auth import COOKIE, Auth, Session
 from hub.core import Hub
 from hub.dice_watch import THRESHOLDS, dice_csv
 from hub.exports import results_csv, results_json
+from hub.hosts import HostPolicy
+from hub.login_throttle import Refused
 from hub.room import board_tile
 from hub.schedule import ScheduleError
 from hub.store import Listing, is_storage_error
@@ -36,6 +38,14 @@ from rulebook import transcript
 log = logging.getLogger("hub.web")
 STATIC = Path(__file__).parent / "static"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: the largest JSON body a POST may have (a TD's action is well under 1 KiB)
+MAX_JSON_BODY = 64 * 1024
+#: the largest login body: a user name and a password
+MAX_LOGIN_BODY = 4 * 1024
+#: the largest body of all (a schedule CSV upload); aiohttp refuses more with 413
+MAX_UPLOAD = 4 * 1024 * 1024
+#: how often sessions idle for too long are dropped and their live connections closed
+SWEEP_S = 30.0
 #: the devices' own endpoints (no cookie, no session: hub/fleet_web.py)
 DEVICE_PREFIX = "/device/v1/"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -43,6 +53,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 HUB_KEY = web.AppKey("hub", Hub)
 AUTH_KEY = web.AppKey("auth", Auth)
 PUBLIC_KEY = web.AppKey("public", bool)
+HOSTS_KEY = web.AppKey("hosts", HostPolicy)
 SESSION_KEY: web.RequestKey[Session | None] = web.RequestKey("session")
 
 
@@ -63,11 +74,37 @@ def _listed(rows: Listing) -> web.Response:
 
 
 class Push:
-    """Fan-out of the hub's change messages to every open WebSocket (serialised once each)."""
+    """Fan-out of the hub's change messages to every open WebSocket (serialised once each).
+
+    Each connection opened with a logged-in session is filed under that session's token, so that
+    logging out, or the session expiring, closes it: what the hub shows stops with the session.
+    """
 
     def __init__(self, hub: Hub) -> None:
         self.clients: dict[web.WebSocketResponse, tuple[asyncio.Queue[str], bool]] = {}
+        self.by_session: dict[str, set[web.WebSocketResponse]] = {}
         self.unsubscribe = hub.subscribe(self.on_message)
+
+    def add(
+        self, ws: web.WebSocketResponse, queue: asyncio.Queue[str], board: bool, token: str | None
+    ) -> None:
+        self.clients[ws] = (queue, board)
+        if token is not None:
+            self.by_session.setdefault(token, set()).add(ws)
+
+    def remove(self, ws: web.WebSocketResponse) -> None:
+        self.clients.pop(ws, None)
+        for token, sockets in list(self.by_session.items()):
+            sockets.discard(ws)
+            if not sockets:
+                del self.by_session[token]
+
+    async def close_sessions(self, tokens: list[str], why: str) -> None:
+        """Close the live connections of these sessions (logged out, expired, pushed out)."""
+        for token in tokens:
+            for ws in list(self.by_session.pop(token, ())):
+                self.clients.pop(ws, None)
+                await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=why.encode("utf-8"))
 
     def on_message(self, msg: dict[str, Any]) -> None:
         if not self.clients:
@@ -99,7 +136,11 @@ PUSH_KEY = web.AppKey("push", Push)
 
 @web.middleware
 async def security(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Session lookup, CSRF check on every state-changing request, protective headers."""
+    """Host check, session lookup, CSRF check on every state-changing request, protective headers."""
+    host = request.headers.get("Host")
+    hosts = request.app[HOSTS_KEY]
+    if not hosts.allows(host):
+        return _error(421 if host else 400, hosts.refusal(host))
     auth = request.app[AUTH_KEY]
     session = auth.get(request.cookies.get(COOKIE))
     request[SESSION_KEY] = session
@@ -160,9 +201,29 @@ def writer(handler: Handler) -> Handler:
     return wrapped
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
+async def _read_limited(request: web.Request, limit: int) -> bytes:
+    """The request's body, read no further than ``limit`` bytes (413 beyond it, unread)."""
+    too_big = web.HTTPRequestEntityTooLarge(
+        max_size=limit,
+        actual_size=request.content_length or limit + 1,
+        text=json.dumps({"error": f"the body is too large (at most {limit} bytes)"}),
+        content_type="application/json",
+    )
+    if request.content_length is not None and request.content_length > limit:
+        raise too_big
+    data = bytearray()
+    while chunk := await request.content.read(limit + 1 - len(data)):
+        data += chunk
+        if len(data) > limit:
+            raise too_big
+    return bytes(data)
+
+
+async def _body(request: web.Request, limit: int = MAX_JSON_BODY) -> dict[str, Any]:
+    """The request's JSON object (400 if it is not one, 413 if longer than ``limit``)."""
+    raw = await _read_limited(request, limit)
     try:
-        data = await request.json()
+        data = json.loads(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise web.HTTPBadRequest(
             text='{"error": "the body must be JSON"}', content_type="application/json"
@@ -202,7 +263,7 @@ async def api_session(request: web.Request) -> web.Response:
     s = _session(request)
     fresh = s is None
     if s is None:
-        s = auth.new_session()
+        s = auth.anonymous()  # kept nowhere: the cookie and the token it derives are enough
     hub = request.app[HUB_KEY]
     response = _json(
         {
@@ -218,17 +279,28 @@ async def api_session(request: web.Request) -> web.Response:
 
 
 async def api_login(request: web.Request) -> web.Response:
+    """A login: the attempt is reserved (throttle) before the body is read or a hash computed."""
     auth = request.app[AUTH_KEY]
     client = request.remote or "?"
-    if auth.throttled(client):
-        return _error(429, "too many failed attempts; wait a minute")
-    body = await _body(request)
-    password = body.get("password")
-    s = _session(request)
-    assert s is not None  # the CSRF check needs one
-    fresh = auth.login(s, password if isinstance(password, str) else "", client)
-    if fresh is None:
+    try:
+        attempt = auth.reserve(client)
+    except Refused as exc:
+        return _error(429, str(exc))
+    succeeded = False
+    try:
+        body = await _body(request, MAX_LOGIN_BODY)
+        password = body.get("password")
+        if not isinstance(password, str):
+            return _error(400, "password: expected a string")
+        loop = asyncio.get_running_loop()
+        # scrypt takes tens of milliseconds of a core: never on the loop that serves the room
+        succeeded = await loop.run_in_executor(None, auth.check_password, password)
+    finally:
+        auth.release(attempt, succeeded=succeeded)
+    if not succeeded:
         return _error(401, "wrong password")
+    fresh, dropped = auth.open_session(_session(request), "td")
+    await request.app[PUSH_KEY].close_sessions(dropped, "session ended")
     hub = request.app[HUB_KEY]
     try:  # the audit row is kept if it can be: a full disk must not lock the TD out
         hub.store.audit("td", "login", hub.clock.now_wall(), detail={"from": client})
@@ -247,6 +319,7 @@ async def api_logout(request: web.Request) -> web.Response:
     s = _session(request)
     if s is not None:
         request.app[AUTH_KEY].logout(s)
+        await request.app[PUSH_KEY].close_sessions([s.token], "logged out")
     response = _json({"logged_in": False})
     response.del_cookie(COOKIE, path="/")
     return response
@@ -606,7 +679,8 @@ async def api_ws(request: web.Request) -> web.StreamResponse:
     queue: asyncio.Queue[str] = asyncio.Queue(maxsize=5000)
     room = hub.board() if board else hub.room()
     queue.put_nowait(json.dumps({"type": "hello", **room}, ensure_ascii=False))
-    push.clients[ws] = (queue, board)
+    session = _session(request)
+    push.add(ws, queue, board, session.token if session is not None and session.logged_in else None)
 
     async def pump() -> None:
         while True:
@@ -619,7 +693,7 @@ async def api_ws(request: web.Request) -> web.StreamResponse:
             if msg.type == WSMsgType.ERROR:
                 break
     finally:
-        push.clients.pop(ws, None)
+        push.remove(ws)
         sender.cancel()
         with contextlib.suppress(asyncio.CancelledError, ConnectionError):
             await sender
@@ -629,12 +703,34 @@ async def api_ws(request: web.Request) -> web.StreamResponse:
 # -- the application ------------------------------------------------------------------------------
 
 
-def make_app(hub: Hub, auth: Auth, *, public: bool = False) -> web.Application:
-    app = web.Application(middlewares=[security], client_max_size=4 * 1024 * 1024)
+async def sweep_sessions(app: web.Application) -> None:
+    """Drop the sessions idle for too long, and close their live connections."""
+    await app[PUSH_KEY].close_sessions(app[AUTH_KEY].expire(), "session expired")
+
+
+async def _sweeper(app: web.Application) -> AsyncIterator[None]:
+    async def loop() -> None:
+        while True:
+            await asyncio.sleep(SWEEP_S)
+            await sweep_sessions(app)
+
+    task = asyncio.create_task(loop())
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+def make_app(
+    hub: Hub, auth: Auth, *, public: bool = False, hosts: HostPolicy | None = None
+) -> web.Application:
+    app = web.Application(middlewares=[security], client_max_size=MAX_UPLOAD)
     app[HUB_KEY] = hub
     app[AUTH_KEY] = auth
     app[PUBLIC_KEY] = public
+    app[HOSTS_KEY] = hosts or HostPolicy()
     app[PUSH_KEY] = Push(hub)
+    app.cleanup_ctx.append(_sweeper)
     r = app.router
     r.add_get("/", page_index)
     r.add_get("/board", page_board)
