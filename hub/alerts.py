@@ -20,8 +20,9 @@ from typing import Any
 
 from hub.incidents import KINDS as INCIDENT_KINDS
 from hub.lateness import LateConfig, Timing, side_lateness
-from hub.presence import live_twice, scheduled_twice, seat_name
+from hub.presence import DoubleBooking, Seat, live_state, live_twice, scheduled_twice, seat_name
 from hub.room import URGENCY_RANK, TableView
+from hub.schedule import ScheduledMatch
 from hub.state import RoomState
 from hub.store import Store
 from hub.tabletime import clock_offset_ms
@@ -36,6 +37,7 @@ from hub.watch import (
     double_booked,
     round_absentees,
     side_facts,
+    slow_from,
     table_alerts,
 )
 
@@ -43,6 +45,10 @@ log = logging.getLogger("hub")
 
 #: Alerts raised by a single event (not a lasting situation): resolved only by acknowledgement.
 ONE_SHOT = frozenset({"cmd_failed", "assign_refused", "dice"}) | INCIDENT_KINDS
+
+#: Alerts whose text or data follow the time (minutes late, overrun, projected end): a table
+#: holding one is looked at every tick while it lasts.
+TIMED = frozenset({"late", "both_absent", "break_overrun", "slow"})
 
 
 def public_alert(row: dict[str, Any]) -> dict[str, Any]:
@@ -115,6 +121,21 @@ class Alerts:
         #: table -> its current match's Timing, worked out once per sync
         self._timings: dict[str, Timing | None] = {}
         self._counters_dirty = False
+        #: table -> its players on a break (the counters' part of it), kept between syncs so that
+        #: a sync of a few tables recounts those tables only
+        self._on_break: dict[str, list[dict[str, Any]]] = {}
+        #: the results to verify (the counters' other part), recounted only when a result changed
+        self._verify: dict[str, Any] | None = None
+        #: table -> (most urgent unacknowledged alert, count), rebuilt after any alert changed
+        self._urgencies: dict[str, tuple[str | None, int]] | None = None
+        self._alerts_by_table: dict[str | None, list[dict[str, Any]]] | None = None
+        #: the room's own lines, kept up to date table by table: the tables whose current match
+        #: waits for its players (absentees), each table's players at the table now (player key
+        #: -> tables: a player at two is double booked), the schedule's double bookings
+        self._waiting: set[str] = set()
+        self._live: dict[str, list[str]] = {}
+        self._live_at: dict[str, set[str]] = {}
+        self._scheduled: tuple[list[ScheduledMatch], list[DoubleBooking]] | None = None
         self._dirty = False
         #: ids of the alerts kept in memory only (negative: never a stored alert's)
         self._volatile_id = 0
@@ -149,12 +170,14 @@ class Alerts:
             current.update(acked_wall=None, acked_by=None)
         return True
 
-    def sync(self, now: int, tables: set[str] | None) -> None:
-        """Raise what the watches see at the ``tables`` (all: None, with the room's own alerts)
-        and resolve what they no longer see; recount the counters."""
+    def sync(self, now: int, tables: set[str] | None, *, room_wide: bool = False) -> None:
+        """Raise what the watches see at the ``tables`` (all: None, with the room's own alerts;
+        ``room_wide``: the room's own alerts too) and resolve what they no longer see; recount
+        the counters."""
         room = self.room
         self._timings.clear()
         everything = tables is None
+        room_wide = room_wide or everything
         scope = set(room.tables()) if tables is None else tables
         wanted: dict[str, AlertSpec] = {}
         guard = room.guard
@@ -168,21 +191,81 @@ class Alerts:
                 continue
             for spec in specs:
                 wanted[spec.key] = spec
-        if everything:
+        with guard.table(None, "note where the players are"):
+            self._note_room(scope, everything)
+        if room_wide:
             with guard.table(None, "check the room's alerts"):
                 for spec in self._room_specs(now):
                     wanted[spec.key] = spec
         for spec in wanted.values():
             self.raise_(spec, now)
-        for key, alert in list(self.active.items()):
+        if everything:
+            candidates = list(self.active.items())
+        else:
+            by_table = self._by_table()
+            keyed = [a for t in scope for a in by_table.get(t, ())]
+            keyed += by_table.get(None, []) if room_wide else []
+            candidates = [(a["key"], a) for a in keyed]
+        for key, alert in candidates:
             if key in wanted or alert["kind"] in ONE_SHOT or alert.get("volatile"):
                 continue  # a volatile alert is about the store: the hub drops it itself
-            mine = alert["tbl"] in scope if alert["tbl"] is not None else everything
+            mine = alert["tbl"] in scope if alert["tbl"] is not None else room_wide
             if mine and self.state_settled(alert["tbl"]):
                 self.store.resolve_alert(key, now)
                 del self.active[key]
                 self._changed(alert["tbl"])
-        self._count()
+        self._count(scope, everything)
+
+    def next_look(self, table: str, now: int) -> int | None:
+        """When the table's alerts, or its tile, may next change with time alone (None: only with a
+        message, an action or a schedule). Conservative: where the time shows by the second (a
+        player late, on a break, a timed alert's minutes), the answer is the next tick.
+
+        The moments: the offline grace's end, the round's start and the not-started grace's end,
+        a waiting match's lateness, a break's end, the next round's start for a match in play
+        and the moment its projected finish passes it (:func:`hub.watch.slow_from`)."""
+        room = self.room
+        soon = now + 1
+        if any(a["tbl"] == table and a["kind"] in TIMED for a in self._by_table().get(table, ())):
+            return soon
+        view = room.views.get(table)
+        match = room.match_for(table)
+        dues: list[int] = []
+        if view is not None and view.status is not None and not view.online:
+            dues.append(view.status_since + self.watch.offline_grace_ms)
+        if match is None:
+            return _first_after(dues, now)
+        dues += [match.start_wall, match.start_wall + self.watch.not_started_grace_ms]
+        state = view.state_for(match.match_id) if view is not None else None
+        if state is None:
+            return _first_after(dues, now)
+        phase = state.get("phase")
+        present = state.get("present") or {}
+        if phase == "waiting" and not (present.get("A") and present.get("B")):
+            heads_up = match.start_wall - self.watch.late_alert_lead_ms  # lateness shows by the second
+            dues.append(soon if now >= heads_up else heads_up)
+        breaks = state.get("breaks") or {}
+        if any(isinstance(b, dict) and b.get("away") for b in breaks.values()):
+            return soon
+        timing = self._timing(table, match)
+        if timing is not None:
+            dues += [ends for _used, ends in timing.breaks.values()]
+        round_end = room.round_end.get(match.round)
+        if phase in PLAY_PHASES and round_end is not None:
+            dues.append(round_end)
+            slow = slow_from(state, now, match.start_wall, match.length, round_end)
+            if slow is not None:
+                dues.append(slow)
+        return _first_after(dues, now)
+
+    def _by_table(self) -> dict[str | None, list[dict[str, Any]]]:
+        """The active alerts by table (rebuilt after any alert changed)."""
+        if self._alerts_by_table is None:
+            index: dict[str | None, list[dict[str, Any]]] = {}
+            for a in self.active.values():
+                index.setdefault(a["tbl"], []).append(a)
+            self._alerts_by_table = index
+        return self._alerts_by_table
 
     def _specs(self, table: str, now: int) -> list[AlertSpec]:
         room = self.room
@@ -235,11 +318,49 @@ class Alerts:
             t if t is not None and t.match_id == match.match_id else self.room.timing(table, match, self.late)
         )
 
+    def _note_room(self, scope: Iterable[str], everything: bool) -> None:
+        """Keep the room's lines up to date for the ``scope`` tables (every one: ``everything``):
+        whether each one's current match waits for players, and which players are at it now."""
+        room = self.room
+        if everything:
+            self._waiting.clear()
+            self._live.clear()
+            self._live_at.clear()
+            scope = room.views.keys() | room.current.keys()
+        for table in scope:
+            cur = room.current.get(table)
+            view = room.views.get(table)
+            state = view.state_for(cur.match.match_id) if cur is not None and view is not None else None
+            if state is not None and state.get("phase") == "waiting":
+                self._waiting.add(table)
+            else:
+                self._waiting.discard(table)
+            for key in self._live.pop(table, ()):
+                tables = self._live_at[key]
+                tables.discard(table)
+                if not tables:
+                    del self._live_at[key]
+            mid = (view.state or {}).get("match_id") if view is not None else None
+            match = room.by_id.get(mid) if isinstance(mid, str) else None
+            if view is None or match is None or match.table != table:
+                continue
+            keys = [
+                room.players.key(match, side)
+                for side in ("A", "B")
+                if live_state(Seat(match, side), room.views, room.results, room.released) is not None
+            ]
+            if keys:
+                self._live[table] = keys
+                for key in keys:
+                    self._live_at.setdefault(key, set()).add(table)
+
     def _room_specs(self, now: int) -> list[AlertSpec]:
         """The room's own alerts: each round's absentees as one line, players booked twice."""
         room = self.room
         absentees: list[Absentee] = []
         for table, cur in room.current.items():
+            if table not in self._waiting:
+                continue  # its match does not wait for players
             m = cur.match
             view = room.views.get(table)
             state = view.state_for(m.match_id) if view is not None else None
@@ -261,40 +382,67 @@ class Alerts:
                         sl.absence.elsewhere.as_dict() if sl.absence.elsewhere else None,
                     )
                 )
-        bookings = scheduled_twice(room.players) + live_twice(
-            room.players, room.views, room.results, room.released, room.by_id
-        )
+        if self._scheduled is None or self._scheduled[0] is not room.schedule:
+            self._scheduled = (room.schedule, scheduled_twice(room.players))
+        # players at two tables: only those tables' views are walked again, to word the line
+        twice = {t for tables in self._live_at.values() if len(tables) > 1 for t in tables}
+        views = {t: v for t, v in room.views.items() if t in twice}
+        live = live_twice(room.players, views, room.results, room.released, room.by_id)
+        bookings = self._scheduled[1] + live
         return round_absentees(absentees) + double_booked(bookings)
 
-    def _count(self) -> None:
+    def results_changed(self) -> None:
+        """A result was recorded, changed or withdrawn: the results to verify are counted again at
+        the next sync (otherwise only a sync of the whole room recounts them)."""
+        self._verify = None
+
+    def _count(self, scope: Iterable[str], everything: bool) -> None:
+        """Recount the players on a break at the ``scope`` tables (every table: ``everything``) and,
+        if a result changed, the results to verify."""
         room = self.room
-        on_break = []
-        for table in sorted(room.current):
+        if everything:
+            self._on_break.clear()
+            self._verify = None
+        for table in scope:
+            self._on_break.pop(table, None)
+            cur = room.current.get(table)
             view = room.views.get(table)
-            m = room.current[table].match
-            state = view.state_for(m.match_id) if view is not None else None
-            if state is None:
+            if cur is None or view is None:
                 continue
-            timing = self._timing(table, m)
-            for side in ("A", "B"):
-                b = (state.get("breaks") or {}).get(side)
-                if isinstance(b, dict) and b.get("away"):
-                    ends = timing.breaks.get(side, (0, None))[1] if timing is not None else None
-                    on_break.append(
-                        {
-                            "table": table,
-                            "match_id": m.match_id,
-                            "side": side,
-                            "name": seat_name(m, side),
-                            "break_no": b.get("used"),
-                            "allowed": b.get("allowed"),
-                            "ends_wall": ends,
-                        }
-                    )
-        fresh = counters(on_break, room.results.values())
+            breaks = self._breaks_at(table, view, cur.match)
+            if breaks:
+                self._on_break[table] = breaks
+        if self._verify is None:
+            self._verify = counters([], room.results.values())["verify"]
+        on_break = [b for table in sorted(self._on_break) for b in self._on_break[table]]
+        fresh = {"on_break": {"count": len(on_break), "items": on_break}, "verify": self._verify}
         if fresh != self.counters:
             self.counters = fresh
             self._counters_dirty = True
+
+    def _breaks_at(self, table: str, view: TableView, m: Any) -> list[dict[str, Any]]:
+        """The players of ``table``'s current match away on a break, as the counters list them."""
+        state = view.state_for(m.match_id)
+        if state is None:
+            return []
+        out = []
+        for side in ("A", "B"):
+            b = (state.get("breaks") or {}).get(side)
+            if isinstance(b, dict) and b.get("away"):
+                timing = self._timing(table, m)  # only for a break: the look at the room is costly
+                ends = timing.breaks.get(side, (0, None))[1] if timing is not None else None
+                out.append(
+                    {
+                        "table": table,
+                        "match_id": m.match_id,
+                        "side": side,
+                        "name": seat_name(m, side),
+                        "break_no": b.get("used"),
+                        "allowed": b.get("allowed"),
+                        "ends_wall": ends,
+                    }
+                )
+        return out
 
     def state_settled(self, table: str | None) -> bool:
         """Whether the hub holds the table's current state, so an alert it no longer implies is
@@ -410,7 +558,11 @@ class Alerts:
         return ordered(self.active.values())
 
     def urgencies(self) -> dict[str, tuple[str | None, int]]:
-        return urgencies(self.active.values())
+        """table -> (most urgent unacknowledged alert, number of active alerts); worked out again
+        only after an alert changed (every batch of messages asks)."""
+        if self._urgencies is None:
+            self._urgencies = urgencies(self.active.values())
+        return self._urgencies
 
     def take_changes(self) -> tuple[bool, set[str]]:
         """(whether any alert changed, the tables whose alerts changed) since the last call."""
@@ -427,8 +579,15 @@ class Alerts:
 
     def _changed(self, table: str | None) -> None:
         self._dirty = True
+        self._urgencies = None
+        self._alerts_by_table = None
         if table is not None:
             self._tables.add(table)
+
+
+def _first_after(moments: Iterable[int], now: int) -> int | None:
+    """The earliest of ``moments`` after ``now`` (None: none)."""
+    return min((m for m in moments if m > now), default=None)
 
 
 def _may_have_points(state: dict[str, Any], timing: Any, now: int) -> bool:

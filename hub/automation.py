@@ -20,9 +20,10 @@ from typing import Any
 from drivers.hub_link import HubLink
 from hub.commands import CommandSender
 from hub.config import HubConfig
-from hub.lateness import due_commands
+from hub.lateness import due_commands, next_deadline
 from hub.room import TableView
 from hub.rounds import Current, current_matches
+from hub.schedule import ScheduledMatch, round_order
 from hub.state import RoomState
 from hub.store import Store
 from hub.tabletime import command_expiry
@@ -30,23 +31,27 @@ from hub.tabletime import command_expiry
 log = logging.getLogger("hub")
 
 
-def confirmed_matches(views: dict[str, TableView], results: dict[str, dict[str, Any]]) -> set[str]:
-    """Matches the tables' states show as confirmed by both players, or left by their table.
+def confirmed_matches(
+    views: dict[str, TableView], results: dict[str, dict[str, Any]], tables: set[str] | None = None
+) -> set[str]:
+    """Matches the tables' states show as confirmed by both players, or left by their table (of
+    ``tables``, or every table).
 
     A table that reports another match has left every earlier match of its own that has a result.
     """
+    by_table: dict[Any, list[str]] = {}
+    for match_id, result in results.items():
+        by_table.setdefault(result.get("table"), []).append(match_id)
     out: set[str] = set()
-    for table, view in views.items():
-        s = view.state
+    for table in views.keys() if tables is None else tables & views.keys():
+        s = views[table].state
         if s is None or not s.get("match_id"):
             continue
         current = s["match_id"]
         confirmed = s.get("confirmed") or {}
         if s.get("phase") == "finished" and confirmed.get("A") and confirmed.get("B"):
             out.add(current)
-        for match_id, result in results.items():
-            if match_id != current and result.get("table") == table:
-                out.add(match_id)
+        out.update(match_id for match_id in by_table.get(table, ()) if match_id != current)
     return out
 
 
@@ -77,26 +82,65 @@ class Automation:
         self._confirmed: set[str] = set()
         #: table -> the assign payload last published (published again only when it changes)
         self._assign_payloads: dict[str, dict[str, Any]] = {}
+        #: the schedule by table, each table's matches in playing order, and the rounds' order
+        #: (worked out again when the schedule is replaced)
+        self._schedule: list[ScheduledMatch] | None = None
+        self._by_table: dict[str, list[ScheduledMatch]] = {}
+        self._order: dict[str, int] = {}
+        #: table -> when its current match may change by time alone (a result's hold running out)
+        self.deadlines: dict[str, int | None] = {}
 
     def republish(self, now: int) -> None:
         """Publish every current assignment again (the hub has reconnected to the broker)."""
         self._assign_payloads.clear()
         self.assign(now)
 
-    def assign(self, now: int) -> None:
-        """Work out each table's current match; publish new assignments, withdraw moved ones."""
+    def _tables(self) -> dict[str, list[ScheduledMatch]]:
+        """The schedule by table, in playing order."""
         room = self.room
-        self._confirmed |= confirmed_matches(room.views, room.results)
-        room.current = current_matches(
-            room.schedule,
+        if self._schedule is not room.schedule:
+            self._order = {r: i for i, r in enumerate(round_order(room.schedule))}
+            by_table: dict[str, list[ScheduledMatch]] = {}
+            for m in room.schedule:
+                by_table.setdefault(m.table, []).append(m)
+            for matches in by_table.values():
+                matches.sort(key=lambda m: (self._order[m.round], m.start_wall))
+            self._by_table, self._schedule = by_table, room.schedule
+        return self._by_table
+
+    def assign(self, now: int, tables: set[str] | None = None) -> set[str]:
+        """Work out the current match of ``tables`` (every table: None); publish new assignments,
+        withdraw moved ones. Returns the tables whose current match changed (a round began, a
+        match was moved). A table's current match depends on its own matches only (their results,
+        releases, confirmations) and on time only through a result's hold (:attr:`deadlines`)."""
+        room = self.room
+        by_table = self._tables()
+        before = dict(room.current)
+        self._confirmed |= confirmed_matches(room.views, room.results, tables)
+        scope = by_table.keys() | room.current.keys() if tables is None else tables
+        fresh = current_matches(
+            [m for t in scope for m in by_table.get(t, ())],
             results=room.results,
             released=room.released,
             confirmed=self._confirmed,
             now=now,
             hold_ms=self.config.hold_ms,
+            order=self._order,
         )
+        if tables is None:
+            room.current = fresh
+            self.deadlines = {}
+        else:
+            for t in scope:
+                if t in fresh:
+                    room.current[t] = fresh[t]
+                else:
+                    room.current.pop(t, None)
+        for t in scope:
+            self.deadlines[t] = self._hold_ends(by_table.get(t, ()), now)
         link = self._link()
-        for table, cur in room.current.items():
+        for table in [t for t in room.current if t in scope] if tables is not None else list(room.current):
+            cur = room.current[table]
             with room.guard.table(table, "send its assignment"):
                 payload = cur.match.assign_payload()
                 if cur.force:
@@ -112,6 +156,8 @@ class Automation:
                     self.store.set_assigned(table, cur.match.match_id, now)
                     log.info("table %s: assigned %s", table, cur.match.match_id)
         for table, match_id in list(room.assigned.items()):
+            if tables is not None and table not in tables:
+                continue
             m = room.by_id.get(match_id)
             if table not in room.current and (m is None or m.table != table) and link is not None:
                 # the match was moved elsewhere by a new schedule: a table that restarts must not
@@ -121,42 +167,82 @@ class Automation:
                 del room.assigned[table]
                 self.store.clear_assigned(table)
                 log.info("table %s: assignment %s withdrawn", table, match_id)
+        return {
+            t
+            for t in (before.keys() | room.current.keys() if tables is None else scope)
+            if before.get(t) is None
+            or room.current.get(t) is None
+            or before[t].match is not room.current[t].match
+            or before[t].force != room.current[t].force
+        }
 
-    def lateness(self, now: int) -> None:
-        """Send the lateness and overrun commands due now that were not sent, resend unanswered ones."""
+    def _hold_ends(self, matches: Any, now: int) -> int | None:
+        """When a finished match's hold runs out at this table, making the next one current (None:
+        not by time alone)."""
+        room = self.room
+        for m in matches:
+            if m.match_id in room.released:
+                continue
+            result = room.results.get(m.match_id)
+            if result is None:
+                return None
+            if result.get("verified") or m.match_id in self._confirmed:
+                continue
+            ends = (result.get("finished_wall") or 0) + self.config.hold_ms
+            if ends > now:
+                return ends
+        return None
+
+    def lateness(self, now: int, tables: set[str] | None = None) -> dict[str, int | None]:
+        """Send the lateness and overrun commands due now at ``tables`` (every table: None) that
+        were not sent, resend unanswered ones. Returns, for each table looked at, when its next
+        command may fall due if nothing about it changes (None: not by time alone): the hub looks
+        at a table again then, or as soon as a message, an action or a schedule changes it."""
         link = self._link()
         if link is not None and not link.online:
-            return  # cut off from the room: nothing known is current, nothing sent would be timely
+            return {}  # cut off from the room: nothing known is current, nothing sent would be timely
         room = self.room
-        for table, cur in room.current.items():
+        scope = room.current.keys() if tables is None else tables & room.current.keys()
+        deadlines: dict[str, int | None] = {}
+        for table in scope:
             with room.guard.table(table, "apply lateness"):
-                self._lateness_at(table, cur, now)
+                deadlines[table] = self._lateness_at(table, room.current[table], now)
+        return deadlines
 
-    def _lateness_at(self, table: str, cur: Current, now: int) -> None:
-        """One table's lateness and overrun commands (inside the guard)."""
+    def _lateness_at(self, table: str, cur: Current, now: int) -> int | None:
+        """One table's lateness and overrun commands (inside the guard); when the next may fall due."""
         room = self.room
         view = room.views.get(table)
         if view is None or not view.online or table in room.suspended:
-            return  # an offline table gets an alert, never an automatic penalty
+            return None  # an offline table gets an alert, never an automatic penalty
         if not view.state_fresh:
-            return  # back online: wait for its current state (who arrived while away)
+            return None  # back online: wait for its current state (who arrived while away)
         match_id = cur.match.match_id
         if view.state_for(match_id) is None:
-            return
+            return None
         room.first_seen.setdefault((table, match_id), view.state_wall)
         t = room.timing(table, cur.match, self.config.late())
-        due = due_commands(t, now) if t is not None else []
+        if t is None:
+            return None
+        due = due_commands(t, now)
+        after = next_deadline(t, now)
         if not due:
-            return
+            return after
         known = self.store.command_ids(table, match_id)
+        resend_at: list[int] = []
         for auto in due:
             seen = known.get(auto.id)
             payload = auto.payload(command_expiry(view, now, self.config.cmd_ttl_ms))
             if seen is None:
                 self.sender.send(table, match_id, payload, origin="auto", actor="hub", now=now)
+                resend_at.append(now + self.config.resend_after_ms)
             elif resend_due(seen, now, self.config.resend_after_ms):
                 # not answered (or refused as expired): the same id again, with a fresh expiry
                 self.sender.transmit(table, payload, now)
+                resend_at.append(now + self.config.resend_after_ms)
+            elif seen["done_ok"] is None or seen["done_error"] == "command expired":
+                resend_at.append((seen["sent_wall"] or 0) + self.config.resend_after_ms)
+        return min([*resend_at, *([after] if after is not None else [])], default=None)
 
 
 def existing_late_points(room: RoomState, store: Store, table: str, side: str) -> list[dict[str, Any]]:

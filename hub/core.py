@@ -13,9 +13,13 @@ The jobs, each in its own module (``docs/ARCHITECTURE.md`` shows what flows betw
 - :mod:`hub.state` — the room as the hub holds it in memory, shared by all of them.
 
 A periodic ``tick`` (every second, or whenever a test calls it) drains the inbox, assigns matches,
-applies lateness, re-evaluates the alerts and pushes what changed to the dashboards. Time comes
-from an injected clock (``clock.now_wall()``): tests move it by twelve minutes and call ``tick()``
-instead of waiting.
+and looks at the tables whose turn has come — those a message or an action changed since the
+last tick, and those whose deadline (:mod:`hub.deadlines`: the next lateness point, a break's
+end, the offline grace, the projected finish) has passed: it applies their lateness,
+re-evaluates their alerts and pushes what changed to the dashboards. The whole room is looked at
+only when something of the whole room changed (start, the broker connection, a schedule import,
+a round's action, a result verified). Time comes from an injected clock (``clock.now_wall()``):
+tests move it by twelve minutes and call ``tick()`` instead of waiting.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from hub.automation import Automation
 from hub.clock import Clock, SystemClock
 from hub.commands import CommandSender
 from hub.config import HubConfig
+from hub.deadlines import Deadlines
 from hub.dice_watch import DiceWatch
 from hub.incidents import quarantined, table_fault
 from hub.ingest import Ingest, Limits
@@ -68,6 +73,12 @@ class Hub:
         #: each table's device report on the loop
         self.link_setup: list[Callable[[HubLink], None]] = []
         self.on_device: Callable[[str, dict[str, Any]], None] | None = None
+        #: when each table must be looked at again, by time alone
+        self.deadlines = Deadlines()
+        #: tables changed (a message, an action) since the last tick: looked at by the next one
+        self._pending: set[str] = set()
+        #: the next tick looks at every table (at start, and after a change of the whole room)
+        self._whole_room = True
 
         room, link = self.room_state, self._current_link
         watch = WatchConfig(
@@ -99,7 +110,7 @@ class Hub:
             self.clock,
             self.sender,
             refresh=self._refresh,
-            tick=self.tick,
+            tick=self.tick_room,
             publish=self._publish,
         )
         self.round_control = RoundControl(
@@ -109,7 +120,7 @@ class Hub:
             self.clock,
             self.actions,
             refresh=self._refresh,
-            tick=self.tick,
+            tick=self.tick_room,
             publish=self._publish,
         )
         self.storage = StorageWatch(store, config.min_free_mb, config.disk_check_ms)
@@ -195,6 +206,7 @@ class Hub:
         (or whose publish died with its connection) must not lose a TD's action. A table applies
         each command id once, so one it already has is only answered again."""
         self.room_state.mark_states_stale()
+        self._whole_room = True
         if online:
             self.time_beacon.soon()  # sent by the beacon's own task: nothing here can fail for it
             now = self.clock.now_wall()
@@ -205,37 +217,98 @@ class Hub:
     # -- the periodic work --------------------------------------------------------------------
 
     def tick(self) -> None:
-        """Assign, apply lateness, re-evaluate every alert, push changes. Safe to call any time:
-        each step runs on its own (a fault in one is alerted and the next still runs), and
-        inside each step every table runs on its own (:mod:`hub.guard`). If the database cannot
-        be written, the steps that write stop there (an automatic penalty is recorded before it
-        is sent, so none is sent), and the dashboards are still updated."""
+        """Assign; at the tables whose turn has come (changed since the last tick, or due), apply
+        lateness, re-evaluate the alerts and push changes; file each one's next deadline. Safe to
+        call any time: each step runs on its own (a fault in one is alerted and the next still
+        runs), and inside each step every table runs on its own (:mod:`hub.guard`). If the
+        database cannot be written, the steps that write stop there (an automatic penalty is
+        recorded before it is sent, so none is sent), and the dashboards are still updated."""
         guard = self.room_state.guard
         with guard.table(None, "read the tables' messages"):
             self.ingest.drain()
         now = self.clock.now_wall()
         if self.store.failure is not None and self.storage.room_to_recover():
             self.store.probe(now)  # a write that works again tells the listeners
+        scope = self._tick_scope(now)
+        lateness: dict[str, int | None] = {}
         with self._storage():
             with guard.table(None, "save the tables' states"):
                 self.ingest.save_states()
             with guard.table(None, "assign matches"):
-                self.automation.assign(now)
+                moved = self.automation.assign(now, scope)
+                if scope is not None:
+                    scope |= self._with_players(moved)
             with guard.table(None, "apply lateness"):
-                self.automation.lateness(now)
+                lateness = self.automation.lateness(now, scope)
             with guard.table(None, "carry moved matches"):
                 self.round_control.carry_moved(now)
             self.store.commit()
         self._watch_disk(now)
-        self._refresh(now, None)
+        self._look(now, scope, room_wide=True)
+        for table in self.room_state.tables() if scope is None else scope:
+            with guard.table(table, "plan its next look"):
+                dues = [
+                    d
+                    for d in (
+                        self.alerts.next_look(table, now),
+                        lateness.get(table),
+                        self.automation.deadlines.get(table),
+                    )
+                    if d is not None
+                ]
+                self.deadlines.put(table, min(dues, default=None))
         self._changed()
 
+    def tick_room(self) -> None:
+        """A tick that looks at every table: after a change of the whole room (a schedule import,
+        a round started or paused, a match released or moved)."""
+        self._whole_room = True
+        self.tick()
+
+    def _tick_scope(self, now: int) -> set[str] | None:
+        """The tables this tick looks at (None: every one)."""
+        pending, self._pending = self._pending, set()
+        if self._whole_room:
+            self._whole_room = False
+            self.deadlines.due(now)  # every table is looked at, and files its deadline again
+            return None
+        return pending | self.deadlines.due(now)
+
+    def _with_players(self, tables: set[str]) -> set[str]:
+        """``tables`` and the tables where their players have other matches: a match that ends,
+        or a player who arrives, changes when lateness counts for the same player elsewhere."""
+        room = self.room_state
+        out = set(tables)
+        for table in tables:
+            view = room.views.get(table)
+            cur = room.current.get(table)
+            matches = {cur.match} if cur is not None else set()
+            mid = view.state.get("match_id") if view is not None and view.state is not None else None
+            if isinstance(mid, str) and mid in room.by_id:
+                matches.add(room.by_id[mid])
+            for match in matches:
+                for side in ("A", "B"):
+                    seats = room.players.seats.get(room.players.key(match, side), [])
+                    out.update(seat.match.table for seat in seats)
+        return out
+
     def _refresh(self, now: int, tables: set[str] | None) -> None:
-        """Re-evaluate alerts and tiles (of ``tables``, or all) and push what changed."""
+        """Re-evaluate alerts and tiles (of ``tables``, or all) and push what changed; the next
+        tick looks at those tables again (lateness and deadlines)."""
+        if tables is None:
+            self._whole_room = True
+        else:
+            with self.room_state.guard.table(None, "note the tables that changed"):
+                self._pending |= self._with_players(tables)
+        self._look(now, tables)
+
+    def _look(self, now: int, tables: set[str] | None, *, room_wide: bool = False) -> None:
+        """Re-evaluate the alerts (of ``tables``, or all; ``room_wide``: the room's own alerts
+        too) and the tiles, and push what changed."""
         guard = self.room_state.guard
         with self._storage():
             with guard.table(None, "check the alerts"):
-                self.alerts.sync(now, tables)
+                self.alerts.sync(now, tables, room_wide=room_wide)
             self._raise_faults(now)
             self.store.commit()
         with guard.table(None, "update the dashboards"):
@@ -259,11 +332,13 @@ class Hub:
             try:
                 self.alerts.reload()
                 self.room_state.results = {r["match_id"]: r for r in self.store.results()}
+                self.alerts.results_changed()
             except Exception:
                 log.exception("could not read the database back after a failed write")
             self.alerts.raise_volatile(storage_failed(self.store.path, failure), now)
         else:
             self.alerts.drop_volatile(STORAGE_KEY)
+        self._whole_room = True
         self.ingest.storage_changed(failure)
 
     def _watch_disk(self, now: int) -> None:

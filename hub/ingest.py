@@ -427,6 +427,7 @@ class Ingest:
             if existing is not None and not existing["corrected"]:
                 self.store.delete_result(mid)
                 del results[mid]
+                self.alerts.results_changed()
             return
         result = finished_result(table, match, state, now)
         if existing is not None:
@@ -438,3 +439,4 @@ class Ingest:
         stored = self.store.result(mid)
         if stored is not None:
             results[mid] = stored
+            self.alerts.results_changed()

@@ -31,9 +31,12 @@ def current_matches(
     confirmed: set[str],
     now: int,
     hold_ms: int,
+    order: dict[str, int] | None = None,
 ) -> dict[str, Current]:
-    """table -> the match it should have now (tables whose schedule is all done are absent)."""
-    order = {r: i for i, r in enumerate(round_order(schedule))}
+    """table -> the match it should have now (tables whose schedule is all done are absent).
+    ``order``: round -> its place in the event, when ``schedule`` is only some tables' matches."""
+    if order is None:
+        order = {r: i for i, r in enumerate(round_order(schedule))}
     by_table: dict[str, list[ScheduledMatch]] = defaultdict(list)
     for m in schedule:
         by_table[m.table].append(m)

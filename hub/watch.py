@@ -134,6 +134,33 @@ def projected_finish(
     return now + int(left)
 
 
+def slow_from(
+    state: dict[str, Any], now: int, start_wall: int | None, length: int, round_end: int
+) -> int | None:
+    """The first moment after ``now`` at which :func:`projected_finish` passes ``round_end`` if
+    nothing happens at the table (None: not before a point is played, or not before the round's
+    end, which is a deadline of its own).
+
+    Between two messages the projection only grows with time: ``now + (now - start) / played ×
+    left``, capped by ``now + reserves``, both increasing in ``now``. So the alert appears when
+    both terms pass ``round_end``: at the later of the two crossings. The hub looks at a playing
+    table again at that moment instead of every second."""
+    played = sum(g.get("points", 0) for g in state.get("games") or [] if isinstance(g, dict))
+    if not isinstance(played, int) or played <= 0 or start_wall is None:
+        return None
+    score = state["score"]
+    left = (max(0, length - score["A"]) + max(0, length - score["B"])) / 2
+    ratio = left / played
+    # now + (now - start) × ratio > round_end  <=>  now > (round_end + start × ratio) / (1 + ratio)
+    at = (round_end + start_wall * ratio) / (1 + ratio)
+    clock = state.get("clock") or {}
+    reserve = clock.get("reserve_ms")
+    if clock.get("enabled") and isinstance(reserve, dict):
+        at = max(at, round_end - (reserve["A"] + reserve["B"]))
+    at = max(int(at) + 1, start_wall + 1)
+    return max(at, now + 1) if at < round_end else None
+
+
 # -- what was given automatically ---------------------------------------------------------------
 
 
