@@ -157,8 +157,15 @@ def slow_from(
     reserve = clock.get("reserve_ms")
     if clock.get("enabled") and isinstance(reserve, dict):
         at = max(at, round_end - (reserve["A"] + reserve["B"]))
-    at = max(int(at) + 1, start_wall + 1)
-    return max(at, now + 1) if at < round_end else None
+    moment = max(int(at), start_wall + 1, now + 1)
+    for _ in range(4):  # the projection rounds to the millisecond: step past the rounding
+        if moment >= round_end:
+            return None
+        finish = projected_finish(state, moment, start_wall, length)
+        if finish is not None and finish > round_end:
+            break
+        moment += 1
+    return moment if moment < round_end else None
 
 
 # -- what was given automatically ---------------------------------------------------------------
