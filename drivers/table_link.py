@@ -20,6 +20,7 @@ API::
     link.wait_drained(timeout) -> bool  # every stored event acknowledged by the broker
     link.publish_device(report)         # fleet: the device's health report (retained, QoS 1)
     link.stop(timeout=5.0, graceful=True)
+    hub_time_wall(obj) -> int | None    # the checked ``wall`` of a ``hub/time`` message
 
 The MQTT client id is the table id, and so is the username unless another is given (PROTOCOL §3:
 table id = username = client id, which is what per-table ACLs key on). The session is clean: what
@@ -78,6 +79,14 @@ def _version() -> str:
 
 
 VERSION = _version()
+
+
+def hub_time_wall(obj: dict[str, Any]) -> int | None:
+    """The hub's time of day in a ``hub/time`` message: ``wall``, epoch milliseconds, an integer
+    from 0 to 2**53 - 1 (what JSON carries exactly); ``None`` when it is missing or anything else.
+    Other fields are ignored, so that a later hub may add some."""
+    wall = obj.get("wall")
+    return wall if is_int(wall) and 0 <= wall <= MAX_MS else None
 
 
 class TableLink:
@@ -377,9 +386,9 @@ class TableLink:
         obj = decode_object(topic, payload, log)
         if obj is None:
             return
-        wall = obj.get("wall")
-        if not is_int(wall) or not 0 <= wall <= MAX_MS:
-            log.warning("dropped %s: wall must be epoch milliseconds, got %s", topic, short(wall))
+        wall = hub_time_wall(obj)
+        if wall is None:
+            log.warning("dropped %s: wall must be epoch milliseconds, got %s", topic, short(obj.get("wall")))
             return
         assert self._on_hub_time is not None
         try:
