@@ -11,6 +11,7 @@ logged-in sessions are kept; a visitor's CSRF token is derived from its cookie (
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
@@ -71,8 +72,21 @@ def generate_password() -> str:
     return secrets.token_urlsafe(12)
 
 
+#: the hub's own password (``--password-file``) logs in as this chief TD (hub/accounts.py)
+BUILTIN_USER = "td"
+BUILTIN_ROLE = "chief"
 #: the cookie of a visitor who has not logged in starts so; the rest is a random nonce
 ANONYMOUS_PREFIX = "a."
+
+
+@functools.cache
+def _nobody() -> str:
+    """What a login naming no known account is checked against: the same cost as a real check,
+    so a wrong name cannot be told from a wrong password by the time the answer takes."""
+    return hash_password(secrets.token_urlsafe(16))
+
+#: an account's (role, password hash) by name, or None (hub/accounts.py, from the store)
+Lookup = Callable[[str], "tuple[str, str] | None"]
 
 
 @dataclass
@@ -80,8 +94,17 @@ class Session:
     token: str
     csrf: str
     logged_in: bool = False
-    actor: str = "anonymous"
+    #: who logged in (an account's name; ``td`` for the hub's own password), and their role
+    user: str = ""
+    role: str | None = None
     last_seen: float = 0.0
+    #: a named account's (the hub's own password account is not in the database)
+    named: bool = False
+
+    @property
+    def actor(self) -> str:
+        """The name the audit log gives what this session does."""
+        return self.user if self.logged_in else "anonymous"
 
 
 class Auth:
@@ -97,12 +120,14 @@ class Auth:
         self,
         password_hash: str,
         *,
+        lookup: Lookup | None = None,
         limits: LoginLimits | None = None,
         session_idle_s: float = SESSION_IDLE_S,
         max_sessions: int = MAX_SESSIONS,
         now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.password_hash = password_hash
+        self.lookup: Lookup = lookup or (lambda name: None)
         self.sessions: dict[str, Session] = {}
         self.throttle = LoginThrottle(limits)
         self.session_idle_s = session_idle_s
@@ -131,11 +156,22 @@ class Auth:
         if s is None:
             return None
         now = self.now()
-        if now - s.last_seen > self.session_idle_s:
+        if now - s.last_seen > self.session_idle_s or not self._still_valid(s):
             del self.sessions[token]
             return None
         s.last_seen = now
         return s
+
+    def _still_valid(self, s: Session) -> bool:
+        """A named account's session lasts while the account does; its role is read afresh (an
+        account removed or changed with ``bghub user`` in another process counts at once)."""
+        if not s.named:
+            return True
+        account = self.lookup(s.user)
+        if account is None:
+            return False
+        s.role = account[0]
+        return True
 
     def check_csrf(self, session: Session | None, token: str | None) -> bool:
         return session is not None and token is not None and hmac.compare_digest(session.csrf, token)
@@ -149,17 +185,29 @@ class Auth:
     def release(self, attempt: Attempt, *, succeeded: bool) -> None:
         self.throttle.release(attempt, succeeded=succeeded)
 
-    def check_password(self, password: str) -> bool:
+    def credentials(self, user: str | None) -> tuple[str, str | None, bool]:
+        """What a login naming ``user`` (None: the hub's own password) is checked against:
+        ``(password hash, role or None if there is no such account, named)``."""
+        if user is None or user == BUILTIN_USER:
+            return self.password_hash, BUILTIN_ROLE, False
+        account = self.lookup(user)
+        if account is None:
+            return _nobody(), None, True
+        return account[1], account[0], True
+
+    def check_password(self, password: str, stored: str | None = None) -> bool:
         """The scrypt check: blocking, so the web server runs it on a worker thread."""
         with self._hashing_lock:
             self.hashing += 1
         try:
-            return verify_password(password, self.password_hash)
+            return verify_password(password, stored or self.password_hash)
         finally:
             with self._hashing_lock:
                 self.hashing -= 1
 
-    def open_session(self, previous: Session | None, actor: str) -> tuple[Session, list[str]]:
+    def open_session(
+        self, previous: Session | None, user: str, role: str, *, named: bool = False
+    ) -> tuple[Session, list[str]]:
         """A new logged-in session (the previous token is dropped), and the tokens pushed out."""
         dropped = self.expire()
         if previous is not None and self.sessions.pop(previous.token, None) is not None:
@@ -169,7 +217,9 @@ class Auth:
             for old in oldest[: max(1, len(self.sessions) // 10)]:
                 del self.sessions[old.token]
                 dropped.append(old.token)
-        fresh = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), True, actor, self.now())
+        fresh = Session(
+            secrets.token_urlsafe(32), secrets.token_urlsafe(32), True, user, role, self.now(), named
+        )
         self.sessions[fresh.token] = fresh
         return fresh, dropped
 
@@ -177,9 +227,26 @@ class Auth:
         self.sessions.pop(session.token, None)
 
     def expire(self) -> list[str]:
-        """Drop the sessions idle for too long; their tokens (their live connections close)."""
+        """Drop the sessions idle for too long, or whose account is gone; their tokens (their
+        live connections close)."""
         now = self.now()
-        gone = [t for t, s in self.sessions.items() if now - s.last_seen > self.session_idle_s]
+        gone = [
+            t
+            for t, s in self.sessions.items()
+            if now - s.last_seen > self.session_idle_s or not self._still_valid(s)
+        ]
         for token in gone:
             del self.sessions[token]
         return gone
+
+    def end_user(self, user: str) -> list[str]:
+        """Log out every session of ``user`` (an account removed); their tokens."""
+        gone = [t for t, s in self.sessions.items() if s.named and s.user == user]
+        for token in gone:
+            del self.sessions[token]
+        return gone
+
+    def team(self) -> list[dict[str, str | None]]:
+        """Who is logged in now (each person once), by name."""
+        people = {s.user: s.role for s in self.sessions.values() if s.logged_in}
+        return [{"user": u, "role": people[u]} for u in sorted(people)]

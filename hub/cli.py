@@ -347,6 +347,9 @@ def _register_optional(sub: argparse._SubParsersAction) -> None:
         from hub.broker_config import add_broker_config_command
 
         add_broker_config_command(sub)
+    from hub.accounts_cli import add_user_command
+
+    add_user_command(sub)
     for entry in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
         entry.load()(sub)
     for register in REGISTRARS:

@@ -69,6 +69,8 @@ CREATE TABLE IF NOT EXISTS assigned (
 CREATE TABLE IF NOT EXISTS dice (
     tbl TEXT NOT NULL, tower TEXT NOT NULL, body TEXT NOT NULL, alerted_rolls INTEGER,
     alerts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, tower));
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY, role TEXT NOT NULL, password TEXT NOT NULL, created_wall INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS quarantine (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, tbl TEXT, body TEXT, reason TEXT NOT NULL,
     wall INTEGER NOT NULL);
@@ -584,6 +586,29 @@ class Store:
             return d
 
         return _listing(rows, "detail", LISTING_BYTES, entry)
+
+    # -- accounts (hub/accounts.py) -----------------------------------------------------------
+
+    def add_account(self, name: str, role: str, password_hash: str, wall: int) -> bool:
+        """A new account; False (nothing written) if the name is taken."""
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO accounts (name, role, password, created_wall) VALUES (?, ?, ?, ?)",
+            (name, role, password_hash, wall),
+        )
+        return cur.rowcount == 1
+
+    def remove_account(self, name: str) -> bool:
+        return self.db.execute("DELETE FROM accounts WHERE name = ?", (name,)).rowcount == 1
+
+    def account(self, name: str) -> tuple[str, str] | None:
+        """``(role, password hash)`` of an account, or None."""
+        row = self.db.execute("SELECT role, password FROM accounts WHERE name = ?", (name,)).fetchone()
+        return (str(row["role"]), str(row["password"])) if row else None
+
+    def accounts(self) -> list[dict[str, Any]]:
+        """Every account (never its password hash), by name."""
+        rows = self.db.execute("SELECT name, role, created_wall FROM accounts ORDER BY name")
+        return [dict(r) for r in rows]
 
     # -- results ------------------------------------------------------------------------------
 

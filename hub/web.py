@@ -20,9 +20,19 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from hub import roles
+from hub.accounts import (
+    AccountError,
+    add_account,
+    check_name,
+    check_password,
+    check_role,
+    list_accounts,
+    remove_account,
+)
 from hub.actions import ActionError
 from hub.alerts import public_alert
-from hub.auth import COOKIE, Auth, Session
+from hub.auth import BUILTIN_USER, COOKIE, Auth, Session, hash_password
 from hub.core import Hub
 from hub.dice_watch import THRESHOLDS, dice_csv
 from hub.exports import results_csv, results_json
@@ -154,6 +164,9 @@ async def security(request: web.Request, handler: Handler) -> web.StreamResponse
         and not auth.check_csrf(session, request.headers.get("X-CSRF-Token"))
     ):
         return _error(403, "missing or wrong CSRF token (reload the page)")
+    refused = _permission_refusal(request, session)
+    if refused is not None:
+        return refused
     try:
         response = await handler(request)
     except Exception as exc:
@@ -171,6 +184,31 @@ async def security(request: web.Request, handler: Handler) -> web.StreamResponse
         "connect-src 'self'; frame-ancestors 'none'",
     )
     return response
+
+
+def _permission_refusal(request: web.Request, session: Session | None) -> web.Response | None:
+    """401 or 403 unless the session's role has what this route needs (hub/roles.py's table)."""
+    resource = request.match_info.route.resource
+    if resource is None:  # no such path or method: aiohttp's own 404/405 follows
+        return None
+    needed = roles.needs(request.method, resource.canonical)
+    if needed is None:
+        return _error(403, "this endpoint has no permission assigned: refused to everybody")
+    if needed in (roles.ANYONE, roles.DEVICE):
+        return None
+    if resource.canonical == "/api/ws" and request.query.get("board") == "1":
+        return None  # the room board's live tiles: what the tables show anyway (api_ws)
+    role = session.role if session is not None and session.logged_in else None
+    if needed == roles.READ and request.app[PUBLIC_KEY]:
+        return None
+    if role is None:
+        return _error(401, "log in first")
+    if not roles.may(role, needed):
+        label = roles.LABELS.get(role, role)
+        return _error(
+            403, f"a {label} may not do this (it needs the permission {needed!r})", missing=needed, role=role
+        )
+    return None
 
 
 def _session(request: web.Request) -> Session | None:
@@ -271,6 +309,11 @@ async def api_session(request: web.Request) -> web.Response:
             "csrf": s.csrf,
             "public": request.app[PUBLIC_KEY],
             "event": hub.config.event,
+            "user": s.user if s.logged_in else None,
+            "role": s.role if s.logged_in else None,
+            "permissions": roles.granted(s.role) if s.logged_in else [],
+            # who else is logged in (each person once): the TD team sees itself
+            "team": auth.team() if s.logged_in else [],
         }
     )
     if fresh:
@@ -289,28 +332,35 @@ async def api_login(request: web.Request) -> web.Response:
     succeeded = False
     try:
         body = await _body(request, MAX_LOGIN_BODY)
-        password = body.get("password")
+        password, user = body.get("password"), body.get("user")
         if not isinstance(password, str):
             return _error(400, "password: expected a string")
+        if user == "":
+            user = None  # the login form's name left empty: the hub's own password
+        if user is not None and not isinstance(user, str):
+            return _error(400, "user: expected a name")
+        stored, role, named = auth.credentials(user)
         loop = asyncio.get_running_loop()
         # scrypt takes tens of milliseconds of a core: never on the loop that serves the room
-        succeeded = await loop.run_in_executor(None, auth.check_password, password)
+        succeeded = await loop.run_in_executor(None, auth.check_password, password, stored)
+        succeeded = succeeded and role is not None
     finally:
         auth.release(attempt, succeeded=succeeded)
-    if not succeeded:
-        return _error(401, "wrong password")
-    fresh, dropped = auth.open_session(_session(request), "td")
+    if not succeeded or role is None:
+        return _error(401, "wrong name or password" if user is not None else "wrong password")
+    name = user if user is not None else BUILTIN_USER
+    fresh, dropped = auth.open_session(_session(request), name, role, named=named)
     await request.app[PUSH_KEY].close_sessions(dropped, "session ended")
     hub = request.app[HUB_KEY]
     try:  # the audit row is kept if it can be: a full disk must not lock the TD out
-        hub.store.audit("td", "login", hub.clock.now_wall(), detail={"from": client})
+        hub.store.audit(fresh.actor, "login", hub.clock.now_wall(), detail={"from": client, "role": role})
         hub.store.commit()
     except Exception as exc:
         if not is_storage_error(exc):
             raise
         hub.store.write_failed(exc)
         log.warning("login from %s not audited: the database cannot be written", client)
-    response = _json({"logged_in": True, "csrf": fresh.csrf})
+    response = _json({"logged_in": True, "csrf": fresh.csrf, "user": fresh.user, "role": fresh.role})
     _set_cookie(response, fresh)
     return response
 
@@ -323,6 +373,61 @@ async def api_logout(request: web.Request) -> web.Response:
     response = _json({"logged_in": False})
     response.del_cookie(COOKIE, path="/")
     return response
+
+
+# -- accounts (the chief TD; the permission is checked by the middleware, hub/roles.py) ---------
+
+
+async def api_accounts(request: web.Request) -> web.Response:
+    """Every account with whether it is logged in now, who is, and what each role may do."""
+    hub, auth = request.app[HUB_KEY], request.app[AUTH_KEY]
+    team = auth.team()
+    online = {p["user"] for p in team}
+    return _json(
+        {
+            "accounts": [{**a, "logged_in": a["name"] in online} for a in list_accounts(hub.store)],
+            "team": team,
+            "roles": [
+                {"role": r, "label": roles.LABELS[r], "permissions": roles.granted(r)} for r in roles.ROLES
+            ],
+        }
+    )
+
+
+async def api_account_add(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    data = await _body(request)
+    try:
+        name, role = check_name(data.get("name")), check_role(data.get("role"))
+        password = check_password(data.get("password"))
+    except AccountError as exc:
+        return _error(400, str(exc))
+    hashed = await asyncio.get_running_loop().run_in_executor(None, hash_password, password)
+    now = hub.clock.now_wall()
+    try:
+        row = add_account(hub.store, name, role, hashed, now)
+    except AccountError as exc:
+        return _error(409, str(exc))
+    hub.store.audit(_actor(request), "account_add", now, detail={"name": name, "role": role})
+    hub.store.commit()
+    return _json(row)
+
+
+async def api_account_remove(request: web.Request) -> web.Response:
+    hub, auth = request.app[HUB_KEY], request.app[AUTH_KEY]
+    name = request.match_info["name"]
+    s = _session(request)
+    if s is not None and s.named and s.user == name:
+        return _error(400, "you cannot remove the account you are logged in with")
+    try:
+        remove_account(hub.store, name)
+    except AccountError as exc:
+        return _error(404 if "no account" in str(exc) else 400, str(exc))
+    now = hub.clock.now_wall()
+    hub.store.audit(_actor(request), "account_remove", now, detail={"name": name})
+    hub.store.commit()
+    await request.app[PUSH_KEY].close_sessions(auth.end_user(name), "account removed")
+    return _json({"removed": name})
 
 
 # -- read-only API --------------------------------------------------------------------------------
@@ -738,6 +843,9 @@ def make_app(
     r.add_get("/api/session", api_session)
     r.add_post("/api/login", api_login)
     r.add_post("/api/logout", api_logout)
+    r.add_get("/api/accounts", api_accounts)
+    r.add_post("/api/accounts", api_account_add)
+    r.add_post("/api/accounts/{name}/remove", api_account_remove)
     r.add_get("/api/health", api_health)
     r.add_get("/api/room", api_room)
     r.add_get("/api/board", api_board)

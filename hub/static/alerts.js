@@ -3,7 +3,7 @@
 import { $, h, hhmm } from "./dom.js";
 import { confirmAction } from "./confirm.js";
 import { gamesTable, say } from "./sentences.js";
-import { S, api, isTD, toast } from "./state.js";
+import { S, api, can, isTD, loggedIn, toast } from "./state.js";
 
 const URGENCY_ICON = { critical: "‼", high: "!", medium: "•", low: "i" };
 
@@ -61,7 +61,7 @@ export function alertItem(a, { onTable = false } = {}) {
   if (point) {
     actions.push(h("button", { type: "button", class: "small ghost", onclick: () => waiveFromAlert(a, point) }, "Waive…"));
   }
-  if (isTD() && !a.acked_wall) {
+  if (can("alerts") && !a.acked_wall) {
     actions.push(h("button", { type: "button", class: "small ghost", onclick: () => ack(a) },
       a.kind === "td_call" ? "Acknowledge (clears the call)" : "Acknowledge"));
   }
@@ -112,7 +112,7 @@ export function setCounters(c) {
       h("ul", {}, ...(verify.items.length ? verify.items.map((v) => h("li", {},
         h("a", { href: `#/table/${encodeURIComponent(v.table)}` }, `Table ${v.table}`),
         ` ${(v.players && v.players.A) || ""} ${v.score ? v.score.A : ""}–${v.score ? v.score.B : ""} ${(v.players && v.players.B) || ""} `,
-        isTD() ? h("button", { type: "button", class: "small", onclick: () => verifyMatch(v.match_id) }, "Verify…") : null))
+        can("results") ? h("button", { type: "button", class: "small", onclick: () => verifyMatch(v.match_id) }, "Verify…") : null))
         : [h("li", { class: "muted" }, "Every result is verified.")]))),
     h("details", { class: "counter", dataset: { counter: "on_break" }, open: open.has("on_break") },
       h("summary", {}, h("span", { class: "count-chip c-playing" }, `${onBreak.count} on break`)),
@@ -196,7 +196,7 @@ export const sound = {
     const now = Date.now();
     const keys = new Set(open.map((a) => a.key));
     for (const k of [...this.last.keys()]) if (!keys.has(k)) this.last.delete(k);
-    if (this.muted || !isTD()) return;
+    if (this.muted || !loggedIn()) return;
     let best = null;
     for (const a of open) {
       const v = VOICES[a.urgency];

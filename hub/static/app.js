@@ -7,7 +7,8 @@ import { acceptTiles, initRoomControls, queueTile, renderGrid, tickTiles } from 
 import { importSchedule, initLists, loadResults, loadSchedule } from "./lists.js";
 import { loadRounds, scheduleRounds } from "./rounds.js";
 import { initTimeline, loadTimeline, scheduleTimeline } from "./timeline.js";
-import { S, api, hubNow, isTD, toast } from "./state.js";
+import { ROLE_LABELS, S, api, can, hubNow, loggedIn, toast } from "./state.js";
+import { initAccounts, loadAccounts } from "./accounts.js";
 import { scheduleDetailReload, showTable, tickDetail } from "./table.js";
 
 const live = { ws: null, retry: 500 };
@@ -18,16 +19,25 @@ async function loadSession() {
   S.session = await api("GET", "/api/session");
   $("event-name").textContent = S.session.event;
   showTitle();
-  $("login-button").hidden = isTD();
-  $("logout-button").hidden = !isTD();
-  document.body.classList.toggle("is-td", isTD());
+  $("login-button").hidden = loggedIn();
+  $("logout-button").hidden = !loggedIn();
+  document.body.classList.toggle("is-td", loggedIn());
+  // who is logged in here, and (on hover) the whole team logged in now
+  const who = $("who");
+  who.hidden = !loggedIn();
+  if (loggedIn()) {
+    who.textContent = `${S.session.user} · ${ROLE_LABELS[S.session.role] || S.session.role}`;
+    who.title = "Logged in now: " + S.session.team.map((p) => `${p.user} (${ROLE_LABELS[p.role] || p.role})`).join(", ");
+  }
+  for (const el of document.querySelectorAll("[data-needs]")) el.hidden = !can(el.dataset.needs);
 }
 
 async function login(ev) {
   ev.preventDefault();
   $("login-error").textContent = "";
   try {
-    const data = await api("POST", "/api/login", { password: $("password").value });
+    const user = $("login-user").value.trim();
+    const data = await api("POST", "/api/login", user ? { user, password: $("password").value } : { password: $("password").value });
     S.session.logged_in = true;
     S.session.csrf = data.csrf;
     $("password").value = "";
@@ -114,22 +124,22 @@ function onMessage(msg) {
 
 // -- routing -------------------------------------------------------------------------------------
 
-const VIEWS = ["login", "room", "rounds", "alerts", "table", "schedule", "results", "timeline"];
+const VIEWS = ["login", "room", "rounds", "alerts", "table", "schedule", "results", "timeline", "accounts"];
 
 function show(view) {
   S.view = view;
   for (const v of VIEWS) $(`${v}-view`).hidden = v !== view;
   for (const a of document.querySelectorAll(".tabs a")) a.classList.toggle("active", a.dataset.view === view);
-  for (const el of document.querySelectorAll("[data-td]")) el.hidden = !isTD();
+  for (const el of document.querySelectorAll("[data-needs]")) el.hidden = !can(el.dataset.needs);
 }
 
 function route() {
-  const needLogin = !isTD() && !(S.session && S.session.public);
+  const needLogin = !loggedIn() && !(S.session && S.session.public);
   if (needLogin || location.hash === "#/login") {
     if (needLogin && location.hash && location.hash !== "#/login") sessionStorage.setItem("bg.after-login", location.hash);
-    if (isTD()) { location.hash = "#/"; return; }
+    if (loggedIn()) { location.hash = "#/"; return; }
     show("login");
-    $("password").focus();
+    $("login-user").focus();
     return;
   }
   connect(false);
@@ -151,6 +161,9 @@ function route() {
   } else if (hash === "#/rounds") {
     show("rounds");
     loadRounds().catch(fail);
+  } else if (hash === "#/accounts" && can("accounts")) {
+    show("accounts");
+    loadAccounts().catch(fail);
   } else if (hash === "#/timeline" || hash === "#/audit") {
     show("timeline");
     loadTimeline().catch(fail);
@@ -171,6 +184,7 @@ async function init() {
   $("logout-button").addEventListener("click", logout);
   $("login-button").addEventListener("click", () => { location.hash = "#/login"; });
   $("import-form").addEventListener("submit", importSchedule);
+  initAccounts();
   initRoomControls();
   initTimeline();
   initLists();

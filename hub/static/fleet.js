@@ -19,7 +19,9 @@ function h(tag, attrs, ...children) {
   return el;
 }
 const $ = (id) => document.getElementById(id);
-const isTD = () => !!(F.session && F.session.logged_in);
+const loggedIn = () => !!(F.session && F.session.logged_in);
+const can = (permission) => loggedIn() && (F.session.permissions || []).includes(permission);
+const isTD = () => can("fleet-control");
 const naturalKey = (t) => (/^\d+$/.test(t || "") ? [Number(t), ""] : [1e9, t || ""]);
 function byTable(a, b) {
   const ka = naturalKey(a.table), kb = naturalKey(b.table);
@@ -92,7 +94,7 @@ function pendingCard(row) {
     h("div", { class: "code", "aria-label": `code ${row.code}` }, row.code || "expired"),
     h("div", { class: "dim" }, `${row.device} · ${row.ip || "?"} · ${row.hostname || ""}`),
     h("div", { class: "dim" }, `software ${row.version}${row.update_due ? " (differs from the hub)" : ""} · seen ${ago(row.last_seen_wall)}`),
-    isTD() && row.code ? form : null);
+    can("fleet-setup") && row.code ? form : null);
 }
 
 function cellOnline(row) {
@@ -151,9 +153,9 @@ function enrolledRow(row) {
   const actions = isTD() ? h("div", { class: "actions" },
     h("button", { type: "button", class: "small", onclick: () => action(row, "identify", "Identify") }, "Identify"),
     h("button", { type: "button", class: "small ghost", onclick: () => action(row, "button-test", "Button test") }, "Button test"),
-    h("button", { type: "button", class: "small ghost", onclick: () => action(row, "update", "Update") }, "Update"),
+    can("fleet-setup") ? h("button", { type: "button", class: "small ghost", onclick: () => action(row, "update", "Update") }, "Update") : null,
     h("button", { type: "button", class: "small ghost", onclick: () => action(row, "restart", "Restart") }, "Restart"),
-    h("button", { type: "button", class: "small danger", onclick: () => action(row, "retire", "Retire") }, "Retire")) : null;
+    can("fleet-setup") ? h("button", { type: "button", class: "small danger", onclick: () => action(row, "retire", "Retire") }, "Retire") : null) : null;
   return h("tr", { "data-device": row.device },
     h("td", { class: "table-no" }, row.table),
     h("td", {}, cellOnline(row), row.screen && row.screen !== "idle" && row.screen !== "match" ? h("div", { class: "warn" }, row.screen.replace("_", " ")) : null),
@@ -222,9 +224,9 @@ async function start() {
   F.session = await api("GET", "/api/session");
   $("event-name").textContent = F.session.event;
   document.title = `Tables — ${F.session.event}`;
-  if (!isTD() && !F.session.public) { $("login-needed").hidden = false; return; }
+  if (!loggedIn() && !F.session.public) { $("login-needed").hidden = false; return; }
   $("fleet").hidden = false;
-  $("quick").hidden = !isTD();
+  $("quick").hidden = !can("fleet-setup");
   $("quick").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const code = $("quick-code").value.trim(), table = $("quick-table").value.trim();

@@ -3,7 +3,7 @@
 import { $, dayTime, h, hhmm } from "./dom.js";
 import { confirmAction } from "./confirm.js";
 import { gamesTable, outcome, say } from "./sentences.js";
-import { S, api, isTD, toast } from "./state.js";
+import { S, api, can, toast } from "./state.js";
 import { verifyResult } from "./table.js";
 
 const cell = (label, content, cls) => h("td", { "data-label": label, class: cls || null }, content);
@@ -133,9 +133,9 @@ function resultBody(r) {
       toggle.textContent = now ? "▾ Games" : "▸ Games";
       if (now) open.add(r.match_id); else open.delete(r.match_id);
     } }, shown ? "▾ Games" : "▸ Games");
-  const verify = isTD() && !r.verified
+  const verify = can("results") && !r.verified
     ? h("button", { type: "button", class: "small verify", onclick: async () => { if (await verifyResult(r)) loadResults(); } }, "Verify…") : null;
-  const correct = isTD() ? h("button", { type: "button", class: "small ghost correct", onclick: (ev) => correctForm(ev.target, r) }, "Correct…") : null;
+  const correct = can("results") ? h("button", { type: "button", class: "small ghost correct", onclick: (ev) => correctForm(ev.target, r) }, "Correct…") : null;
   return h("tbody", { dataset: { match: r.match_id } },
     h("tr", { class: "result-row", dataset: { match: r.match_id } },
       cell("Round", r.round), cell("Table", r.table), cell("Match", r.match_id), cell("Player A", r.player_a),

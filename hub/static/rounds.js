@@ -4,7 +4,7 @@
 // "start now" and "delay by N minutes".
 import { $, dayTime, h, hhmm } from "./dom.js";
 import { confirmAction } from "./confirm.js";
-import { S, api, isTD, toast } from "./state.js";
+import { S, api, can, toast } from "./state.js";
 
 const STATUS = { not_started: "not started", playing: "playing", finished: "finished", verified: "verified" };
 let timer = null;
@@ -12,7 +12,7 @@ let timer = null;
 export async function loadRounds() {
   const data = await api("GET", "/api/rounds");
   S.automation = data.automation;
-  $("rounds-control").replaceChildren(...(isTD() ? roomControl(data) : []));
+  $("rounds-control").replaceChildren(...(can("room") ? roomControl(data) : []));
   $("rounds-list").replaceChildren(...(data.rounds.length ? data.rounds.map(roundCard)
     : [h("p", { class: "muted" }, "No schedule imported yet.")]));
 }
@@ -72,7 +72,7 @@ function roundCard(r) {
   const holding = r.matches.find((m) => m.match_id === r.holding);
   const end = r.done ? `ended ${hhmm(r.projected_end_wall)}` : r.projected_end_wall ? `projected end ${hhmm(r.projected_end_wall)}` : "end not known yet";
   const waiting = c.not_started;
-  const controls = isTD() && waiting ? h("div", { class: "inline round-actions" },
+  const controls = can("room") && waiting ? h("div", { class: "inline round-actions" },
     h("button", { type: "button", class: "small", dataset: { roundStart: r.round }, onclick: () => act(
       `Start round ${r.round} now: at its ${waiting} waiting table${waiting === 1 ? "" : "s"} lateness counts from ${hhmm(Date.now() + S.offset)}?`,
       "Start now", "POST", `/api/rounds/${encodeURIComponent(r.round)}/start`, undefined, (x) => `Round ${r.round} started at ${hhmm(x.start_wall)}`) }, "Start now…"),

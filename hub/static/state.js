@@ -2,7 +2,7 @@
 import { $ } from "./dom.js";
 
 export const S = {
-  session: null,          // {logged_in, csrf, public, event}
+  session: null,          // {logged_in, csrf, public, event, user, role, permissions, team}
   tables: new Map(),      // table id -> tile
   alerts: [],
   rounds: [],
@@ -12,7 +12,12 @@ export const S = {
 };
 
 export const hubNow = () => Date.now() + S.offset;
-export const isTD = () => !!(S.session && S.session.logged_in);
+export const loggedIn = () => !!(S.session && S.session.logged_in);
+// what the logged-in role may do (hub/roles.py): the dashboard shows only what would be accepted
+export const can = (permission) => loggedIn() && (S.session.permissions || []).includes(permission);
+// table actions: pause, penalties, waivers, clock corrections, automation (a TD or the chief TD)
+export const isTD = () => can("table-actions");
+export const ROLE_LABELS = { chief: "chief TD", td: "TD", scorer: "scorer", viewer: "viewer" };
 
 export async function api(method, path, body, isForm) {
   const headers = { "X-CSRF-Token": S.session ? S.session.csrf : "" };

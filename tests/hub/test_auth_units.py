@@ -37,9 +37,9 @@ def test_login_rotates_the_session_and_expiry_drops_it():
     ticks = Ticks()
     auth = Auth(hash_password("right password"), session_idle_s=60, now=ticks)
     assert auth.check_password("right password") and not auth.check_password("wrong")
-    first, dropped = auth.open_session(auth.anonymous(), "td")
-    assert first.logged_in and dropped == []
-    second, dropped = auth.open_session(first, "td")
+    first, dropped = auth.open_session(auth.anonymous(), "td", "chief")
+    assert first.logged_in and first.actor == "td" and first.role == "chief" and dropped == []
+    second, dropped = auth.open_session(first, "td", "chief")
     assert dropped == [first.token] and auth.get(first.token) is None and auth.get(second.token) is second
     ticks.t += 61
     assert auth.expire() == [second.token] and auth.get(second.token) is None
@@ -128,3 +128,17 @@ def test_host_allow_list():
     assert check_allowed_host("Hub.Example.") == "hub.example"
     with pytest.raises(ValueError):
         check_allowed_host("evil example")
+
+
+def test_a_named_session_lasts_while_its_account_does_and_takes_its_current_role():
+    accounts = {"ann": ("td", hash_password("ann-password"))}
+    auth = Auth(hash_password("right password"), lookup=accounts.get)
+    stored, role, named = auth.credentials("ann")
+    assert role == "td" and named and auth.check_password("ann-password", stored)
+    assert auth.credentials("nobody")[1] is None and auth.credentials(None)[1:] == ("chief", False)
+    s, _ = auth.open_session(None, "ann", "td", named=True)
+    accounts["ann"] = ("viewer", accounts["ann"][1])
+    assert auth.get(s.token) is s and s.role == "viewer"
+    assert {"user": "ann", "role": "viewer"} in auth.team()
+    del accounts["ann"]
+    assert auth.get(s.token) is None and auth.sessions == {}

@@ -77,7 +77,16 @@ def test_login_csrf_and_td_actions(tmp_path, mosquitto, clock):
         assert (await c.get("/api/room"))[0] == 401
         assert (await c.get("/api/board"))[0] == 200  # the room board is always public
         session = await c.start_session()
-        assert session == {"logged_in": False, "csrf": c.csrf, "public": False, "event": ev}
+        assert session == {
+            "logged_in": False,
+            "csrf": c.csrf,
+            "public": False,
+            "event": ev,
+            "user": None,
+            "role": None,
+            "permissions": [],
+            "team": [],
+        }
         cookie = next(iter(c.http.cookie_jar))
         assert cookie["httponly"] and cookie["samesite"] == "Strict"
         assert (await c.post("/api/login", {"password": PASSWORD}, csrf=False))[0] == 403

@@ -1,0 +1,89 @@
+"""``bghub user add|list|remove``: the TD team's accounts, in the hub's database (hub/accounts.py).
+
+Works on the database file whether or not the hub is running (SQLite lets both write): an
+account added is usable at the next login, one removed is logged out at its next request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from hub.accounts import AccountError, list_accounts, new_account, remove_account
+from hub.auth import read_password_file
+from hub.dbfile import DatabaseFileError, check_database
+from hub.roles import LABELS, ROLES
+from hub.store import Store, StoreWriteFailed
+
+
+def add_user_command(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("user", help="the TD team's accounts: add, list, remove")
+    users = p.add_subparsers(dest="user_command", required=True, metavar="ACTION")
+    add = users.add_parser("add", help="add an account")
+    add.add_argument("name", help="the name to log in with (letters, digits, . _ -)")
+    add.add_argument(
+        "--role",
+        required=True,
+        choices=ROLES,
+        help="chief (chief TD: everything), td (table actions, penalties, waivers, results), "
+        "scorer (verify and correct results), viewer (read only)",
+    )
+    add.add_argument("--password-file", required=True, metavar="FILE", help="the password: its first line")
+    add.add_argument("--db", required=True, metavar="FILE", help="the hub's database")
+    add.set_defaults(func=main_add)
+    ls = users.add_parser("list", help="list the accounts")
+    ls.add_argument("--db", required=True, metavar="FILE", help="the hub's database")
+    ls.set_defaults(func=main_list)
+    rm = users.add_parser("remove", help="remove an account (its sessions end)")
+    rm.add_argument("name")
+    rm.add_argument("--db", required=True, metavar="FILE", help="the hub's database")
+    rm.set_defaults(func=main_remove)
+
+
+def _open(path: str) -> Store:
+    check_database(path)
+    return Store(path)
+
+
+def _run(args: argparse.Namespace, action: str) -> int:
+    try:
+        store = _open(args.db)
+    except (DatabaseFileError, OSError) as exc:
+        print(f"bghub user: {exc}", file=sys.stderr)
+        return 2
+    try:
+        now = int(time.time() * 1000)
+        if action == "add":
+            password = read_password_file(args.password_file)
+            row = new_account(store, args.name, args.role, password, now)
+            store.audit("cli", "account_add", now, detail={"name": row["name"], "role": row["role"]})
+            store.commit()
+            print(f"added {row['name']} ({LABELS[row['role']]})")
+        elif action == "remove":
+            remove_account(store, args.name)
+            store.audit("cli", "account_remove", now, detail={"name": args.name})
+            store.commit()
+            print(f"removed {args.name}")
+        else:
+            for a in list_accounts(store):
+                note = "  (the hub's own password)" if a["builtin"] else ""
+                print(f"{a['name']}\t{a['role']}{note}")
+    except (AccountError, OSError, ValueError, StoreWriteFailed) as exc:
+        print(f"bghub user {action}: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    return 0
+
+
+def main_add(args: argparse.Namespace) -> int:
+    return _run(args, "add")
+
+
+def main_list(args: argparse.Namespace) -> int:
+    return _run(args, "list")
+
+
+def main_remove(args: argparse.Namespace) -> int:
+    return _run(args, "remove")
