@@ -269,6 +269,8 @@ class Alerts:
 
     def _specs(self, table: str, now: int) -> list[AlertSpec]:
         room = self.room
+        if room.rooms.cut_off(table, now):
+            return []  # one alert for its room instead; its own stay as they were (not settled)
         match = room.match_for(table)
         view = room.views[table] if table in room.views else TableView(table)
         context = self._context(table, view, match, now) if match is not None else None
@@ -366,6 +368,8 @@ class Alerts:
             state = view.state_for(m.match_id) if view is not None else None
             if state is None or state.get("phase") != "waiting" or now < m.start_wall:
                 continue
+            if room.rooms.cut_off(table, now):
+                continue
             timing = self._timing(table, m)
             for side in ("A", "B"):
                 sl = side_lateness(timing, side, now) if timing is not None else None
@@ -389,7 +393,11 @@ class Alerts:
         views = {t: v for t, v in room.views.items() if t in twice}
         live = live_twice(room.players, views, room.results, room.released, room.by_id)
         bookings = self._scheduled[1] + live
-        return round_absentees(absentees) + double_booked(bookings)
+        return (
+            round_absentees(absentees)
+            + double_booked(bookings)
+            + room.rooms.alert_specs(now, self.watch.offline_grace_ms)
+        )
 
     def results_changed(self) -> None:
         """A result was recorded, changed or withdrawn: the results to verify are counted again at

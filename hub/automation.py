@@ -215,6 +215,8 @@ class Automation:
         view = room.views.get(table)
         if view is None or not view.online or table in room.suspended:
             return None  # an offline table gets an alert, never an automatic penalty
+        if room.rooms.cut_off(table, now):
+            return None  # its room's bridge is down: its last news may be old (hub.rooms)
         if not view.state_fresh:
             return None  # back online: wait for its current state (who arrived while away)
         match_id = cur.match.match_id

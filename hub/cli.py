@@ -265,6 +265,13 @@ def main_run(args: argparse.Namespace) -> int:
         return 2
     embedded = args.broker is None
     host, port = ("127.0.0.1", args.embedded_port) if embedded else args.broker
+    from hub.rooms import RoomsError, load_rooms
+
+    try:
+        rooms = load_rooms(args.broker_credentials)
+    except RoomsError as exc:
+        print(f"bghub: rooms: {exc}", file=sys.stderr)
+        return 2
     config = HubConfig(
         event=args.event,
         broker_host=host,
@@ -280,6 +287,7 @@ def main_run(args: argparse.Namespace) -> int:
         min_free_mb=args.min_free_mb,
         table_rate=args.table_rate,
         table_burst=args.table_burst,
+        rooms=tuple(rooms.items()),
     )
     rc = RunConfig(
         hub=config,

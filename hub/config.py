@@ -47,6 +47,8 @@ class HubConfig:
     table_burst: int = 1000
     #: events kept per match: a 25-point match with a clock and a dice tower makes a few thousand
     max_events_per_match: int = 50_000
+    #: rooms joined by bridges: (room, its tables) pairs (hub.rooms; docs/rooms.md)
+    rooms: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def late(self) -> LateConfig:
         """The lateness settings (:mod:`hub.lateness`)."""

@@ -42,6 +42,7 @@ from hub.dice_watch import DiceWatch
 from hub.incidents import quarantined, table_fault
 from hub.ingest import Ingest, Limits
 from hub.room import TableView
+from hub.rooms import Rooms, RoomsWatch
 from hub.round_control import RoundControl
 from hub.rounds import Current
 from hub.schedule import ScheduledMatch
@@ -125,6 +126,29 @@ class Hub:
         )
         self.storage = StorageWatch(store, config.min_free_mb, config.disk_check_ms)
         store.listeners.append(self._storage_changed)
+        self._setup_rooms()
+
+    def _setup_rooms(self) -> None:
+        """The event's rooms (hub.rooms): their bridges' notifications come over the hub's link."""
+        if not self.config.rooms:
+            return
+        room = self.room_state
+        room.rooms = Rooms.of(dict(self.config.rooms), self.clock.now_wall())
+        watch = RoomsWatch(
+            self.config.event,
+            room.rooms,
+            now=self.clock.now_wall,
+            link=self._current_link,
+            max_seq=self.store.max_seq,
+            mark_stale=lambda t: setattr(room.view(t), "state_fresh", False),
+            refresh=self._rooms_changed,
+        )
+        watch.match_of = lambda t: (room.view(t).state or {}).get("match_id")
+        self.link_setup.append(watch.attach)
+
+    def _rooms_changed(self, now: int) -> None:
+        self._refresh(now, None)
+        self._changed()
 
     def _current_link(self) -> HubLink | None:
         return self.link

@@ -15,6 +15,7 @@ from hub.guard import Guard
 from hub.lateness import LateConfig, Timing, timing
 from hub.presence import Elsewhere, PlayerIndex, elsewhere, previous_end
 from hub.room import TableView
+from hub.rooms import Rooms
 from hub.rounds import Current, round_ends
 from hub.schedule import ScheduledMatch
 from hub.store import Store
@@ -52,6 +53,9 @@ class RoomState:
     #: (table, match id) -> when the hub first held a state of that match from that table (kept
     #: by the automation; lateness uses it only for a table that does not say when it took it)
     first_seen: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: the event's rooms and their bridges (hub.rooms): a cut-off room's tables get no automatic
+    #: decision
+    rooms: Rooms = field(default_factory=Rooms)
 
     @classmethod
     def load(cls, store: Store, default_profile: Profile) -> RoomState:

@@ -102,6 +102,7 @@ class Views:
             late=late,
         )
         out.update(facts)
+        out.update(room.rooms.tile_facts(table, now))
         return out
 
     def _safe_tile(self, table: str, now: int) -> dict[str, Any]:
@@ -124,6 +125,7 @@ class Views:
             "rounds": sorted({m.round for m in self.room.schedule}, key=natural),
             "automation": self.automation_state(),
             "link_online": bool(link and link.online),
+            "rooms": self.room.rooms.listed(now),
         }
 
     def automation_state(self) -> str:

@@ -13,27 +13,30 @@ import selectors
 import socket
 import threading
 
-from tests.support.broker import free_port
-
 
 class CuttableLink:
     """TCP forwarder ``127.0.0.1:port`` -> ``target``; ``cut()`` and ``mend()`` keep the port."""
 
     def __init__(self, target: tuple[str, int], port: int | None = None) -> None:
         self.target = target
-        self.port = port or free_port()
-        self._listener: socket.socket | None = None
+        self._listener: socket.socket | None = self._listen(port or 0)
+        self.port = self._listener.getsockname()[1]  # held from now on: no other test takes it
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
-    def mend(self) -> CuttableLink:
-        """Start forwarding (again)."""
+    @staticmethod
+    def _listen(port: int) -> socket.socket:
         listener = socket.socket()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", self.port))
+        listener.bind(("127.0.0.1", port))
         listener.listen(16)
+        return listener
+
+    def mend(self) -> CuttableLink:
+        """Start forwarding (again)."""
+        listener = self._listener or self._listen(self.port)
         self._listener = listener
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, args=(listener,), daemon=True)

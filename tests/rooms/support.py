@@ -92,7 +92,8 @@ def add_room(ev: Event, tmp: Path, name: str, tables: str, *extra: str) -> RoomB
     generate(
         [
             "--event", ev.event, "--tables", tables, "--out", str(out), "--port", str(port),
-            "--bind", "127.0.0.1", "--room", name, "--bridge-to", f"127.0.0.1:{link.port}",
+            "--bind", "127.0.0.1", "--host", "127.0.0.1", "--room", name,
+            "--bridge-to", f"127.0.0.1:{link.port}",
             "--central", str(ev.central_out), *extra,
         ]
     )  # fmt: skip
