@@ -95,6 +95,7 @@ function onMessage(msg) {
   if (msg.type === "hello") {
     S.tables = new Map(acceptTiles(msg.tables).map((t) => [String(t.table), t]));
     S.rounds = msg.rounds || [];
+    S.rooms = Array.isArray(msg.rooms) ? msg.rooms : [];
     setAlerts(Array.isArray(msg.alerts) ? msg.alerts : []);
     setCounters(msg.counters);
     renderGrid();

@@ -4,9 +4,10 @@
 // that says so, and the rest of the room is drawn as usual.
 import { $, byNatural, countdown, duration, fold, h, hhmm, mmss, nameMatches } from "./dom.js";
 import { S, hubNow, playerName, runningReserve, runningSide } from "./state.js";
+import { inRoom, renderRoomTabs } from "./rooms.js";
 
 const PREFS_KEY = "bg.room.prefs";
-export const prefs = Object.assign({ q: "", filter: "all", sort: "table", layout: "tiles" },
+export const prefs = Object.assign({ q: "", filter: "all", sort: "table", layout: "tiles", room: "" },
   JSON.parse(localStorage.getItem(PREFS_KEY) || "{}"));
 
 const NEEDS_ME = new Set(["flag", "td_call", "late", "offline", "verify", "no_table"]);
@@ -16,11 +17,12 @@ const FILTERS = {
   playing: (t) => ["playing", "between_games", "opening", "paused", "break"].includes(t.status),
   waiting: (t) => ["waiting", "late", "opening"].includes(t.status),
   finished: (t) => ["finished", "verify"].includes(t.status),
-  offline: (t) => ["offline", "reconnecting", "no_table"].includes(t.status),
+  offline: (t) => ["offline", "reconnecting", "no_table", "room_offline", "room_catching_up"].includes(t.status),
   clock: (t) => !!(t.clock && t.clock.enabled),
 };
 const URGENCY_RANK = { critical: 0, high: 1, medium: 2, low: 3 };
-const STATUS_RANK = ["flag", "td_call", "offline", "late", "verify", "reconnecting", "break", "paused", "playing",
+const STATUS_RANK = ["flag", "td_call", "offline", "room_offline", "late", "verify", "reconnecting", "room_catching_up",
+  "break", "paused", "playing",
   "between_games", "opening", "waiting", "no_table", "finished", "idle"];
 
 function timeLeft(t) {
@@ -53,7 +55,7 @@ function visible() {
   const out = [];
   for (const t of S.tables.values()) {
     try {
-      if (filter(t) && matchesQuery(t, prefs.q)) out.push(t);
+      if (filter(t) && inRoom(t, prefs.room) && matchesQuery(t, prefs.q)) out.push(t);
     } catch (e) { out.push(t); }
   }
   try { out.sort(SORTS[prefs.sort] || SORTS.table); } catch (e) { /* keep the order received */ }
@@ -194,7 +196,7 @@ function flushTiles() {
 
 /** One table changed: replace its tile where it is, or redraw if its place may change. */
 export function updateTile(t) {
-  if (prefs.sort !== "table" || prefs.filter !== "all" || prefs.q) { scheduleGrid(); return; }
+  if (prefs.sort !== "table" || prefs.filter !== "all" || prefs.q || prefs.room) { scheduleGrid(); return; }
   const old = shown.get(String(t.table));
   if (old && old.isConnected) {
     const el = guarded(prefs.layout === "list" ? rowEl : tileEl, t);
@@ -216,6 +218,14 @@ export function renderSummary() {
   for (const t of S.tables.values()) counts[text(t.status_label)] = (counts[text(t.status_label)] || 0) + 1;
   const parts = Object.entries(counts).sort().map(([k, v]) => h("span", {}, `${k}: ${v}`));
   $("room-summary").replaceChildren(h("span", {}, `${S.tables.size} tables`), ...parts);
+  renderRoomTabs(prefs.room, chooseRoom);
+}
+
+/** A room's tab chosen: the view shows that room's tables only ("" for every room). */
+function chooseRoom(room) {
+  prefs.room = room;
+  savePrefs();
+  renderGrid();
 }
 
 /** For a name search: "Anna Berg → table 12" lines, so the TD can send a player on. */

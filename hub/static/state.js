@@ -6,6 +6,7 @@ export const S = {
   tables: new Map(),      // table id -> tile
   alerts: [],
   rounds: [],
+  rooms: [],              // the event's rooms ({name, tables, state}), when it has several
   offset: 0,              // hub time - browser time (ms)
   view: "room",
   detailTable: null,
