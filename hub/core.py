@@ -147,6 +147,9 @@ class Hub:
         self.link_setup.append(watch.attach)
 
     def _rooms_changed(self, now: int) -> None:
+        """A room's bridge went down or came back (or its catching up ended): every table is
+        looked at again at the next tick (its lateness, its alerts, the room's alert) and the
+        tiles are pushed now."""
         self._refresh(now, None)
         self._changed()
 
