@@ -7,6 +7,7 @@ print, a tile with bad data leaves the room standing, and alerts are heard until
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -230,10 +231,12 @@ def test_waiting_tiles_show_the_start_and_reserves_read_as_durations(browser, ro
     page = logged_in(browser, room)
     waiting = page.locator('#grid .tile[data-table="41"]')  # verified: round 2 is assigned
     expect(waiting).to_contain_text("Waiting", timeout=WAIT)
-    expect(waiting.locator(".start")).to_contain_text("starts in 1 h 53 min", timeout=WAIT)
+    # the room's clock stands at round 1's start + 7 min; the page counts on from the hub's last
+    # word with real time, so a slow run may have crossed one more minute
+    expect(waiting.locator(".start")).to_contain_text(re.compile(r"starts in 1 h 5[23] min"), timeout=WAIT)
     nobody = page.locator('#grid .tile[data-table="53"]')  # to 5, nobody there yet
     expect(nobody.locator(".clock")).to_have_text("clock 10 min each")
-    expect(nobody.locator(".start")).to_contain_text("started 7 min ago")
+    expect(nobody.locator(".start")).to_contain_text(re.compile(r"started [78] min ago"))
     close(page)
 
 
