@@ -33,6 +33,8 @@ from kiosk.ui.events import Quit, ScreenError
 
 log = logging.getLogger("kiosk.setup")
 FPS = 10
+#: the picture's size without a display (tests, screenshots): the small 7" panel's
+SETUP_HEADLESS_SIZE = (800, 480)
 #: how long one enrollment attempt waits before looking for the hub again
 ATTEMPT_S = 120.0
 #: how long "Starting as table T" stays on the screen
@@ -143,7 +145,10 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
             return
 
     try:
-        window = Window((800, 480), 0, fullscreen=fullscreen, headless=headless, title="bgtable: not set up")
+        # nothing has said yet how big this table's screen is: on the display, its own size (a
+        # fixed 800x480 made SDL switch an HDMI screen's mode); headless, the small panel's size
+        size = (0, 0) if fullscreen and not headless else SETUP_HEADLESS_SIZE
+        window = Window(size, 0, fullscreen=fullscreen, headless=headless, title="bgtable: not set up")
     except ScreenError as exc:
         print(f"bgtable run: {exc}", file=sys.stderr)
         return 2

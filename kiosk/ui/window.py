@@ -30,7 +30,9 @@ TOUCH_MOUSEID = 0xFFFFFFFF
 class Window:
     """The screen of one table: ``poll()`` for inputs, ``draw()`` then ``present()`` per frame.
 
-    ``size`` is the panel in pixels, ``rotation`` how far the picture is turned clockwise on it.
+    ``size`` is the panel in pixels — ``(0, 0)`` for the display's own size (a screen whose size
+    nobody has configured yet, e.g. a table not set up) — and ``rotation`` how far the picture is
+    turned clockwise on it.
     Raises :class:`~kiosk.ui.events.ScreenError` when SDL cannot open a display.
     """
 
@@ -56,6 +58,7 @@ class Window:
             self.screen: pygame.Surface = pygame.display.set_mode(self.panel, flags)
         except pygame.error as exc:
             raise ScreenError(f"cannot open the screen ({exc}); use --headless where there is none") from exc
+        self.panel = self.screen.get_size()  # what SDL gave: the display's own size for (0, 0)
         pygame.display.set_caption(title)
         if fullscreen:
             pygame.mouse.set_visible(False)
