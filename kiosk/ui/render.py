@@ -14,7 +14,7 @@ import pygame
 
 from kiosk.ui.layout import Rect, contains
 from kiosk.ui.scene import Circle, Fill, Frame, Line, Poly, Region, Scene, Text
-from kiosk.ui.text import TextCache
+from kiosk.ui.text import TextCache, block_height
 from kiosk.ui.theme import BG
 
 
@@ -107,7 +107,7 @@ class Renderer:
             return None
         line_h = self.texts.line_height(item.bold, size)
         surfaces = [self.texts.render(line, size, item.bold, item.color) for line in lines]
-        total_h = surfaces[0].get_height() + line_h * (len(surfaces) - 1)
+        total_h = block_height(line_h, [surf.get_height() for surf in surfaces])
         y = by + (bh - total_h) // 2
         left = right = top = None
         bottom = y

@@ -90,7 +90,7 @@ class TextCache:
             font = self.font(bold, s)
             lines = self._wrap(font, text, w) if wrap else tuple(_visible(t) for t in text.split("\n"))
             width = max(_width(font, line) for line in lines)
-            height = font.get_height() + font.get_linesize() * (len(lines) - 1)
+            height = block_height(font.get_linesize(), [_height(font, line) for line in lines])
             if width <= w and height <= h:
                 return s, lines
             if s <= floor:
@@ -150,9 +150,26 @@ def _width(font: pygame.font.Font, text: str) -> int:
         return 0
 
 
+def block_height(line_height: int, heights: list[int]) -> int:
+    """The height of lines drawn ``line_height`` apart: a line's glyphs can reach below the
+    font's height (SDL_ttf gives "g" a taller box than "a" in some fonts), so the last line
+    alone does not say where the block ends."""
+    return max(i * line_height + h for i, h in enumerate(heights))
+
+
+def _height(font: pygame.font.Font, text: str) -> int:
+    """The height SDL_ttf draws ``text`` with; the font's height for text it cannot measure."""
+    try:
+        return int(font.size(text)[1]) or font.get_height()
+    except (pygame.error, ValueError):
+        return font.get_height()
+
+
 def _cut(font: pygame.font.Font, lines: tuple[str, ...], w: int, h: int) -> tuple[str, ...]:
     """As many of ``lines`` as fit ``h``, each cut to ``w`` with an ellipsis where it is cut."""
     room = max(1, 1 + (h - font.get_height()) // max(1, font.get_linesize()))
+    while room > 1 and block_height(font.get_linesize(), [_height(font, x) for x in lines[:room]]) > h:
+        room -= 1
     kept = list(lines[:room])
     if len(lines) > room:
         kept[-1] = kept[-1] + ELLIPSIS

@@ -128,3 +128,15 @@ def test_a_name_too_long_for_its_box_is_cut_with_an_ellipsis():
     assert len(lines) == 1 and lines[0].endswith(ELLIPSIS)
     assert lines[0].startswith("Konstantinopoulos")
     assert cache.render(lines[0], size, True, (0, 0, 0)).get_width() <= 300
+
+
+@pytest.mark.parametrize("text", ["\ng doubles", "Owner: \ng", "g\ng\ng", "Ångström\nqjy"])
+def test_lines_drawn_stay_inside_the_height_they_were_fitted_to(text):
+    """A line's glyphs can be taller than the font's height ("g" in DejaVu Sans): the block is
+    measured as drawn, so a name with a line break stays inside the cube's caption box."""
+    cache = TextCache()
+    for h in range(12, 60):
+        size, lines = cache.fit(text, False, 20, 196, h, True)
+        heights = [cache.render(line, size, False, (255, 255, 255)).get_height() for line in lines]
+        drawn = max(i * cache.line_height(False, size) + lh for i, lh in enumerate(heights))
+        assert drawn <= h or size <= 6, (h, size, lines, heights)
