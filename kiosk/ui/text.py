@@ -89,8 +89,9 @@ class TextCache:
         while True:
             font = self.font(bold, s)
             lines = self._wrap(font, text, w) if wrap else tuple(_visible(t) for t in text.split("\n"))
-            width = max(_width(font, line) for line in lines)
-            height = block_height(font.get_linesize(), [_height(font, line) for line in lines])
+            sizes = [_measure(font, line) for line in lines]
+            width = max(lw for lw, _ in sizes)
+            height = block_height(font.get_linesize(), [lh for _, lh in sizes])
             if width <= w and height <= h:
                 return s, lines
             if s <= floor:
@@ -142,12 +143,18 @@ class TextCache:
 SOFT_HYPHEN = "\u00ad"
 
 
-def _width(font: pygame.font.Font, text: str) -> int:
-    """The width of ``text`` in pixels; 0 for text SDL_ttf finds no width in."""
+def _measure(font: pygame.font.Font, text: str) -> tuple[int, int]:
+    """The size SDL_ttf draws ``text`` at: no width and the font's height for text it cannot
+    measure (a blank line still takes a line)."""
     try:
-        return int(font.size(text)[0])
+        w, h = font.size(text)
     except (pygame.error, ValueError):
-        return 0
+        return 0, font.get_height()
+    return int(w), int(h) or font.get_height()
+
+
+def _width(font: pygame.font.Font, text: str) -> int:
+    return _measure(font, text)[0]
 
 
 def block_height(line_height: int, heights: list[int]) -> int:
@@ -157,18 +164,12 @@ def block_height(line_height: int, heights: list[int]) -> int:
     return max(i * line_height + h for i, h in enumerate(heights))
 
 
-def _height(font: pygame.font.Font, text: str) -> int:
-    """The height SDL_ttf draws ``text`` with; the font's height for text it cannot measure."""
-    try:
-        return int(font.size(text)[1]) or font.get_height()
-    except (pygame.error, ValueError):
-        return font.get_height()
-
-
 def _cut(font: pygame.font.Font, lines: tuple[str, ...], w: int, h: int) -> tuple[str, ...]:
     """As many of ``lines`` as fit ``h``, each cut to ``w`` with an ellipsis where it is cut."""
-    room = max(1, 1 + (h - font.get_height()) // max(1, font.get_linesize()))
-    while room > 1 and block_height(font.get_linesize(), [_height(font, x) for x in lines[:room]]) > h:
+    step = font.get_linesize()
+    room = max(1, 1 + (h - font.get_height()) // max(1, step))
+    heights = [_measure(font, line)[1] for line in lines[:room]]
+    while room > 1 and block_height(step, heights[:room]) > h:
         room -= 1
     kept = list(lines[:room])
     if len(lines) > room:
