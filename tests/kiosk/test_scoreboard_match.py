@@ -20,7 +20,7 @@ import pygame
 import pytest
 
 from kiosk.ui import samples
-from tests.kiosk.test_ui_flows import SMALL, Kiosk, _die_center
+from tests.kiosk.touch import SMALL, Kiosk, die_center
 
 
 @pytest.fixture
@@ -60,8 +60,8 @@ def test_a_whole_match_with_redoubles_at_a_scoreboard_table(shots: Path) -> None
     _save(k, shots, "2-opening")
 
     # game 1: with the cube in the middle either player may double (turn unknown)
-    k.tap_at(_die_center(k, True, 5))
-    k.tap_at(_die_center(k, False, 3))
+    k.tap_at(die_center(k, True, 5))
+    k.tap_at(die_center(k, False, 3))
     assert k.snap["phase"] == "playing"
     assert k.texts().count("Double") == 2 and "Pause" not in k.texts()
     _save(k, shots, "3-playing")
@@ -92,8 +92,8 @@ def test_a_whole_match_with_redoubles_at_a_scoreboard_table(shots: Path) -> None
 
     # game 2, the Crawford game: nobody may double; B resigns a gammon
     k.tap("Next game")
-    k.tap_at(_die_center(k, True, 6))
-    k.tap_at(_die_center(k, False, 1))
+    k.tap_at(die_center(k, True, 6))
+    k.tap_at(die_center(k, False, 1))
     assert k.snap["crawford"] and "CRAWFORD GAME" in k.texts()
     assert "Double" not in k.texts()
     _save(k, shots, "9-crawford-game")
@@ -103,8 +103,8 @@ def test_a_whole_match_with_redoubles_at_a_scoreboard_table(shots: Path) -> None
 
     # game 3, after the Crawford game: A doubles, B passes
     k.tap("Next game")
-    k.tap_at(_die_center(k, True, 2))
-    k.tap_at(_die_center(k, False, 4))
+    k.tap_at(die_center(k, True, 2))
+    k.tap_at(die_center(k, False, 4))
     assert not k.snap["crawford"] and k.texts().count("Double") == 2
     k.tap("Double", 0)
     k.tap("Pass")
@@ -114,8 +114,8 @@ def test_a_whole_match_with_redoubles_at_a_scoreboard_table(shots: Path) -> None
 
     # game 4: A doubles again, B takes and wins: 3–6, the match is over
     k.tap("Next game")
-    k.tap_at(_die_center(k, True, 3))
-    k.tap_at(_die_center(k, False, 5))
+    k.tap_at(die_center(k, True, 3))
+    k.tap_at(die_center(k, False, 5))
     k.tap("Double", 0)
     k.tap("Take")
     _win(k, "Boris Ivanov", "played", "Single game")

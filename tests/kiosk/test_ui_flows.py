@@ -1,9 +1,5 @@
-"""Touch flows of the kiosk screen, driven like a player would: tap the label you see.
-
-A small harness plays the application's part: ``ui`` intents go to ``LocalState.apply``, table
-inputs get ``at``/``wall`` and go through the real reducer, and the next frame is drawn from the
-new snapshot.
-"""
+"""Touch flows of the kiosk screen, driven like a player would: tap the label you see
+(the harness is ``tests/kiosk/touch.py``)."""
 
 from __future__ import annotations
 
@@ -17,78 +13,7 @@ from kiosk.ui.view import KioskView, LocalState
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
-
-SMALL = (800, 480)
-
-
-class Kiosk:
-    """The screen over a real table state, as the application runs it."""
-
-    def __init__(self, journal: samples.Journal, size=SMALL, lang="en", flip=False, pin="4321"):
-        self.state = replay(journal.lines, new_table(samples.TABLE))
-        self.at = journal.at
-        self.view = KioskView(size, lang=lang, flip=flip)
-        self.surface = pygame.Surface(size)
-        self.local = LocalState(hub_online=True, td_pin=pin)
-        self.sent: list[dict] = []
-        self.app: list[dict] = []
-        self.rejected: list[dict] = []
-        self.draw()
-
-    @property
-    def snap(self) -> dict:
-        return snapshot(self.state)
-
-    def draw(self) -> list[pygame.Rect]:
-        snap = self.snap
-        return self.view.draw(self.surface, snap, self.local, snap["wall"])
-
-    def texts(self) -> list[str]:
-        return [p.text for p in self.view.last_layout]
-
-    def placement(self, text: str):
-        found = [p for p in self.view.last_layout if p.text == text]
-        assert found, f"{text!r} is not on the screen: {self.texts()}"
-        return found[0]
-
-    def handle(self, intents: list[dict], dt: int = 500) -> None:
-        for intent in intents:
-            if self.local.apply(intent):
-                continue
-            if "app" in intent:
-                self.app.append(intent)
-                continue
-            self.at += dt
-            inp = dict(intent, at=self.at, wall=samples.WALL0 + self.at)
-            if inp.get("input") == "cmd":
-                inp["id"] = f"kiosk-{self.at}"
-            self.sent.append(intent)
-            self.state, events = apply(self.state, inp)
-            self.rejected += [e for e in events if e.get("rejected") or e.get("ok") is False]
-        self.draw()
-
-    def tap(self, text: str, nth: int = 0) -> list[dict]:
-        """Touch the centre of the ``nth`` drawn ``text`` (left to right); returns the intents."""
-        found = sorted((p for p in self.view.last_layout if p.text == text), key=lambda p: p.rect[0])
-        assert len(found) > nth, f"{text!r} is not on the screen: {self.texts()}"
-        x, y, w, h = found[nth].rect
-        intents = self.view.hit((x + w // 2, y + h // 2), self.snap, self.local)
-        assert intents, f"touching {text!r} does nothing"
-        self.handle(intents)
-        return intents
-
-    def tap_at(self, pos: tuple[int, int]) -> list[dict]:
-        intents = self.view.hit(pos, self.snap, self.local)
-        self.handle(intents)
-        return intents
-
-    def key(self, key: int) -> list[dict]:
-        intents = self.view.key(key, 0, self.snap, self.local)
-        self.handle(intents)
-        return intents
-
-    def tick(self, dt: int) -> None:
-        self.handle([{"input": "tick"}], dt)
+from tests.kiosk.touch import SMALL, Kiosk, die_center
 
 
 def test_check_in_both_players_opens_the_opening_roll():
@@ -103,26 +28,13 @@ def test_check_in_both_players_opens_the_opening_roll():
     assert "Touch the die you rolled" in k.texts()
 
 
-def _die_center(k: Kiosk, side_is_left: bool, value: int) -> tuple[int, int]:
-    """The centre of a die face: the touch areas of the dice are those of the drawn faces."""
-    scene = k.view.last_scene
-    assert scene is not None
-    for hit in scene.hits:
-        intent = hit.intents[0]
-        if intent.get("ui") == "die" and intent["value"] == value:
-            x, y, w, h = hit.rect
-            if (x < k.view.size[0] // 2) == side_is_left:
-                return x + w // 2, y + h // 2
-    raise AssertionError(f"no die {value}")
-
-
 def test_opening_roll_by_touching_die_faces():
     k = Kiosk(samples.checked_in())
-    k.tap_at(_die_center(k, True, 5))
+    k.tap_at(die_center(k, True, 5))
     assert k.local.opening == {"A": 5, "B": None}
     assert "Your die: 5" in k.texts()
     assert k.sent == []
-    intents = k.tap_at(_die_center(k, False, 3))
+    intents = k.tap_at(die_center(k, False, 3))
     assert {"input": "opening_roll", "A": 5, "B": 3} in intents
     snap = k.snap
     assert snap["phase"] == "playing" and snap["turn"] == "A"
@@ -133,8 +45,8 @@ def test_opening_roll_by_touching_die_faces():
 
 def test_opening_roll_tie_asks_to_roll_again():
     k = Kiosk(samples.checked_in())
-    k.tap_at(_die_center(k, True, 4))
-    k.tap_at(_die_center(k, False, 4))
+    k.tap_at(die_center(k, True, 4))
+    k.tap_at(die_center(k, False, 4))
     assert k.snap["phase"] == "opening"
     assert k.local.message == MSG_TIE
     assert "Same number: roll again" in k.texts()
@@ -197,8 +109,8 @@ def test_a_premature_double_at_a_clock_table_is_offered_as_the_rulebook_says():
 def test_no_early_double_while_the_player_must_press_the_clock():
     """After the opening roll the lower roller starts the winner's clock: that comes first."""
     k = Kiosk(samples.checked_in())
-    k.tap_at(_die_center(k, True, 5))
-    k.tap_at(_die_center(k, False, 3))
+    k.tap_at(die_center(k, True, 5))
+    k.tap_at(die_center(k, False, 3))
     assert k.snap["legal"]["B"]["premature_double"]
     assert "Double early" not in k.texts()
     assert k.placement("Press your clock button to start Alice Lambert's clock").rect[0] > SMALL[0] // 2
@@ -271,8 +183,8 @@ def test_next_game_opens_the_opening_roll_with_crawford_notice():
     k.tap("Next game")
     assert k.local.overlay == "opening"
     assert "CRAWFORD GAME" in k.texts()
-    k.tap_at(_die_center(k, True, 2))
-    k.tap_at(_die_center(k, False, 6))
+    k.tap_at(die_center(k, True, 2))
+    k.tap_at(die_center(k, False, 6))
     snap = k.snap
     assert snap["phase"] == "playing" and snap["crawford"]
     assert k.local.overlay is None
