@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rulebook.snapshot import snapshot
-from tests.e2e.pages import WAIT, answer, confirm_text, context, login
+from tests.e2e.pages import WAIT, answer, confirm_text, login
 from tests.hub import scene as scene_mod
 from tests.hub.support import PASSWORD, event_id
 
@@ -19,14 +19,6 @@ def room(mosquitto, tmp_path_factory):
     scene = scene_mod.build(tmp_path_factory.mktemp("dash"), mosquitto.host, mosquitto.port, event_id("dash"))
     yield scene
     scene.stop()
-
-
-@pytest.fixture
-def page(browser, room):
-    ctx = context(browser)
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
 
 
 def test_login_is_required_and_a_wrong_password_is_refused(page, room):

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from hub.accounts import new_account
-from tests.e2e.pages import WAIT, answer, confirm_text, context, shots_dir
+from tests.e2e.pages import WAIT, answer, confirm_text, shots_dir
 from tests.hub import scene as scene_mod
 from tests.hub.support import event_id
 
@@ -30,14 +30,6 @@ def room(mosquitto, tmp_path_factory):
     scene.hub.call(scene.hub.hub.store.commit)
     yield scene
     scene.stop()
-
-
-@pytest.fixture
-def page(browser, room):
-    ctx = context(browser)
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
 
 
 def login_as(page: Page, url: str, name: str) -> None:
