@@ -93,6 +93,17 @@ MESSAGES: dict[str, str] = {
         "impossible: both players already have {length} points or more; the TD corrects the score"
     ),
     "length.same": "the match is already played to {length}",
+    "score.both_reached": "impossible score {a}-{b}: both players at or past the match length {length} (4.7)",
+    "score.loser_reached": (
+        "impossible final: {side} lost ({reason}) and cannot have {points} of {length} points (4.5)"
+    ),
+    "score.winner_short": (
+        "impossible final: the winner {side} has {points} of {length} points, and the match did not end "
+        "by time, forfeit or lateness (4.5)"
+    ),
+    "score.no_winner": (
+        "impossible final: nobody has the match length {length} (4.5); the match is played out"
+    ),
     # -- profiles -----------------------------------------------------------------------------------
     "profile.unknown": "profile: unknown profile {name} (known: {known})",
     "profile.key_unknown": "{key}: unknown profile key",

@@ -26,6 +26,7 @@ from rulebook.vocab import (
     TABLE_PAUSES,
     Command,
     CommandType,
+    CorrectScoreCmd,
     PauseReason,
     PenaltyCmd,
     Phase,
@@ -436,6 +437,8 @@ def command_refusal(state: TableState, cmd: Command, cmd_id: str | None = None) 
             return RuleError("waive.already", id=cmd.penalty_id)
     elif isinstance(cmd, SetLengthCmd) and match is not None:
         return m.length_refusal(match, cmd.length, at_once=state.profile.length_correction == "at_once")
+    elif isinstance(cmd, CorrectScoreCmd) and match is not None:
+        return m.score_refusal(match.length, cmd.score, match.winner, match.end_reason)
     return None
 
 
@@ -680,7 +683,18 @@ def _snapshot_refusal(snap: Mapping[str, Any], cmd: Command) -> RuleError | None
         return RuleError(str(code)) if code else RuleError("phase.wrong", phase=snap.get("phase"))
     if isinstance(cmd, SetLengthCmd):
         return _snapshot_length_refusal(snap, cmd.length, td.get("length_correction") == "at_once")
+    if isinstance(cmd, CorrectScoreCmd):
+        return _snapshot_score_refusal(snap, cmd)
     return None
+
+
+def _snapshot_score_refusal(snap: Mapping[str, Any], cmd: CorrectScoreCmd) -> RuleError | None:
+    """:func:`rulebook.match.score_refusal` from what a snapshot says of the match."""
+    length = snap.get("length")
+    if not isinstance(length, int) or length < 1:
+        return None
+    winner = snap.get("winner")
+    return m.score_refusal(length, cmd.score, winner if winner in SIDES else None, snap.get("end_reason"))
 
 
 def _snapshot_length_refusal(snap: Mapping[str, Any], length: int, at_once: bool) -> RuleError | None:

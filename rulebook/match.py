@@ -59,6 +59,8 @@ class Correction:
     after: str
     note: str
     at: int
+    #: the command that made it (``local:…`` at the table's TD menu, the hub's id otherwise)
+    cmd_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,9 @@ class Match:
     corrections: tuple[Correction, ...] = ()
     #: the score when the game in progress (or the last one) started
     game_start_score: Pair[int] = Pair(0, 0)
+    #: the TD's command that decided the result, beside how it ended (``end_reason``):
+    #: ``correct_score``, ``resolve_flag`` or ``forfeit``; None when play (or lateness) ended it
+    decision: str | None = None
 
     # -- predicates ----------------------------------------------------------------------------
 
@@ -237,6 +242,60 @@ def waive_penalty(match: Match, penalty_id: str) -> tuple[Match, Penalty]:
             log = (*match.penalty_log[:i], replace(p, waived=True), *match.penalty_log[i + 1 :])
             return replace(match, score=score, penalty_log=log), p
     raise RuleError("waive.none", id=penalty_id)
+
+
+# -- an impossible score (WBGF/HBF 4.7 with 4.1 and 4.5) -----------------------------------------
+
+#: how a match ends with its winner short of the length: a time-out (4.3 iii, 4.5), a forfeit or
+#: lateness (2.2 iv). Every other match is played out to its length (4.5).
+SHORT_ENDS = frozenset({EndReason.TIME, EndReason.FORFEIT, EndReason.LATENESS})
+
+
+def score_refusal(
+    length: int, score: Pair[int], winner: Side | None = None, end_reason: str | None = None
+) -> RuleError | None:
+    """Why a corrected score cannot be the match's score (4.7: a wrong score is corrected).
+
+    Both players at or past the length is no score a match can reach: it ends when the first
+    one gets there (4.5), and no rule names a winner by the order of the sides. A match that
+    ended short of its length (``winner``, ``end_reason`` in :data:`SHORT_ENDS`) cannot have
+    its loser at the length either: the match would have ended by points first.
+    """
+    if score.a >= length and score.b >= length:
+        return RuleError("score.both_reached", length=length, a=score.a, b=score.b)
+    if winner is not None and end_reason in SHORT_ENDS:
+        loser = other(winner)
+        if score.of(loser) >= length:
+            return RuleError(
+                "score.loser_reached", side=loser, points=score.of(loser), length=length, reason=end_reason
+            )
+    return None
+
+
+def final_winner(length: int, score: Pair[int], winner: Side | None, end_reason: str | None) -> Side:
+    """The winner of a final result as corrected (the hub's correction of a finished match), or
+    the refusal: the one player at the length wins (4.5); a winner short of it only when the
+    match ended by time, forfeit or lateness (``end_reason``), never picked by side order.
+    ``winner`` is the one the TD names (None: the one the score and the end reason give)."""
+    refusal = score_refusal(length, score, winner, end_reason)
+    if refusal is not None:
+        raise refusal
+    reached = [s for s in SIDES if score.of(s) >= length]
+    if winner is None:
+        if reached:
+            return reached[0]
+        raise RuleError("score.no_winner", length=length)
+    if reached and reached[0] != winner:
+        raise RuleError(
+            "score.loser_reached",
+            side=reached[0],
+            points=score.of(reached[0]),
+            length=length,
+            reason=end_reason or EndReason.POINTS,
+        )
+    if not reached and end_reason not in SHORT_ENDS:
+        raise RuleError("score.winner_short", side=winner, points=score.of(winner), length=length)
+    return winner
 
 
 # -- a wrong match length (WBGF/HBF 4.8, HU 4.3, FFBG 4.5) ---------------------------------------

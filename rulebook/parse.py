@@ -153,6 +153,17 @@ def optional_text(obj: Obj, key: str, limit: int = MAX_TEXT) -> str:
     return clip(str.__str__(value), limit)
 
 
+def required_note(obj: Obj, key: str = "note", limit: int = MAX_TEXT) -> str:
+    """Free text a person must give (why a TD corrects a score: docs/protocol.md §3.3): absent or
+    blank is refused with ``field.missing``, a long one is clipped like any note."""
+    value = obj.get(key)
+    if value is not None and not isinstance(value, str):
+        raise FieldError("field.type", field=key, expected="a string", got=_got(value))
+    if value is None or not value.strip():
+        raise FieldError("field.missing", field=key)
+    return clip(str.__str__(value), limit)
+
+
 def optional_int(obj: Obj, key: str, lo: int, hi: int) -> int | None:
     if obj.get(key) is None:
         return None
@@ -445,7 +456,7 @@ _COMMANDS: dict[CommandType, Callable[[Obj], Command]] = {
         integer(o, "length", 1, MAX_LENGTH), optional_text(o, "note")
     ),
     CommandType.CORRECT_SCORE: lambda o: CorrectScoreCmd(
-        side_map(o, "score", 0, 10 * MAX_LENGTH), optional_text(o, "note")
+        side_map(o, "score", 0, 10 * MAX_LENGTH), required_note(o)
     ),
     CommandType.RESOLVE_FLAG: lambda o: ResolveFlagCmd(side(o, "winner")),
     CommandType.TD_ACK: lambda o: TdAckCmd(),

@@ -11,7 +11,7 @@ from typing import Any
 from rulebook.legal import breaks_allowed_now, legal_actions
 from rulebook.sides import SIDES
 from rulebook.state import TableState
-from rulebook.vocab import plain
+from rulebook.vocab import Phase, plain
 
 SCHEMA = 1
 
@@ -67,6 +67,8 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "present": state.present.as_dict(),
         "present_ms": {s: _age(state.checked_in_at.of(s), now) for s in SIDES},
         "assigned_ms": _age(state.assigned_at, now) if state.match_id is not None else None,
+        "finished_ms": _age(state.finished_at, now) if state.phase == Phase.FINISHED else None,
+        "decision": plain(match.decision) if match else None,
         "clock": {
             "enabled": clock.enabled,
             "running": clock.running if clock.is_running() else None,
@@ -121,7 +123,14 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
             for p in (match.penalty_log if match else ())
         ],
         "corrections": [
-            {"kind": c.kind, "before": c.before, "after": c.after, "note": c.note}
+            {
+                "kind": c.kind,
+                "before": c.before,
+                "after": c.after,
+                "note": c.note,
+                "id": c.cmd_id,
+                "age_ms": _age(c.at, now),
+            }
             for c in (match.corrections if match else ())
         ],
         "legal": legal.as_json(),

@@ -73,6 +73,14 @@ class TableState:
     phase_before_end: Phase | None = None
     #: whether a game was in progress when that command ended the match (restored on reopening)
     in_game_before_end: bool = False
+    #: the clock when that command ended the match (settled then): reopening restores its
+    #: running side, delay and pause, with the reserves as they stand
+    clock_before_end: Clock | None = None
+    #: the pause (reason, who) standing when that command ended the match
+    paused_before_end: PauseReason | None = None
+    paused_by_before_end: Side | None = None
+    #: the instant (``at``) the match ended: the snapshot's ``finished_ms``
+    finished_at: int | None = None
     #: the side whose TD call came last and is still open (kept for older readers)
     td_call: Side | None = None
     #: each side's open TD call (a flag calls the TD for the flagged side)

@@ -22,7 +22,7 @@ from rulebook.fastreplace import replace
 from rulebook.parse import MAX_LABEL, MAX_LENGTH, MAX_TEXT, clip, parse_body, stamp
 from rulebook.policy import break_ms, is_lateness_forfeit
 from rulebook.profiles import Profile
-from rulebook.sides import Side, other
+from rulebook.sides import SIDES, Side, other
 from rulebook.state import NONE_PAIR, NOT_PRESENT, TableState, UndoPoint, new_table
 from rulebook.vocab import (
     COMMAND_TYPES,
@@ -198,7 +198,8 @@ def _advance(state: TableState, at: int) -> Result:
         return replace(state, clock=clock, phase=Phase.FLAG, td_call=side, td_calls=calls, undo=None), [event]
     assert state.match is not None
     match = replace(state.match, winner=other(side), end_reason=EndReason.TIME, in_game=False)
-    return replace(state, clock=clock, match=match, phase=Phase.FINISHED, undo=None), [
+    finished = clock.flagged_at
+    return replace(state, clock=clock, match=match, phase=Phase.FINISHED, undo=None, finished_at=finished), [
         event,
         _match_over(match),
     ]
@@ -537,6 +538,7 @@ def _end_game(
         dice=None,
         opening_lower=None,
         undo=undo,
+        finished_at=at if over else None,
     )
     events: list[Event] = [
         {
@@ -724,8 +726,10 @@ SCORE_COMMANDS = frozenset(
 
 
 def _end_match(state: TableState, match: m.Match, cmd_id: str, at: int) -> TableState:
-    clock = state.clock.stop(at) if state.clock.enabled else state.clock
-    # the phase play would go back to if the decision is taken back (a pause is not kept)
+    """A TD command ends the match: what play was (phase, pause, clock) is kept for a waiver."""
+    settled = state.clock.settle(at) if state.clock.enabled else None
+    clock = settled.stop(at) if settled is not None else state.clock
+    # the phase play goes back to if the decision is taken back (and the pause, kept apart)
     before = state.phase_before_pause if state.phase == Phase.PAUSED else state.phase
     return replace(
         state,
@@ -735,23 +739,50 @@ def _end_match(state: TableState, match: m.Match, cmd_id: str, at: int) -> Table
         ended_by=cmd_id,
         phase_before_end=before,
         in_game_before_end=state.match is not None and state.match.in_game,
+        clock_before_end=settled,
+        paused_before_end=state.paused,
+        paused_by_before_end=state.paused_by,
         paused=None,
         paused_by=None,
+        finished_at=at,
     )
 
 
-def _reopen(state: TableState, match: m.Match) -> TableState:
-    """A result taken back by the TD: play continues where the match was ended."""
+def _reopen(state: TableState, match: m.Match, at: int) -> TableState:
+    """A result taken back by the TD: play continues where the match was ended.
+
+    Ended by a TD's command (a forfeit, the point that made one), the table is as it was the
+    moment before (2.2 iii): the same phase, the clock running for the side it ran for with the
+    delay that side had left, a pause that stood stands again. The reserves are those the clock
+    kept (frozen at the end, or as a TD set them since): the time between the decision and its
+    undoing is nobody's."""
     ended_by_cmd = state.ended_by is not None
     phase = (state.phase_before_end if ended_by_cmd else None) or Phase.BETWEEN_GAMES
     in_game = state.in_game_before_end if ended_by_cmd else False
+    clock, paused, paused_by, phase_before_pause = state.clock, None, None, state.phase_before_pause
+    before = state.clock_before_end
+    if ended_by_cmd and before is not None:
+        clock = replace(
+            state.clock, running=before.running, delay_left=before.delay_left, paused=before.paused, since=at
+        )
+    if ended_by_cmd and state.paused_before_end is not None:
+        paused, paused_by, phase_before_pause = state.paused_before_end, state.paused_by_before_end, phase
+        phase = Phase.PAUSED
     return replace(
         state,
-        match=replace(match, winner=None, end_reason=None, in_game=in_game),
+        match=replace(match, winner=None, end_reason=None, in_game=in_game, decision=None),
+        clock=clock,
         phase=phase,
+        paused=paused,
+        paused_by=paused_by,
+        phase_before_pause=phase_before_pause,
         ended_by=None,
         phase_before_end=None,
         in_game_before_end=False,
+        clock_before_end=None,
+        paused_before_end=None,
+        paused_by_before_end=None,
+        finished_at=None,
         confirmed=NOT_PRESENT,
     )
 
@@ -787,7 +818,9 @@ def cmd_forfeit(state: TableState, cmd: ForfeitCmd, inp: Cmd) -> Result:
     match = _match(state)
     late = cmd.reason in LATENESS_REASONS or cmd.reason == EndReason.LATENESS
     reason = EndReason.LATENESS if late else EndReason.FORFEIT
-    match2 = replace(match, winner=other(cmd.against), end_reason=reason, in_game=False)
+    match2 = replace(
+        match, winner=other(cmd.against), end_reason=reason, in_game=False, decision=CommandType.FORFEIT
+    )
     return _end_match(state, match2, inp.id, inp.at), [_match_over(match2)]
 
 
@@ -802,7 +835,7 @@ def cmd_waive(state: TableState, cmd: WaiveCmd, inp: Cmd) -> Result:
         events.append({"type": EventType.WAIVE, "penalty_id": cmd.penalty_id, "points": 0})
     if reopen and _waiver_reopens(state, match, cmd.penalty_id):
         events[-1]["reopened"] = True
-        return _reopen(state, match), events
+        return _reopen(state, match, inp.at), events
     return replace(state, match=match), events
 
 
@@ -867,7 +900,7 @@ def cmd_impose_clock(state: TableState, cmd: ImposeClockCmd, inp: Cmd) -> Result
 def cmd_set_length(state: TableState, cmd: SetLengthCmd, inp: Cmd) -> Result:
     """A wrong match length: at the next game's start (WBGF/HBF 4.8) or at once (HU 4.3, FFBG 4.5)."""
     match = _match(state)
-    note = m.Correction("length", str(match.length), str(cmd.length), cmd.note, inp.at)
+    note = m.Correction("length", str(match.length), str(cmd.length), cmd.note, inp.at, inp.id)
     match = replace(match, corrections=(*match.corrections, note))
     at_once = state.profile.length_correction == "at_once"
     if match.in_game and not at_once:
@@ -887,36 +920,53 @@ def cmd_set_length(state: TableState, cmd: SetLengthCmd, inp: Cmd) -> Result:
 
 
 def cmd_correct_score(state: TableState, cmd: CorrectScoreCmd, inp: Cmd) -> Result:
+    """4.7: a wrong score is corrected (an impossible one is refused first: ``legal``).
+
+    How the match ended stays in ``end_reason`` (a score that reaches the length ends it by
+    points); that the TD decided is recorded beside it, in ``decision``."""
     match = _match(state)
     score = cmd.score
     before = f"{match.score.a}-{match.score.b}"
-    note = m.Correction("score", before, f"{score.a}-{score.b}", cmd.note, inp.at)
+    note = m.Correction("score", before, f"{score.a}-{score.b}", cmd.note, inp.at, inp.id)
     match = replace(match, score=score, corrections=(*match.corrections, note))
-    events: list[Event] = [{"type": EventType.CORRECT_SCORE, "score": score.as_dict(), "before": before}]
-    leader: Side = "A" if score.a >= score.b else "B"
-    reached = score.of(leader) >= match.length
+    events: list[Event] = [
+        {"type": EventType.CORRECT_SCORE, "score": score.as_dict(), "before": before, "note": cmd.note}
+    ]
+    # at most one side: both at the length is refused (score.both_reached)
+    reached = next((s for s in SIDES if score.of(s) >= match.length), None)
+    decided = CommandType.CORRECT_SCORE
     if state.phase == Phase.FINISHED:
-        if reached:
-            if match.winner != leader:
-                match = replace(match, winner=leader, end_reason=EndReason.TD)
+        if reached is not None:
+            if match.winner != reached:
+                match = replace(match, winner=reached, end_reason=EndReason.POINTS, decision=decided)
                 events.append(_match_over(match))
+            else:
+                match = replace(match, decision=decided)
             return replace(state, match=match), events
         if match.end_reason in (EndReason.POINTS, EndReason.TD):
             # 4.6 / 4.7: a wrong final score is corrected and the match goes on
             events[0]["reopened"] = True
-            return _reopen(state, match), events
+            return _reopen(state, match, inp.at), events
         # a forfeit, lateness or time decision stands; only the record is corrected
-        return replace(state, match=match), events
-    if reached:
-        match = replace(match, winner=leader, end_reason=EndReason.TD, in_game=False)
+        return replace(state, match=replace(match, decision=decided)), events
+    if reached is not None:
+        match = replace(match, winner=reached, end_reason=EndReason.POINTS, in_game=False, decision=decided)
         events.append(_match_over(match))
         return _end_match(state, match, inp.id, inp.at), events
     return replace(state, match=match), events
 
 
 def cmd_resolve_flag(state: TableState, cmd: ResolveFlagCmd, inp: Cmd) -> Result:
-    match = replace(_match(state), winner=cmd.winner, end_reason=EndReason.TIME, in_game=False)
-    new = replace(state, match=match, phase=Phase.FINISHED, td_call=None, td_calls=NOT_PRESENT)
+    match = replace(
+        _match(state),
+        winner=cmd.winner,
+        end_reason=EndReason.TIME,
+        in_game=False,
+        decision=CommandType.RESOLVE_FLAG,
+    )
+    new = replace(
+        state, match=match, phase=Phase.FINISHED, td_call=None, td_calls=NOT_PRESENT, finished_at=inp.at
+    )
     return new, [{"type": EventType.RESOLVE_FLAG, "winner": cmd.winner}, _match_over(match)]
 
 

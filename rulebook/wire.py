@@ -62,6 +62,12 @@ SIDES: Final = ("A", "B")
 # the words come from the rulebook's vocabulary (rulebook.vocab): one place for each
 PHASES: Final = tuple(p.value for p in Phase)
 END_REASONS: Final = tuple(r.value for r in EndReason)
+#: the TD's commands that can decide a result (the snapshot's ``decision``)
+DECISIONS: Final = (
+    CommandType.CORRECT_SCORE.value,
+    CommandType.RESOLVE_FLAG.value,
+    CommandType.FORFEIT.value,
+)
 GAME_KINDS: Final = (*(k.value for k in ResultKind), GAME_PASSED)
 
 #: what a table may not put in any text: C0/C1 control characters (NUL included), lone
@@ -716,6 +722,10 @@ SNAPSHOT: Final = Obj(
         # monotonic ages at the snapshot's ``at``: since each check-in, since the assignment
         Field("present_ms", pair(Int(0, MAX_MS, nullable=True)), required=False),
         Field("assigned_ms", Int(0, MAX_MS, nullable=True), required=False),
+        # since the match ended (the hub's finish time: received - finished_ms)
+        Field("finished_ms", Int(0, MAX_MS, nullable=True), required=False),
+        # the TD's command that decided the result, beside end_reason
+        Field("decision", Choice(DECISIONS, nullable=True), required=False),
         Field("td_call", SIDE_OR_NULL, required=False),
         Field("confirmed", pair(Bool()), required=False),
         Field("can_undo", Bool(), required=False),
@@ -745,6 +755,9 @@ SNAPSHOT: Final = Obj(
                         Field("before", LABEL),
                         Field("after", LABEL),
                         Field("note", TEXT),
+                        # the command's id (``local:…``: the table's TD menu) and its age
+                        Field("id", Text(MAX_TEXT), required=False),
+                        Field("age_ms", Int(0, MAX_MS), required=False),
                     )
                 ),
                 MAX_LOG,
@@ -865,7 +878,12 @@ EVENT_FIELDS: Final[Mapping[str, tuple[Field, ...]]] = {
         _F("pending", Bool(), False),
         _F("crawford_game", Int(1, MAX_GAMES, nullable=True), False),
     ),
-    "correct_score": (_F("score", _SCORE, False), _F("before", LABEL, False), _F("reopened", Bool(), False)),
+    "correct_score": (
+        _F("score", _SCORE, False),
+        _F("before", LABEL, False),
+        _F("reopened", Bool(), False),
+        _F("note", TEXT, False),
+    ),
     "resolve_flag": (_F("winner", SIDE, False),),
     "td_ack": (),
 }

@@ -292,7 +292,11 @@ OTHER: st.SearchStrategy[dict[str, Any]] = st.one_of(
     _cmd("penalty", against=SIDES, points=st.integers(1, 2), reason=st.sampled_from(["late", "conduct"])),
     _cmd("forfeit", against=SIDES, reason=st.sampled_from(["late", "conduct"])),
     _cmd("waive", penalty_id=CMD_IDS),
-    _cmd("correct_score", score=st.fixed_dictionaries({"A": st.integers(0, 7), "B": st.integers(0, 7)})),
+    _cmd(
+        "correct_score",
+        score=st.fixed_dictionaries({"A": st.integers(0, 7), "B": st.integers(0, 7)}),
+        note=st.just("sheet"),
+    ),
     _cmd("set_length", length=st.integers(1, 13)),
     _cmd("impose_clock", minutes_per_point=st.sampled_from([0.5, 2]), delay_s=st.sampled_from([0, 12])),
     _cmd(
@@ -579,7 +583,12 @@ def _probe_commands(state: TableState) -> list[tuple[dict[str, Any], Command]]:
         {"type": "resume"},
         {"type": "set_time", "reserve_ms": {"A": 60_000, "B": 60_000}},
         {"type": "impose_clock", "minutes_per_point": 1, "delay_s": 10},
-        {"type": "correct_score", "score": {"A": 1, "B": 2}},
+        {"type": "correct_score", "score": {"A": 1, "B": 2}, "note": "sheet"},
+        # impossible finals (4.7 with 4.5): both at the length, or a loser at it
+        *(
+            {"type": "correct_score", "score": score, "note": "sheet"}
+            for score in ({"A": 13, "B": 13}, {"A": 13, "B": 0}, {"A": 0, "B": 13})
+        ),
         {"type": "resolve_flag", "winner": "B"},
         {"type": "td_ack"},
         *({"type": "set_length", "length": n} for n in (1, 3, 5, 9)),

@@ -139,11 +139,13 @@ def test_2_2_iv_end_reason_lateness_when_late_points_exceed_half_the_length() ->
     assert snap["penalties"] == {"A": 0, "B": 4}
 
 
-def test_end_reason_td_when_a_correction_reaches_the_length() -> None:
-    """4.7: a TD score correction that reaches the length ends the match (end_reason td)."""
+def test_4_7_a_correction_that_reaches_the_length_ends_the_match_by_points_decided_by_the_td() -> None:
+    """4.7: a TD score correction that reaches the length ends the match: how it ended stays
+    ``points`` (the score reached the length) and the TD's decision is recorded beside it."""
     t = Table().start(length=7).game("A")
     t.cmd("correct_score", score={"A": 7, "B": 3}, note="sheet").ok()
-    assert (t.snap()["winner"], t.snap()["end_reason"]) == ("A", "td")
+    snap = t.snap()
+    assert (snap["winner"], snap["end_reason"], snap["decision"]) == ("A", "points", "correct_score")
 
 
 def test_4_3_iii_end_reason_time_hbf_immediate() -> None:
@@ -169,7 +171,7 @@ def test_4_8_length_corrected_at_the_start_of_the_next_game() -> None:
     snap = t.snap()
     assert snap["length"] == 9 and snap["pending_length"] is None
     assert snap["corrections"] == [
-        {"kind": "length", "before": "11", "after": "9", "note": "schedule said 9"}
+        {"kind": "length", "before": "11", "after": "9", "note": "schedule said 9", "id": "c1", "age_ms": 0}
     ]
 
 
@@ -249,7 +251,7 @@ def test_hu_ffbg_a_correction_is_impossible_when_both_have_the_points(profile: s
     """HU 4.3 / FFBG 4.5 name no winner when both players are at or past the official length:
     the correction is refused and the TD decides (correct_score)."""
     t = Table().start(length=11, profile=profile)
-    t.cmd("correct_score", score={"A": 6, "B": 5}).ok()
+    t.cmd("correct_score", score={"A": 6, "B": 5}, note="sheet").ok()
     t.cmd("set_length", length=5)
     t.refused("both players", code="length.impossible_both")
     assert t.snap()["length"] == 11 and t.snap()["winner"] is None
@@ -301,8 +303,16 @@ def test_4_7_td_score_correction_is_logged() -> None:
     snap = t.snap()
     assert snap["score"] == {"A": 2, "B": 1}
     assert snap["corrections"] == [
-        {"kind": "score", "before": "1-1", "after": "2-1", "note": "single counted as gammon"}
+        {
+            "kind": "score",
+            "before": "1-1",
+            "after": "2-1",
+            "note": "single counted as gammon",
+            "id": "c1",
+            "age_ms": 0,
+        }
     ]
+    assert event["note"] == "single counted as gammon"
     assert len(snap["games"]) == 2  # the game record is kept as played
 
 
@@ -320,7 +330,7 @@ def test_correcting_the_score_of_a_forfeited_match_keeps_the_forfeit() -> None:
     """4.7: a score correction does not undo a forfeit."""
     t = Table().start(length=7).game("B")
     t.cmd("forfeit", against="A", reason="conduct").ok()
-    t.cmd("correct_score", score={"A": 0, "B": 2}).ok()
+    t.cmd("correct_score", score={"A": 0, "B": 2}, note="sheet").ok()
     snap = t.snap()
     assert (snap["winner"], snap["end_reason"], snap["phase"]) == ("B", "forfeit", "finished")
     assert snap["score"] == {"A": 0, "B": 2}
