@@ -7,6 +7,7 @@ API::
     box.pending(limit=100, after=0)     # [(rowid, evt)] not yet acknowledged, oldest first
     box.mark_sent(rowid)                # the broker acknowledged it (PUBACK)
     box.since(seq, match_id)            # [evt] of that match with seq >= seq, sent or not, in order
+    box.last_seq(match_id) -> int|None  # the highest seq stored for that match
     box.pending_count() -> int
     box.prune(keep=10_000) -> int       # forget acknowledged events beyond the newest ``keep``
     box.close()
@@ -105,6 +106,16 @@ class Outbox:
                 (None if match_id is None else str(match_id), seq),
             ).fetchall()
         return [json.loads(body) for (body,) in rows]
+
+    def last_seq(self, match_id: str | None) -> int | None:
+        """The highest ``seq`` stored for ``match_id`` (None: none stored): what a restarted
+        table compares with its journal to store the events a power cut kept from the outbox."""
+        with self._lock:
+            (seq,) = self._db.execute(
+                "SELECT MAX(seq) FROM outbox WHERE match_id IS ?",
+                (None if match_id is None else str(match_id),),
+            ).fetchone()
+        return None if seq is None else int(seq)
 
     def prune(self, keep: int = 10_000) -> int:
         """Delete acknowledged events older than the newest ``keep`` rows; returns how many."""

@@ -131,9 +131,13 @@ class KioskApp:
     # -- life cycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Restore the match, open the screen, start the drivers (each one optional)."""
+        """Restore the match, open the screen, start the drivers (each one optional).
+
+        With a hub configured, the outbox is open before the restore: the events the restore
+        makes (the ``power_loss`` pause) are stored to send like any other, once each."""
+        self._open_outbox()
         self.controller.listeners.append(self._on_events)
-        self.controller.restore()
+        self.controller.restore(self.outbox.last_seq if self.outbox is not None else None)
         log.info(
             "restored %d journal inputs: %s",
             self.controller.restored_inputs,
@@ -483,11 +487,9 @@ class KioskApp:
             log.info("no broker configured: the table works on its own")
             return
         try:
-            from drivers.outbox import Outbox
             from drivers.table_link import TableLink
 
-            if self.outbox is None:
-                self.outbox = Outbox(str(self.config.data_path / "outbox.sqlite3"))
+            self._open_outbox()
             self.link = TableLink(
                 self.config.event,
                 self.config.table_id,
@@ -516,6 +518,17 @@ class KioskApp:
         else:
             log.info("hub link to %s:%d, event %s", broker.host, broker.port, self.config.event)
 
+    def _open_outbox(self) -> None:
+        """The durable outbox of events for the hub (only when a hub is configured)."""
+        if self.outbox is not None or not self.config.broker.host:
+            return
+        from drivers.outbox import Outbox
+
+        try:
+            self.outbox = Outbox(str(self.config.data_path / "outbox.sqlite3"))
+        except Exception as exc:  # the table plays on without a hub
+            log.warning("outbox: not available (%s); events are not sent to the hub", exc)
+
     def _restart_link(self) -> None:
         if self.link is not None:
             self.link.stop()
@@ -525,12 +538,17 @@ class KioskApp:
     # -- to the hub ---------------------------------------------------------------------------
 
     def _on_events(self, events: list[dict[str, Any]], controller: TableController) -> None:
+        """Every event the table makes goes to the hub once: through the link, or into the
+        outbox while there is none yet (a restore, a link that could not start), which the link
+        sends in order when it starts."""
         self._state_dirty = True
         self._redraw = True
-        if self.link is None:
-            return
-        for event in events:
-            self.link.publish_event(event)
+        if self.link is not None:
+            for event in events:
+                self.link.publish_event(event)
+        elif self.outbox is not None:
+            for event in events:
+                self.outbox.put(event)
 
     def _publish_state(self) -> None:
         if not self._state_dirty or self.link is None:

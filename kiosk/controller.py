@@ -79,7 +79,7 @@ class TableController:
 
     # -- restore ------------------------------------------------------------------------------
 
-    def restore(self) -> list[dict[str, Any]]:
+    def restore(self, stored_seq: Callable[[str | None], int | None] | None = None) -> list[dict[str, Any]]:
         """Rebuild the state from the journal; pause a match that was running when it stopped.
 
         The state comes from the newest usable checkpoint plus the inputs after it (the same
@@ -88,12 +88,19 @@ class TableController:
         paused for ``power_loss``. The pause is stamped at the journal's last ``at``: the time
         between the last journaled input (at most one tick interval before the cut) and the
         restart is nobody's time. Returns the events of that pause (empty if none was needed).
+
+        ``stored_seq(match_id)`` says up to which ``seq`` the current match's events were stored
+        to send (the outbox): a power cut between journaling an input and storing its events
+        leaves a gap, whose events replaying the journal makes again, identical, for the
+        listeners, before the pause's own. Every event the table makes reaches the hub.
         """
         scan = self.journal.take_scan() or self.journal.scan()
         state = self._rebuild(scan)
         self.state = state
         self.restored_inputs = scan.good
         self._published = snapshot(state)
+        if stored_seq is not None:
+            self._catch_up(scan, stored_seq(state.match_id) or 0)
         notice = self._check_journal(scan, state)
         self.health.mark(state.match_id, state.seq, scan.good)
         if notice is not None:
@@ -110,6 +117,25 @@ class TableController:
         events = self.submit({"input": InputType.PAUSE, "reason": PauseReason.POWER_LOSS}, at=state.now)
         log.warning("restored match %s after power loss: clock paused", state.match_id)
         return events
+
+    def _catch_up(self, scan: Scan, stored: int) -> None:
+        """Hand the listeners the current match's events after ``stored`` (a full replay: every
+        tick included, so each event is the one made the first time, ``wall`` and all)."""
+        match_id = self.state.match_id
+        if match_id is None or self.state.seq <= stored:
+            return
+        state, missing = new_table(self.table_id), []
+        for line in scan.lines:
+            state, events = apply(state, _parse(line))
+            missing += [e for e in events if e.get("match_id") == match_id and e["seq"] > stored]
+        log.warning(
+            "events %d..%d of %s were not stored to send: stored now", stored + 1, state.seq, match_id
+        )
+        for listener in list(self.listeners):
+            try:
+                listener(missing, self)
+            except Exception:  # a listener's failure must not stop the table
+                log.exception("listener failed")
 
     def _rebuild(self, scan: Scan) -> TableState:
         """The state after the scan's good inputs: from a checkpoint when one is usable."""
