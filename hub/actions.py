@@ -25,6 +25,7 @@ from hub.tabletime import command_expiry
 from rulebook import parse
 from rulebook.errors import RuleError
 from rulebook.legal import check_command
+from rulebook.match import SHORT_ENDS, final_winner
 from rulebook.parse import command_fields, parse_command
 from rulebook.vocab import CommandType, EndReason, PauseReason, PenaltyReason
 
@@ -203,18 +204,29 @@ class Actions:
         self.store.commit()
         return self._result_changed(match_id, now)
 
-    def correct_result(self, match_id: str, score: Any, winner: Any, note: str, actor: str) -> dict[str, Any]:
+    def correct_result(self, match_id: str, score: Any, winner: Any, note: Any, actor: str) -> dict[str, Any]:
+        """The TD corrects a finished match's result (WBGF 4.6, 4.7), with a note saying why.
+
+        The rulebook judges the final (:func:`rulebook.match.final_winner`): both players at the
+        length, a loser at it, or a winner short of it in a match that did not end by time,
+        forfeit or lateness is refused with its code, and nothing changes. How the match ended
+        (``end_reason``) stays; the correction is recorded beside it."""
         if match_id not in self.room.results:
             raise ActionError(f"no result for {match_id}")
+        before = self.room.results[match_id]
+        end = before.get("end_reason")
         try:
-            clean = parse.side_map({"score": score}, "score", 0, 10 * parse.MAX_LENGTH).as_dict()
-            if winner is not None:
-                parse.side({"winner": winner}, "winner")
+            pair = parse.side_map({"score": score}, "score", 0, 10 * parse.MAX_LENGTH)
+            named = parse.side({"winner": winner}, "winner") if winner is not None else None
+            text = parse.required_note({"note": note}, limit=200)
+            if named is None and end in SHORT_ENDS and before.get("winner") in ("A", "B"):
+                named = before["winner"]  # the forfeit or time-out names the winner
+            won = final_winner(int(before["length"]), pair, named, end)
         except RuleError as exc:
             raise ActionError(exc.message, exc.code) from None
+        clean = pair.as_dict()
         now = self.clock.now_wall()
-        before = self.room.results[match_id]
-        self.store.correct_result(match_id, clean, winner, str(note)[:200], actor, now)
+        self.store.correct_result(match_id, clean, won, text, actor, now)
         self.store.audit(
             actor,
             "correct_result",
@@ -224,7 +236,8 @@ class Actions:
             {
                 "before": {"score": before["score"], "winner": before["winner"]},
                 "score": clean,
-                "winner": winner,
+                "winner": won,
+                "note": text,
             },
         )
         self.store.commit()

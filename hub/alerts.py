@@ -35,6 +35,7 @@ from hub.watch import (
     WatchConfig,
     counters,
     double_booked,
+    opening_due,
     round_absentees,
     side_facts,
     slow_from,
@@ -241,6 +242,8 @@ class Alerts:
             return _first_after(dues, now)
         phase = state.get("phase")
         present = state.get("present") or {}
+        if phase == "opening" and view is not None:
+            dues.append(opening_due(view, state, self.watch))
         if phase == "waiting" and not (present.get("A") and present.get("B")):
             heads_up = match.start_wall - self.watch.late_alert_lead_ms  # lateness shows by the second
             dues.append(soon if now >= heads_up else heads_up)

@@ -171,6 +171,14 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         help="minutes added when lateness counts from the end of a player's previous match (default 0)",
     )
     p.add_argument(
+        "--opening-grace",
+        type=_minutes,
+        default=5.0,
+        metavar="MIN",
+        help="minutes after the second check-in before 'both players are there but the match has not "
+        "started' alerts (default 5)",
+    )
+    p.add_argument(
         "--late-alert-lead",
         type=_minutes,
         default=1.0,
@@ -282,6 +290,7 @@ def main_run(args: argparse.Namespace) -> int:
         offline_grace_ms=int(args.offline_grace * 1000),
         assign_grace_ms=int(args.assign_grace * 60_000),
         next_match_grace_ms=int(args.next_match_grace * 60_000),
+        opening_grace_ms=int(args.opening_grace * 60_000),
         late_alert_lead_ms=int(args.late_alert_lead * 60_000),
         clock_skew_alert_ms=int(args.clock_skew_alert * 1000),
         min_free_mb=args.min_free_mb,

@@ -20,6 +20,9 @@ class HubConfig:
     profile: str = DEFAULT_PROFILE
     offline_grace_ms: int = 30_000
     not_started_grace_ms: int = 5 * 60_000
+    #: "both players are there but the match has not started" waits this long after the second
+    #: check-in (setting up the board, the opening roll): never within seconds of it
+    opening_grace_ms: int = 5 * 60_000
     #: a finished match stays on its table this long before the next round's is assigned
     hold_ms: int = 2 * 60_000
     #: commands are refused by a table after this long (PROTOCOL §3.3 expires_wall)

@@ -87,12 +87,19 @@ class Hub:
             config.not_started_grace_ms,
             config.late_alert_lead_ms,
             config.clock_skew_alert_ms,
+            opening_grace_ms=config.opening_grace_ms,
         )
         self.alerts = Alerts(room, store, watch, config.late())
         self.sender = CommandSender(store, link)
         self.ingest = Ingest(
-            room, store, self.clock, link, self.sender, self.alerts,
-            refresh=self._refresh, changed=self._changed,
+            room,
+            store,
+            self.clock,
+            link,
+            self.sender,
+            self.alerts,
+            refresh=self._refresh,
+            changed=self._changed,
             limits=Limits(
                 config.table_rate, config.table_burst, max_events_per_match=config.max_events_per_match
             ),

@@ -5,6 +5,11 @@ the schedule's ``player_a_id`` / ``player_b_id`` (federation or rating ids; empt
 gave none). The CSV starts with a UTF-8 byte order mark, so that spreadsheet programs read
 "Ζωή", "Ёлкин" and "Kovács" as written instead of guessing a legacy code page; the columns are
 documented in ``docs/api.md`` (new ones are only ever added at the end).
+
+A result is what happened: ``end_reason`` says how the match ended (points, time, forfeit,
+lateness) and ``decision`` the TD's command that decided it, if one did; every score correction,
+made at the table's TD menu or at the hub, is listed with its note, who made it and when
+(``corrected``, ``correction_note``, ``corrected_by``, ``corrected_at``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ CSV_COLUMNS = (
     "note",
     "player_a_id",
     "player_b_id",
+    "correction_note",
+    "corrected_by",
+    "corrected_at",
+    "decision",
 )
 #: the UTF-8 byte order mark: spreadsheet programs then read the file as UTF-8
 BOM = "\ufeff"
@@ -75,9 +84,21 @@ def results_csv(results: list[dict[str, Any]]) -> str:
                 r.get("note") or "",
                 r.get("player_a_id") or "",
                 r.get("player_b_id") or "",
+                *_corrections(r.get("corrections") or []),
+                r.get("decision") or "",
             ]
         )
     return out.getvalue()
+
+
+def _corrections(rows: list[dict[str, Any]]) -> tuple[str, str, str]:
+    """Every correction of a result (at the table or at the hub, in the order made): the notes,
+    who, and when, each column listing them in the same order, separated by " | "."""
+    return (
+        " | ".join(str(c.get("note") or "") for c in rows),
+        " | ".join(str(c.get("by") or "") for c in rows),
+        " | ".join(_iso(c.get("wall")) for c in rows),
+    )
 
 
 def results_json(event: str, results: list[dict[str, Any]]) -> str:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from drivers.hub_link import HubLink, SeqTracker
+from hub import tabletime
 from hub.alerts import Alerts, assignment_refused, command_refused
 from hub.clock import Clock
 from hub.commands import CommandSender
@@ -48,8 +49,19 @@ log = logging.getLogger("hub")
 BATCH = 1000
 
 
-def finished_result(table: str, match: ScheduledMatch, state: dict[str, Any], now: int) -> dict[str, Any]:
-    """The result row of a match whose state says it is finished."""
+def finished_result(
+    table: str,
+    match: ScheduledMatch,
+    state: dict[str, Any],
+    now: int,
+    actor_of: Callable[[str], str | None] = lambda _id: None,
+) -> dict[str, Any]:
+    """The result row of a match whose state says it is finished, received at ``now``.
+
+    It finished when the table says (``finished_ms`` before the snapshot), not when the hub heard
+    of it. The score corrections the table applied (at its TD menu, or sent from the hub) are
+    kept with their note, when, and who: ``actor_of(command id)`` names the hub's account that
+    sent one; a ``local:`` id was entered at the table itself."""
     return {
         "match_id": match.match_id,
         "table": table,
@@ -60,11 +72,37 @@ def finished_result(table: str, match: ScheduledMatch, state: dict[str, Any], no
         "score": state["score"],
         "winner": state.get("winner"),
         "end_reason": state.get("end_reason"),
-        "finished_wall": now,
+        "decision": state.get("decision"),
+        "finished_wall": tabletime.finished(state, now),
         "games": state.get("games") or [],
         "penalties": state.get("penalties") or {"A": 0, "B": 0},
         "penalty_log": state.get("penalty_log") or [],
+        "confirmed": state.get("confirmed") or {"A": False, "B": False},
+        "corrections": table_corrections(table, state, now, actor_of),
     }
+
+
+def table_corrections(
+    table: str, state: dict[str, Any], received: int, actor_of: Callable[[str], str | None]
+) -> list[dict[str, Any]]:
+    """The score corrections a table applied to its match, as the results export lists them."""
+    out = []
+    for c in state.get("corrections") or []:
+        if c.get("kind") != "score":
+            continue
+        cmd_id = str(c.get("id") or "")
+        at_table = cmd_id.startswith("local:") or not cmd_id
+        out.append(
+            {
+                "where": "table" if at_table else "hub",
+                "by": f"TD at table {table}" if at_table else actor_of(cmd_id) or "hub",
+                "wall": tabletime.correction_time(c, received),
+                "before": c.get("before"),
+                "after": c.get("after"),
+                "note": c.get("note") or "",
+            }
+        )
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,8 +441,14 @@ class Ingest:
         self.tracker.forget_match(table, match_id)
         self._restored.discard((table, match_id))
         self._match_events.pop((table, match_id), None)
-        log.warning("table %s lost its journal of %s: %d earlier events filed apart", table, match_id,
-                    archived)
+        log.warning(
+            "table %s lost its journal of %s: %d earlier events filed apart", table, match_id, archived
+        )
+
+    def _actor_of(self, cmd_id: str) -> str | None:
+        """Who sent a command the hub recorded (a TD's account, ``hub`` for an automatic one)."""
+        cmd = self.store.command(cmd_id)
+        return None if cmd is None else str(cmd.get("actor") or cmd.get("origin") or "hub")
 
     def _count_invalid_event(self, table: str, obj: object) -> None:
         """An invalid event whose number is readable counts as received: asking the table for it
@@ -424,18 +468,28 @@ class Ingest:
         results = self.room.results
         existing = results.get(mid)
         if state["phase"] != "finished":
-            if existing is not None and not existing["corrected"]:
+            if existing is not None and not existing["corrected_at_hub"]:
                 self.store.delete_result(mid)
                 del results[mid]
                 self.alerts.results_changed()
             return
-        result = finished_result(table, match, state, now)
+        result = finished_result(table, match, state, now, self._actor_of)
+        same = False
         if existing is not None:
-            same = all(existing.get(k) == result[k] for k in ("score", "winner", "end_reason", "length"))
-            if same or existing["corrected"]:
+            if existing["corrected_at_hub"]:
                 return
-            result["finished_wall"] = existing.get("finished_wall") or now
-        self.store.put_result(result)
+            keys = ("score", "winner", "end_reason", "length", "decision", "confirmed")
+            same = all(existing.get(k) == result[k] for k in keys)
+            # every estimate of the end is no earlier than the true one: the earliest is the best
+            # (a retained state replayed after a restart is older than the table's next one)
+            ended = existing.get("finished_wall")
+            if isinstance(ended, int):
+                if same and result["finished_wall"] >= ended:
+                    return
+                result["finished_wall"] = min(result["finished_wall"], ended)
+            elif same:
+                return
+        self.store.put_result(result, keep_verified=existing is not None and same)
         stored = self.store.result(mid)
         if stored is not None:
             results[mid] = stored

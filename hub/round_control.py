@@ -26,6 +26,7 @@ from drivers.mqtt_topics import is_valid_id
 from hub.actions import ActionError, Actions
 from hub.clock import Clock
 from hub.config import HubConfig
+from hub.round_view import both_confirmed
 from hub.schedule import ScheduledMatch, parse_schedule
 from hub.schedule_diff import IN_PLAY, Preview, keep_match_ids, preview
 from hub.state import RoomState, natural
@@ -192,19 +193,30 @@ class RoundControl:
         self._refresh(now, None)
         return {"automation_suspended": suspended, "tables": tables}
 
-    def verify_confirmed(self, actor: str) -> dict[str, Any]:
-        """Verify every result not verified yet whose two players confirmed it at their table."""
-        now = self.clock.now_wall()
-        verified = []
+    def confirmed_unverified(self, round_: str) -> list[str]:
+        """The round's results not verified yet whose two players confirmed them at their table."""
+        out = []
         for mid, result in sorted(self.room.results.items()):
-            if result.get("verified"):
+            if str(result.get("round")) != round_ or result.get("verified"):
                 continue
-            events = self.store.events(result["table"], mid, limit=5000)
-            sides = {e.get("side") for e in events if e.get("type") == EventType.CONFIRM}
-            if {"A", "B"} <= sides:
-                self.store.verify_result(mid, actor, now)
-                verified.append(mid)
-        self.store.audit(actor, "verify_confirmed", now, detail={"verified": verified})
+            both = both_confirmed(result)
+            if both is None:  # a result stored by an older hub: the table's confirm events say it
+                events = self.store.events(result["table"], mid, limit=5000)
+                both = {"A", "B"} <= {e.get("side") for e in events if e.get("type") == EventType.CONFIRM}
+            if both:
+                out.append(mid)
+        return out
+
+    def verify_confirmed(self, round_: Any, actor: str) -> dict[str, Any]:
+        """Verify the results of one round that both players confirmed at their table (WBGF 4.6:
+        the TD verifies each result; the bulk action never reaches into another round)."""
+        if not isinstance(round_, str) or round_ not in {m.round for m in self.room.schedule}:
+            raise ActionError(f"round: no round {round_!r} in the schedule", "field.choice")
+        now = self.clock.now_wall()
+        verified = self.confirmed_unverified(round_)
+        for mid in verified:
+            self.store.verify_result(mid, actor, now)
+        self.store.audit(actor, "verify_confirmed", now, detail={"round": round_, "verified": verified})
         self.store.commit()
         for mid in verified:
             stored = self.store.result(mid)
@@ -212,7 +224,7 @@ class RoundControl:
                 self.room.results[mid] = stored
         self._refresh(now, None)
         self._publish({"type": "results", "now_wall": now})
-        return {"verified": verified}
+        return {"round": round_, "count": len(verified), "verified": verified}
 
     # -- moving a match -------------------------------------------------------------------------
 

@@ -101,9 +101,26 @@ def round_overview(
                 "holding": holding["match_id"] if holding is not None else None,
                 "projected_end_wall": _end(rows, unknown, holding),
                 "straggler": straggler,
+                # what "Verify confirmed results" of this round would verify
+                "to_verify": sum(
+                    1
+                    for m in matches
+                    if (r := results.get(m.match_id)) is not None
+                    and not r.get("verified")
+                    and both_confirmed(r)
+                ),
             }
         )
     return out
+
+
+def both_confirmed(result: dict[str, Any]) -> bool | None:
+    """Whether both players confirmed the result at their table (the table's ``confirmed``, kept
+    with the result); None for a result stored without it (the table's events then say)."""
+    confirmed = result.get("confirmed")
+    if not isinstance(confirmed, dict):
+        return None
+    return confirmed.get("A") is True and confirmed.get("B") is True
 
 
 def _end(rows: list[dict[str, Any]], unknown: bool, holding: dict[str, Any] | None) -> int | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.schedule import ScheduledMatch
+from rulebook.vocab import CommandType
 
 log = logging.getLogger("hub")
 
@@ -134,6 +135,7 @@ class Quarantined:
     table: str | None
     reason: str
 
+
 _SCHEDULE_COLS = (
     "match_id, round, tbl, player_a, player_b, player_a_id, player_b_id, length, start_wall, "
     "clock, profile, final, line"
@@ -210,8 +212,11 @@ class Store:
         first = self.failure is None
         self.failure = str(exc) or type(exc).__name__
         if first:
-            log.error("the database %s cannot be written (%s): changes since the last commit rolled back",
-                      self.path, self.failure)
+            log.error(
+                "the database %s cannot be written (%s): changes since the last commit rolled back",
+                self.path,
+                self.failure,
+            )
         for listener in list(self.listeners):
             listener(self.failure)
 
@@ -389,9 +394,7 @@ class Store:
             (table, state.get("match_id"), state.get("seq"), _dumps(state), received_wall),
         )
 
-    def states(
-        self, check: Callable[[Any], Any] = lambda x: x
-    ) -> dict[str, tuple[dict[str, Any], int]]:
+    def states(self, check: Callable[[Any], Any] = lambda x: x) -> dict[str, tuple[dict[str, Any], int]]:
         """Each table's last state, as ``check`` returns it; a row it refuses is set aside."""
         out = {}
         for r in self.db.execute("SELECT rowid, tbl, body, received_wall FROM table_state").fetchall():
@@ -579,6 +582,7 @@ class Store:
             rows = self.db.execute(
                 "SELECT * FROM audit WHERE tbl = ? ORDER BY id DESC LIMIT ?", (table, limit)
             )
+
         def entry(r: sqlite3.Row) -> dict[str, Any]:
             d = dict(r)
             d["detail"] = _loads_object(d["detail"]) or {}
@@ -626,15 +630,18 @@ class Store:
                 self._quarantine("results", "rowid", r["rowid"], r["tbl"], dict(r), str(exc))
         return out
 
-    def put_result(self, r: dict[str, Any]) -> None:
-        """Insert or refresh a result reported by a table (keeps verification and corrections)."""
+    def put_result(self, r: dict[str, Any], *, keep_verified: bool = False) -> None:
+        """Insert or refresh a result reported by a table. A result the TD corrected at the hub
+        is kept as corrected; a changed result needs verifying again (``keep_verified``: the
+        result is the same, only what the hub knows of it, such as its finish time, improved)."""
+        reset = "" if keep_verified else ", verified_wall = NULL, verified_by = NULL"
         self.db.execute(
             "INSERT INTO results (match_id, tbl, round, player_a, player_b, length, score_a, score_b, "
             "winner, end_reason, finished_wall, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (match_id) DO UPDATE SET score_a = excluded.score_a, "
             "score_b = excluded.score_b, winner = excluded.winner, end_reason = excluded.end_reason, "
-            "length = excluded.length, body = excluded.body, finished_wall = excluded.finished_wall, "
-            "verified_wall = NULL, verified_by = NULL WHERE results.corrected = 0",
+            "length = excluded.length, body = excluded.body, finished_wall = excluded.finished_wall"
+            f"{reset} WHERE results.corrected = 0",
             (
                 r["match_id"],
                 r["table"],
@@ -647,7 +654,7 @@ class Store:
                 r["winner"],
                 r["end_reason"],
                 r["finished_wall"],
-                _dumps({"games": r["games"], "penalties": r["penalties"], "penalty_log": r["penalty_log"]}),
+                _dumps({k: r[k] for k in RESULT_BODY if k in r}),
             ),
         )
 
@@ -664,10 +671,31 @@ class Store:
     def correct_result(
         self, match_id: str, score: dict[str, int], winner: str | None, note: str, actor: str, wall: int
     ) -> bool:
+        """The TD's correction at the hub: the score and winner change, how the match ended
+        (``end_reason``) stays, and the correction is listed with who, when and why; the result
+        counts as verified by that TD, and the table's later reports no longer change it."""
+        row = self.db.execute(
+            "SELECT score_a, score_b, body FROM results WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        if row is None:
+            return False
+        body = json.loads(row["body"])
+        body["decision"] = CommandType.CORRECT_SCORE.value
+        body["corrections"] = [
+            *(body.get("corrections") or []),
+            {
+                "where": "hub",
+                "by": actor,
+                "wall": wall,
+                "before": f"{row['score_a']}-{row['score_b']}",
+                "after": f"{score['A']}-{score['B']}",
+                "note": note,
+            },
+        ]
         cur = self.db.execute(
-            "UPDATE results SET score_a = ?, score_b = ?, winner = ?, end_reason = 'td', corrected = 1, "
-            "note = ?, verified_wall = ?, verified_by = ? WHERE match_id = ?",
-            (score["A"], score["B"], winner, note, wall, actor, match_id),
+            "UPDATE results SET score_a = ?, score_b = ?, winner = ?, corrected = 1, note = ?, "
+            "verified_wall = ?, verified_by = ?, body = ? WHERE match_id = ?",
+            (score["A"], score["B"], winner, note, wall, actor, _dumps(body), match_id),
         )
         return cur.rowcount == 1
 
@@ -705,9 +733,7 @@ class Store:
 
     # -- rows that cannot be read -------------------------------------------------------------
 
-    def _quarantine(
-        self, source: str, key_col: str, key: Any, table: Any, body: Any, reason: str
-    ) -> None:
+    def _quarantine(self, source: str, key_col: str, key: Any, table: Any, body: Any, reason: str) -> None:
         """Move an unreadable row aside (kept for inspection) so that start-up goes on without it."""
         table = table if isinstance(table, str) else None
         self.quarantined.append(Quarantined(source, table, reason[:200]))
@@ -796,6 +822,10 @@ def _command_row(row: sqlite3.Row) -> dict[str, Any]:
     return d
 
 
+#: what a result keeps in its ``body`` besides its columns (docs/api.md, "Results")
+RESULT_BODY = ("games", "penalties", "penalty_log", "decision", "confirmed", "corrections")
+
+
 def _result_row(row: sqlite3.Row) -> dict[str, Any]:
     d = dict(row)
     d.pop("rowid", None)
@@ -810,7 +840,13 @@ def _result_row(row: sqlite3.Row) -> dict[str, Any]:
             raise TypeError(f"{col}: not a number")
     d["table"] = d.pop("tbl")
     d["score"] = {"A": d.pop("score_a"), "B": d.pop("score_b")}
-    d["corrected"] = bool(d["corrected"])
+    d["corrected_at_hub"] = bool(d.pop("corrected"))
     d["verified"] = d["verified_wall"] is not None
-    d.update(body)
+    d.update({k: body[k] for k in RESULT_BODY if k in body})
+    corrections = d.get("corrections")
+    d["corrections"] = (
+        [c for c in corrections if isinstance(c, dict)] if isinstance(corrections, list) else []
+    )
+    # corrected at the table or at the hub (the export's ``corrected``)
+    d["corrected"] = d["corrected_at_hub"] or bool(d["corrections"])
     return d

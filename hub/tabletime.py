@@ -10,6 +10,8 @@ them into its own time by anchoring them at ``received``, the moment it took the
     break end   = received + left_ms
     checked in  = received - present_ms
     assignment  = received - assigned_ms
+    match end   = received - finished_ms
+    correction  = received - corrections[i].age_ms
 
 The snapshot was computed before it was received, so each of these instants is **no earlier** than
 the true one (by the network's delay): a break ends no sooner, a check-in or an assignment
@@ -64,6 +66,19 @@ def checked_in(state: dict[str, Any], received: int, side: str) -> int | None:
 def assignment_taken(state: dict[str, Any], received: int) -> int:
     """Hub time by which the table had taken its match (``received`` when it does not say)."""
     age = _duration(state.get("assigned_ms"))
+    return received if age is None else received - age
+
+
+def finished(state: dict[str, Any], received: int) -> int:
+    """Hub time by which the match had ended: the table's own end (``finished_ms`` ago), not the
+    moment the hub heard of it (a hub restarted after the end hears of it later)."""
+    age = _duration(state.get("finished_ms"))
+    return received if age is None else received - age
+
+
+def correction_time(row: dict[str, Any], received: int) -> int:
+    """Hub time by which a correction in the snapshot's ``corrections`` was made."""
+    age = _duration(row.get("age_ms"))
     return received if age is None else received - age
 
 

@@ -30,7 +30,7 @@ from hub.lateness import SideLate, Timing, auto_points, mark, next_due, side_lat
 from hub.presence import DoubleBooking
 from hub.room import TableView
 from hub.schedule import ScheduledMatch
-from hub.tabletime import clock_offset_ms
+from hub.tabletime import checked_in, clock_offset_ms
 from rulebook.profiles import Profile
 from rulebook.vocab import CommandType, Phase
 
@@ -49,6 +49,8 @@ class WatchConfig:
     late_alert_lead_ms: int = 60_000
     #: a table whose wall clock is further than this from the hub's is reported
     clock_skew_alert_ms: int = 30_000
+    #: both players checked in, the match not started: reported this long after the second
+    opening_grace_ms: int = 5 * 60_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,8 +265,6 @@ def journal_alert(table: str, status: dict[str, Any] | None) -> AlertSpec | None
     return AlertSpec(key, "journal", "high", message, table, mid if isinstance(mid, str) else None)
 
 
-
-
 def table_alerts(
     view: TableView,
     match: ScheduledMatch | None,
@@ -354,7 +354,7 @@ def table_alerts(
                 "medium",
                 f"Table {t}: match not started ({why})",
             )
-        elif state["phase"] == "opening":
+        elif state["phase"] == "opening" and now >= opening_due(view, state, config):
             add(
                 f"not_started:{match.match_id}",
                 "not_started",
@@ -362,6 +362,14 @@ def table_alerts(
                 f"Table {t}: both players are there but the match has not started",
             )
     return out
+
+
+def opening_due(view: TableView, state: dict[str, Any], config: WatchConfig) -> int:
+    """When "both players are there but the match has not started" is due: the opening grace
+    after the later check-in, in hub time (the table's check-in ages anchored at receipt)."""
+    times = [checked_in(state, view.state_wall, s) for s in SIDES]
+    both = max((t for t in times if t is not None), default=view.state_wall)
+    return both + config.opening_grace_ms
 
 
 def _late_alerts(

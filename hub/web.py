@@ -763,7 +763,7 @@ def _room_automation(request: web.Request, hub: Hub, data: dict[str, Any]) -> An
 
 
 def _verify_confirmed(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.round_control.verify_confirmed(_actor(request))
+    return hub.round_control.verify_confirmed(data.get("round"), _actor(request))
 
 
 def _move(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
@@ -867,7 +867,7 @@ def make_app(
     r.add_post("/api/room/pause", _action(_pause_all, body=False))
     r.add_post("/api/room/resume", _action(_resume_all, body=False))
     r.add_post("/api/room/automation", _action(_room_automation))
-    r.add_post("/api/results/verify-confirmed", _action(_verify_confirmed, body=False))
+    r.add_post("/api/results/verify-confirmed", _action(_verify_confirmed))
     r.add_post("/api/matches/{match_id}/move", _action(_move))
     r.add_get("/api/timeline", api_timeline)
     r.add_get("/api/results", api_results)

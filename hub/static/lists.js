@@ -123,7 +123,8 @@ function resultBody(r) {
   const shown = open.has(r.match_id);
   const games = h("tr", { class: "games-row", hidden: !shown },
     h("td", { colspan: 10 }, h("div", { class: "table-scroll" }, gamesTable(r.games, players)),
-      r.note ? h("p", { class: "muted" }, `Note: ${r.note}`) : null,
+      ...(r.corrections || []).map((c) => h("p", { class: "muted correction" },
+        `Corrected ${c.where === "hub" ? "at the hub" : "at the table"} by ${c.by}, ${hhmm(c.wall)}: ${c.before} → ${c.after}${c.note ? ` (${c.note})` : ""}`)),
       h("a", { href: `/transcript/${encodeURIComponent(r.match_id)}`, target: "_blank", rel: "noopener" }, "Transcript of the match")));
   const toggle = h("button", { type: "button", class: "small ghost expand", "aria-expanded": String(shown),
     onclick: () => {
@@ -168,7 +169,7 @@ function correctForm(button, r) {
   h("label", {}, `${r.player_b} `, h("input", { type: "number", name: "b", value: r.score.B, min: 0, max: 990, "aria-label": `score ${r.player_b}`, class: "w-score" })),
   h("select", { name: "winner", "aria-label": "winner" }, h("option", { value: "" }, "— winner —"),
     h("option", { value: "A" }, players.A), h("option", { value: "B" }, players.B), h("option", { value: "none" }, "no winner")),
-  h("input", { name: "note", placeholder: "why", "aria-label": "note" }),
+  h("input", { name: "note", placeholder: "why (required)", "aria-label": "note", required: true }),
   h("button", { type: "submit", class: "small danger" }, "Save…"),
   h("button", { type: "button", class: "small ghost", onclick: () => loadResults() }, "Cancel"));
   where.replaceChildren(form);

@@ -1,5 +1,5 @@
-// The Rounds page: room-wide control (pause every clock, suspend the room's automation, verify
-// every confirmed result) and, per round, where it stands: not started / playing / finished /
+// The Rounds page: room-wide control (pause every clock, suspend the room's automation) and, per
+// round, where it stands (with "verify the round's confirmed results"): not started / playing / finished /
 // verified, each match's projected finish, the match holding the round up, the round's end; with
 // "start now" and "delay by N minutes".
 import { $, dayTime, h, hhmm } from "./dom.js";
@@ -53,10 +53,7 @@ function roomControl(data) {
           : "Suspend automatic lateness at every table of the room? No automatic point or forfeit is given until you resume it.",
         suspended ? "Resume" : "Suspend", "POST", "/api/room/automation", { suspended: !suspended },
         (r) => r.automation_suspended ? "Automatic lateness suspended for the room" : "Automatic lateness resumed for the room") },
-      suspended ? "Resume automation for the room…" : "Suspend automation for the room…"),
-      h("button", { type: "button", id: "verify-confirmed", class: "ghost", onclick: () => act(
-        "Verify every result both players confirmed at their table?", "Verify them", "POST", "/api/results/verify-confirmed", undefined,
-        (r) => `${r.verified.length} result${r.verified.length === 1 ? "" : "s"} verified`) }, "✓ Verify all confirmed results…")))];
+      suspended ? "Resume automation for the room…" : "Suspend automation for the room…"))))];
 }
 
 /** One part of a round's progress bar (sized through the CSSOM: the page's policy forbids inline styles). */
@@ -72,6 +69,13 @@ function roundCard(r) {
   const holding = r.matches.find((m) => m.match_id === r.holding);
   const end = r.done ? `ended ${hhmm(r.projected_end_wall)}` : r.projected_end_wall ? `projected end ${hhmm(r.projected_end_wall)}` : "end not known yet";
   const waiting = c.not_started;
+  const n = r.to_verify || 0;
+  const plural = (k) => `${k} result${k === 1 ? "" : "s"}`;
+  // one round at a time: the confirmation and the answer name the round and the count
+  const verify = can("results") && n ? h("button", { type: "button", class: "small ghost", dataset: { roundVerify: r.round }, onclick: () => act(
+    `Verify the ${plural(n)} of round ${r.round} that both players confirmed at their table? Results of other rounds are not touched.`,
+    `Verify ${plural(n)}`, "POST", "/api/results/verify-confirmed", { round: r.round },
+    (x) => `Round ${x.round}: ${plural(x.count)} verified`) }, `✓ Verify ${plural(n)} confirmed in round ${r.round}…`) : null;
   const controls = can("room") && waiting ? h("div", { class: "inline round-actions" },
     h("button", { type: "button", class: "small", dataset: { roundStart: r.round }, onclick: () => act(
       `Start round ${r.round} now: at its ${waiting} waiting table${waiting === 1 ? "" : "s"} lateness counts from ${hhmm(Date.now() + S.offset)}?`,
@@ -101,6 +105,7 @@ function roundCard(r) {
       `Table ${r.straggler.table} (${r.straggler.match_id}) will end about ${r.straggler.minutes_after_rest} min after every other match of the round.`) : null,
     holding && !r.done ? h("p", { class: "holding" }, `Holding the round up: table ${holding.table}, ${holding.player_a} – ${holding.player_b} (${holding.score.A}–${holding.score.B} to ${holding.length}), projected ${hhmm(holding.finish_wall)}`) : null,
     controls,
+    verify,
     h("details", { class: "round-matches" }, h("summary", {}, "Matches"),
       h("div", { class: "table-scroll" }, h("table", { class: "data compact cards" },
         h("thead", {}, h("tr", {}, ["Table", "Players", "Score", "Status", "Finish"].map((x) => h("th", {}, x)))),

@@ -27,9 +27,29 @@ def pairing_csv() -> str:
 
 def test_the_documented_columns_in_order():
     assert CSV_COLUMNS == (
-        "round", "table", "match_id", "player_a", "player_b", "length", "score_a", "score_b", "winner",
-        "end_reason", "penalties_a", "penalties_b", "finished", "verified", "verified_by", "corrected",
-        "note", "player_a_id", "player_b_id",
+        "round",
+        "table",
+        "match_id",
+        "player_a",
+        "player_b",
+        "length",
+        "score_a",
+        "score_b",
+        "winner",
+        "end_reason",
+        "penalties_a",
+        "penalties_b",
+        "finished",
+        "verified",
+        "verified_by",
+        "corrected",
+        "note",
+        "player_a_id",
+        "player_b_id",
+        "correction_note",
+        "corrected_by",
+        "corrected_at",
+        "decision",
     )
     text = results_csv([])
     assert text == "\ufeff" + ",".join(CSV_COLUMNS) + "\n"
@@ -49,6 +69,7 @@ def test_ids_go_from_the_schedule_to_the_results_files(tmp_path, mosquitto, cloc
     ev = event_id("export")
     hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock)
     try:
+
         async def import_(http: aiohttp.ClientSession, csrf: str) -> dict:
             form = aiohttp.FormData()
             body = pairing_csv().encode("utf-8")

@@ -174,7 +174,8 @@ def test_verify_every_result_both_players_confirmed(room):
     room.sims["2"].confirm("A")  # only one of them
     room.synced()
     room.hub.wait_for(lambda h: {"r1-t1", "r1-t2"} <= set(h.results))
-    assert room.hub.call(room.rc.verify_confirmed, "td") == {"verified": ["r1-t1"]}
+    out = room.hub.call(room.rc.verify_confirmed, "1", "td")
+    assert out == {"round": "1", "count": 1, "verified": ["r1-t1"]}
     results = room.hub.hub.results
     assert results["r1-t1"]["verified"] and not results["r1-t2"]["verified"]
 

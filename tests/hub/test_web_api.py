@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import csv as csvlib
+import io
 import json
 import os
 import re
@@ -171,7 +173,15 @@ def test_schedule_import_results_and_exports_over_http(tmp_path, mosquitto, cloc
             assert status == 200 and fixed["score"] == {"A": 0, "B": 1} and fixed["corrected"]
             status, text = await c.get("/api/results.csv")
             assert status == 200
-            assert "r1-t5,Ann,Bob,1,0,1,Bob,td," in text and "single, not gammon" in text
+            # how it ended stays (points); the TD's correction is beside it, with who and why
+            assert "r1-t5,Ann,Bob,1,0,1,Bob,points," in text and "single, not gammon" in text
+            row = next(csvlib.DictReader(io.StringIO(text.lstrip("\ufeff"))))
+            assert (row["corrected"], row["correction_note"], row["corrected_by"]) == (
+                "yes",
+                "single, not gammon",
+                "td",
+            )
+            assert row["decision"] == "correct_score" and row["corrected_at"]
             status, data = await c.get("/api/results.json")
             assert data["event"] == ev and data["results"][0]["note"] == "single, not gammon"
             assert (await c.post("/api/results/nope/verify"))[0] == 400
