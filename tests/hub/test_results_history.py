@@ -20,8 +20,10 @@ from hub.actions import ActionError
 from hub.clock import FakeClock
 from hub.exports import results_csv
 from hub.service import HubThread
+from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, sim_table, start_hub, tick
 
+SECOND = 1000
 ROWS = [
     {"round": 1, "table": "1", "player_a": "Ann", "player_b": "Bob", "length": 3, "start": T0},
     {"round": 1, "table": "2", "player_a": "Cid", "player_b": "Dan", "length": 3, "start": T0},
@@ -225,3 +227,35 @@ def test_a_result_finished_while_the_hub_was_down_keeps_the_tables_finish_time(r
     tick(room.hub)
     room.hub.wait_for(lambda h: h.results.get("r1-t1", {}).get("finished_wall") == T0 + 20 * MIN, 15)
     assert room.result("r1-t1")["finished_wall"] == T0 + 20 * MIN
+
+
+def test_undo_forfeit_from_the_hub_gives_the_table_its_clock_back(room: Room) -> None:
+    """The defect: *Undo forfeit* reopened the match with no clock running. WBGF 2.2 iii: taken
+    back, the match goes on as it stood: the same side's clock, its delay left, both reserves."""
+    sim, hub = room.sims["2"], room.hub
+    assert sim.state.clock.enabled
+    room.clock.set(T0 + 10 * MIN)
+    sim.opening_roll(6, 2)
+    sim.press("B")  # the lower roller starts A's clock
+    room.clock.set(T0 + 10 * MIN + 20 * SECOND)
+    sim.press("A")  # B's turn
+    room.clock.set(T0 + 10 * MIN + 25 * SECOND)
+    room.synced("2")
+    before = snapshot(sim.state, sim.clock.monotonic_ms())
+    assert before["clock"]["running"] == "B"
+    cmd = hub.call(hub.hub.td_command, "2", "forfeit", {"against": "B", "reason": "conduct"}, "td")
+    sim.wait_cmd(cmd["id"])
+    assert sim.state.phase == "finished" and not sim.state.clock.is_running()
+    room.synced("2")
+    room.result("r1-t2")
+
+    room.clock.set(T0 + 12 * MIN)  # the TD takes it back two minutes later
+    detail = hub.call(hub.hub.table_detail, "2")
+    assert detail["undo_end"]["command_id"] == cmd["id"]
+    undo = hub.call(hub.hub.td_command, "2", "waive", {"penalty_id": cmd["id"]}, "td")
+    sim.wait_cmd(undo["id"])
+    after = snapshot(sim.state)
+    assert after["phase"] == "playing" and after["winner"] is None
+    for key in ("running", "paused", "reserve_ms", "delay_ms"):
+        assert after["clock"][key] == before["clock"][key], key
+    room.hub.wait_for(lambda h: "r1-t2" not in h.results)  # the result is withdrawn
