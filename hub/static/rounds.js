@@ -53,7 +53,7 @@ function roomControl(data) {
           : "Suspend automatic lateness at every table of the room? No automatic point or forfeit is given until you resume it.",
         suspended ? "Resume" : "Suspend", "POST", "/api/room/automation", { suspended: !suspended },
         (r) => r.automation_suspended ? "Automatic lateness suspended for the room" : "Automatic lateness resumed for the room") },
-      suspended ? "Resume automation for the room…" : "Suspend automation for the room…"))))];
+      suspended ? "Resume automation for the room…" : "Suspend automation for the room…")))];
 }
 
 /** One part of a round's progress bar (sized through the CSSOM: the page's policy forbids inline styles). */

@@ -227,6 +227,9 @@ def test_a_forfeit_names_the_winner_and_can_be_undone(page, room):
     sim.wait_for(lambda s: s.phase == before["phase"])
     after = snapshot(sim.state)
     assert after["winner"] is None and after["score"] == before["score"]
+    # the clock as it was: the same player's clock runs, with the delay and reserves it had
+    for key in ("running", "reserve_ms", "delay_ms"):
+        assert after["clock"][key] == before["clock"][key], key
     room.hub.wait_for(lambda h: "r1-t12" not in h.results and hub_state(h, "12").get("phase") == "playing")
     expect(banner).to_be_hidden(timeout=WAIT)
     expect(page.locator('#action-bar [data-action="forfeit"]')).to_be_visible(timeout=WAIT)
