@@ -352,6 +352,24 @@ def test_td_corrects_the_score_at_the_table():
     assert snap["corrections"][-1]["before"] == "0-4" and snap["corrections"][-1]["after"] == "2-3"
 
 
+def test_td_is_not_offered_an_impossible_score_at_the_table():
+    """WBGF 4.7 with 4.5: both players at the match length is no score; the TD menu says why
+    instead of offering it (before, the table applied it and picked the winner by side order)."""
+    k = Kiosk(samples.between_games())  # 0–4
+    length = k.snap["length"]
+    _open_td_menu(k, "4321")
+    k.tap("Correct the score")
+    for _ in range(length):
+        k.tap("+1", 0)
+    for _ in range(length - 4):
+        k.tap("+1", 1)
+    assert k.local.td_score == {"A": length, "B": length}
+    assert "Continue" not in k.texts()
+    assert any(f"impossible score {length}-{length}" in t for t in k.texts()), k.texts()
+    k.tap("−1", 1)
+    assert "Continue" in k.texts()  # B one short: A wins by points, a possible final
+
+
 def test_td_gives_penalty_points_at_the_table():
     k = Kiosk(samples.playing())
     _open_td_menu(k, "4321")

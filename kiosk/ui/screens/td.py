@@ -20,8 +20,12 @@ from kiosk.ui.layout import Rect, hsplit, inset, vsplit
 from kiosk.ui.local import MSG_WRONG_PIN, PENALTY_REASONS
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.dialogs import back_and_ok, back_button, bottom_row, full_dialog, title
+from kiosk.ui.screens.refusal import text as refusal_text
 from rulebook.clock import imposed_reserve_ms
+from rulebook.errors import RuleError
+from rulebook.match import score_refusal
 from rulebook.policy import is_lateness_forfeit
+from rulebook.sides import Pair
 from rulebook.vocab import LATENESS_REASONS, CommandType, InputType, PauseReason
 
 MINUTE = 60_000
@@ -408,8 +412,23 @@ def _score(c: Ctx) -> None:
     score = {s: int(c.local.td_score.get(s, 0)) for s in ("A", "B")}
     current = c.snap.get("score") or {}
     if score != {s: int(current.get(s, 0)) for s in ("A", "B")}:
+        # an impossible score (WBGF 4.7 with 4.5) is not offered: the rulebook's reason instead
+        refusal = _score_refusal(c.snap, score)
+        if refusal is not None:
+            note = {"code": refusal.code, "params": refusal.params}
+            pen.text(refusal_text(c, note, c.left), ok_r, lay.f_small, theme.AMBER, wrap=True)
+            return
         cmd = _cmd(CommandType.CORRECT_SCORE, score=score, note="corrected at the table")
         pen.button(ok_r, tr("Continue"), _confirm_intents(cmd, "td_score"), keys=keys.OK, style="good")
+
+
+def _score_refusal(snap: dict[str, Any], score: dict[str, int]) -> RuleError | None:
+    """Why the rulebook would refuse this corrected score (``rulebook.match.score_refusal``)."""
+    length = int(snap.get("length") or 0)
+    if length < 1:
+        return None
+    winner = snap.get("winner") if snap.get("winner") in ("A", "B") else None
+    return score_refusal(length, Pair(score["A"], score["B"]), winner, snap.get("end_reason"))
 
 
 def _confirm(c: Ctx) -> None:
