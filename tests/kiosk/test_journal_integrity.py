@@ -276,7 +276,9 @@ def test_a_lost_journal_is_reported_for_its_match_never_started_again_silently(t
     assert ctl.journal_notice == notice
     status = notice.status()
     assert status["problem"] == "lost" and status["match_id"] == "m1"
-    ctl.submit({"input": "cmd", "id": "fix", "type": "correct_score", "score": {"A": 2, "B": 1}})
+    ctl.submit(
+        {"input": "cmd", "id": "fix", "type": "correct_score", "score": {"A": 2, "B": 1}, "note": "sheet"}
+    )
     assert ctl.journal_notice is None
     ctl.close()
 
