@@ -200,9 +200,7 @@ class Registry:
 
     # -- changes ------------------------------------------------------------------------------
 
-    def _add(self, name: str, fed_id: str) -> Player:
-        key = f"p{self._next}"
-        self._next += 1
+    def _add(self, name: str, fed_id: str, key: str) -> Player:
         player = Player(key, " ".join(fed_id.split()), " ".join(name.split()), fold(name))
         self.players[key] = player
         self._index(player)
@@ -250,7 +248,11 @@ class Registry:
         seats = [(m, "A", m.player_a, m.player_a_id) for m in rows]
         seats += [(m, "B", m.player_b, m.player_b_id) for m in rows]
         seats.sort(key=lambda s: 0 if s[3].strip() else 1)  # rows with an id first (stable)
-        for m, side, name, fed_id in seats:
+        # a player this file adds is keyed by the seat that adds it, so that a key the preview
+        # offers as a choice is the same at the import, whatever the other choices
+        base = reg._next
+        for n, (m, side, name, fed_id) in enumerate(seats):
+            new_key = f"p{base + n}"
             at = (m.match_id, side)
             before = self.seats.get(at)
             if (
@@ -279,10 +281,10 @@ class Registry:
                 out.chosen.append({"conflict": conflict.id, "kind": kind, "choice": chosen, "name": name})
                 if player is None:
                     # a different player: an id the registry gives another keeps pointing there
-                    player = reg._add(name, "" if kind == ID_TWO_NAMES else fed_id)
+                    player = reg._add(name, "" if kind == ID_TWO_NAMES else fed_id, new_key)
                     out.new_players.add(player.key)
             elif player is None:
-                player = reg._add(name, fed_id)
+                player = reg._add(name, fed_id, new_key)
                 out.new_players.add(player.key)
             elif fed_id.strip() and not player.fed_id:
                 player = reg._give_id(player, fed_id)
