@@ -116,13 +116,17 @@ def test_an_import_with_a_player_to_identify_waits_for_the_tds_choice(page, room
     preview = page.locator("#import-preview")
     expect(preview).to_contain_text("Players to identify (1)", timeout=WAIT)
     conflict = page.locator('#import-conflicts li[data-conflict="r5-t20:A"]')
-    expect(conflict).to_contain_text("Anna Nagy (HU-2) has the name of a registered player with another id (HU-1)")
+    expect(conflict).to_contain_text(
+        "Anna Nagy (HU-2) has the name of a registered player with another id (HU-1)"
+    )
     expect(page.locator("#import-confirm")).to_be_disabled()
     conflict.get_by_label("a different player: Anna Nagy").check()
     expect(page.locator("#import-confirm")).to_be_enabled()
     page.click("#import-confirm")
-    assert confirm_text(page).startswith("Import namesakes.csv: 2 new, 0 changed, 0 moved, 0 leaving the schedule, "
-                                         "with your choice for 1 player")  # fmt: skip
+    assert confirm_text(page).startswith(
+        "Import namesakes.csv: 2 new, 0 changed, 0 moved, 0 leaving the schedule, "
+        "with your choice for 1 player"
+    )
     answer(page, ok=True)
     expect(page.locator("#import-result")).to_contain_text("Imported 2 match", timeout=WAIT)
     annas = [p for p in room.hub.call(room.hub.hub.player_list) if p["name"] == "Anna Nagy"]

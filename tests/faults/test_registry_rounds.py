@@ -38,7 +38,8 @@ def round_one() -> str:
 
 def round_two(zoi: str = "Zoi Papadopoulou", ids: bool = False) -> str:
     rows: list[dict[str, Any]] = [
-        {"round": 2, "table": 42, "player_a": "Ola Hansen", "player_b": zoi, "length": 7, "start": T0 + 60 * MIN},
+        {"round": 2, "table": 42, "player_a": "Ola Hansen", "player_b": zoi, "length": 7,
+         "start": T0 + 60 * MIN},
         {"round": 2, "table": 43, "player_a": "Kari Nordmann", "player_b": "Anna Berg", "length": 7,
          "start": T0 + 60 * MIN},
     ]  # fmt: skip
@@ -111,7 +112,7 @@ class Room:
 
 def test_a_player_on_a_break_in_round_one_is_not_late_in_round_two(tmp_path, mosquitto):
     room = Room(tmp_path, mosquitto, "registry", round_two())
-    hub, clock, t42, t43 = room.hub, room.clock, room.t42, room.t43
+    hub, clock, t42 = room.hub, room.clock, room.t42
     try:
         assert hub_state(hub.hub, "43")["phase"] == "break"
         players = hub.call(hub.hub.player_list)

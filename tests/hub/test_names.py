@@ -80,9 +80,8 @@ def test_the_query_is_folded_in_its_own_alphabet_as_the_browser_does():
 
 
 def test_the_timeline_finds_a_person_across_alphabets():
-    audit = [
-        {"id": 1, "wall": T0, "actor": "td", "action": "release", "table": "4", "match_id": "r1-t4", "detail": {}}
-    ]
+    audit = [{"id": 1, "wall": T0, "actor": "td", "action": "release", "table": "4", "match_id": "r1-t4",
+              "detail": {}}]  # fmt: skip
     matches = {"r1-t4": m("4", "Ζωή Νικολάου", "Георги Иванов")}
 
     def find(person: str) -> list[object]:
