@@ -20,7 +20,15 @@ from typing import Any
 
 from hub.incidents import KINDS as INCIDENT_KINDS
 from hub.lateness import LateConfig, Timing, side_lateness
-from hub.presence import DoubleBooking, Seat, live_state, live_twice, scheduled_twice, seat_name
+from hub.presence import (
+    DoubleBooking,
+    Seat,
+    elsewhere_at,
+    live_state,
+    live_twice,
+    scheduled_twice,
+    seat_name,
+)
 from hub.room import URGENCY_RANK, TableView
 from hub.schedule import ScheduledMatch
 from hub.state import RoomState
@@ -31,10 +39,12 @@ from hub.watch import (
     Absentee,
     AlertSpec,
     Context,
+    MisplacedPoint,
     Waiting,
     WatchConfig,
     counters,
     double_booked,
+    late_elsewhere,
     opening_due,
     round_absentees,
     side_facts,
@@ -277,7 +287,7 @@ class Alerts:
         match = room.match_for(table)
         view = room.views[table] if table in room.views else TableView(table)
         context = self._context(table, view, match, now) if match is not None else None
-        return table_alerts(
+        specs = table_alerts(
             view,
             match,
             now=now,
@@ -285,6 +295,55 @@ class Alerts:
             profile=room.profile(match),
             context=context,
         )
+        state = view.state_for(match.match_id) if match is not None else None
+        if match is not None and state is not None:
+            specs += [late_elsewhere(table, match, state, p) for p in self._misplaced(table, match, state)]
+        return specs
+
+    def _misplaced(self, table: str, match: ScheduledMatch, state: dict[str, Any]) -> list[MisplacedPoint]:
+        """The match's automatic lateness points in force that were given to a player who was at
+        another match of the event at that moment (by the registry's identities, the events the
+        hub stored and the results). Only a table whose match has such a point costs a look."""
+        prefix = f"late:{match.match_id}:"
+        points = [
+            p
+            for p in state.get("penalty_log") or []
+            if isinstance(p, dict)
+            and isinstance(p.get("id"), str)
+            and p["id"].startswith(prefix)
+            and not p.get("waived")
+            and p.get("against") in ("A", "B")
+        ]
+        if not points:
+            return []
+        room = self.room
+        commands = self.store.command_ids(table, match.match_id)
+
+        def times(seat: Seat) -> tuple[int | None, int | None]:
+            arrived, ended = self.store.seat_times(seat.match.match_id, seat.side)
+            finished = (room.results.get(seat.match.match_id) or {}).get("finished_wall")
+            if type(finished) is int and (ended is None or finished < ended):
+                ended = finished
+            return arrived, ended
+
+        out = []
+        for p in points:
+            given = (commands.get(p["id"]) or {}).get("created_wall")
+            if type(given) is not int:
+                continue
+            seat = elsewhere_at(room.players, match, p["against"], given, times)
+            if seat is not None:
+                points_ = p.get("points")
+                out.append(
+                    MisplacedPoint(
+                        p["id"],
+                        p["against"],
+                        points_ if type(points_) is int else 1,
+                        given,
+                        (seat.match.match_id, seat.match.table, seat.match.round),
+                    )
+                )
+        return out
 
     def _context(self, table: str, view: TableView, match: Any, now: int) -> Context:
         """What a table's watches need from the rest of the room."""

@@ -472,6 +472,9 @@ class Hub:
     def result_list(self) -> list[dict[str, Any]]:
         return self.display.result_list()
 
+    def player_list(self) -> list[dict[str, Any]]:
+        return self.display.player_list()
+
     # -- TD actions ---------------------------------------------------------------------------
 
     def td_command(self, table: str, kind: str, fields: dict[str, Any], actor: str) -> dict[str, Any]:
@@ -486,8 +489,8 @@ class Hub:
     def release(self, table: str, actor: str) -> str:
         return self.actions.release(table, actor)
 
-    def import_schedule(self, data: str | bytes, actor: str) -> dict[str, Any]:
-        return self.round_control.import_schedule(data, actor)
+    def import_schedule(self, data: str | bytes, actor: str, choices: Any = None) -> dict[str, Any]:
+        return self.round_control.import_schedule(data, actor, choices)
 
     def verify_result(self, match_id: str, actor: str) -> dict[str, Any]:
         return self.actions.verify_result(match_id, actor)

@@ -1,42 +1,25 @@
 """Where every player of the event is: one identity per player across the schedule, the match a
-player is still playing, when their previous match ended, and players booked twice (pure).
+player is still playing (or was, at a given moment), when their previous match ended, and players
+booked twice (pure).
 
-A player is the schedule's id when it gives one, else the name normalised (accents, case and
-spaces do not count: "Zoltán  Kovács" is "zoltan kovacs"). A player sitting at one table is not
-late at another: lateness (:mod:`hub.lateness`) asks here whether a player's other match is still
-live, and counts from the end of their previous match.
+A player is the event's player registry's key (:mod:`hub.players`): every seat of the schedule is
+resolved to one registered player at import, whether its row gave a federation id or only a name
+("Zoltán  Kovács" in round 1 with an id, "zoltan kovacs" in round 2 without, are one player). A
+player sitting at one table is not late at another: lateness (:mod:`hub.lateness`) asks here
+whether a player's other match is still live, and counts from the end of their previous match.
 """
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from hub.players import Registry
 from hub.room import TableView
 from hub.schedule import ScheduledMatch, round_order
 
 SIDES = ("A", "B")
-
-
-def normalise_name(name: str) -> str:
-    """A name as a person would compare it: without accents, case or repeated spaces."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(bare.casefold().split())
-
-
-def player_key(name: str, player_id: str = "") -> str:
-    """The player's identity across the event: the schedule's id if any, else the name."""
-    pid = " ".join(player_id.split())
-    return f"id:{pid.casefold()}" if pid else f"name:{normalise_name(name)}"
-
-
-def seat_key(match: ScheduledMatch, side: str) -> str:
-    if side == "A":
-        return player_key(match.player_a, match.player_a_id)
-    return player_key(match.player_b, match.player_b_id)
 
 
 def seat_name(match: ScheduledMatch, side: str) -> str:
@@ -53,25 +36,30 @@ class Seat:
 
 
 class PlayerIndex:
-    """Every player's seats in the schedule, in playing order (built once per schedule)."""
+    """Every player's seats in the schedule, in playing order (built once per schedule), by the
+    registry's keys. Without a registry (a test, a benchmark), the schedule's own is made."""
 
-    def __init__(self, schedule: Iterable[ScheduledMatch]) -> None:
+    def __init__(self, schedule: Iterable[ScheduledMatch], registry: Registry | None = None) -> None:
         matches = list(schedule)
+        self.registry = (registry or Registry()).covering(matches)
         self.round_index: dict[str, int] = {r: i for i, r in enumerate(round_order(matches))}
         self.seats: dict[str, list[Seat]] = {}
-        #: (match id, side) -> the player's key (names are normalised once, not at every look)
+        #: (match id, side) -> the player's key
         self.keys: dict[tuple[str, str], str] = {}
         for m in matches:
             for side in SIDES:
-                key = self.keys[(m.match_id, side)] = seat_key(m, side)
+                key = self.registry.key_of(m.match_id, side)
+                assert key is not None  # covering() resolved every seat
+                self.keys[(m.match_id, side)] = key
                 self.seats.setdefault(key, []).append(Seat(m, side))
         for seats in self.seats.values():
             seats.sort(key=lambda s: (self.round_index[s.match.round], s.match.start_wall))
 
     def key(self, match: ScheduledMatch, side: str) -> str:
-        """The player's key at ``match``'s ``side``."""
+        """The player's key at ``match``'s ``side`` (a match not in the schedule: a key of its
+        own, nobody else's)."""
         key = self.keys.get((match.match_id, side))
-        return key if key is not None else seat_key(match, side)
+        return key if key is not None else f"seat:{match.match_id}:{side}"
 
     def others(self, match: ScheduledMatch, side: str) -> list[Seat]:
         """The player's seats in the other matches of the event."""
@@ -140,6 +128,23 @@ def elsewhere(
                 seat.match.round,
                 {"A": score["A"], "B": score["B"]} if isinstance(score, dict) else None,
             )
+    return None
+
+
+def elsewhere_at(
+    index: PlayerIndex,
+    match: ScheduledMatch,
+    side: str,
+    at: int,
+    times: Callable[[Seat], tuple[int | None, int | None]],
+) -> Seat | None:
+    """The other match the player of ``match``'s ``side`` was at, at the moment ``at`` (hub time),
+    if any: one they had arrived at and that was not over. ``times(seat)`` says when the player
+    arrived at that seat's match and when it ended (None: not so far)."""
+    for seat in index.others(match, side):
+        arrived, ended = times(seat)
+        if arrived is not None and arrived <= at and (ended is None or ended > at):
+            return seat
     return None
 
 

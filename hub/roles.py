@@ -94,6 +94,7 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/api/alerts"): READ,
     ("GET", "/api/commands"): READ,
     ("GET", "/api/schedule"): READ,
+    ("GET", "/api/players"): READ,
     ("GET", "/api/rounds"): READ,
     ("GET", "/api/timeline"): READ,
     ("GET", "/api/results"): READ,

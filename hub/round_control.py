@@ -26,9 +26,10 @@ from drivers.mqtt_topics import is_valid_id
 from hub.actions import ActionError, Actions
 from hub.clock import Clock
 from hub.config import HubConfig
+from hub.players import Conflict, Resolution
 from hub.round_view import both_confirmed
 from hub.schedule import ScheduledMatch, parse_schedule
-from hub.schedule_diff import IN_PLAY, Preview, keep_match_ids, preview
+from hub.schedule_diff import IN_PLAY, Preview, imported, keep_match_ids, preview
 from hub.state import RoomState, natural
 from hub.store import Store
 from rulebook import legal
@@ -330,27 +331,38 @@ class RoundControl:
 
     # -- importing a schedule -----------------------------------------------------------------
 
-    def _incoming(self, data: str | bytes) -> tuple[list[ScheduledMatch], Preview]:
+    def _incoming(
+        self, data: str | bytes, choices: Any = None
+    ) -> tuple[list[ScheduledMatch], Preview, Resolution]:
         matches = keep_match_ids(
             self.room.schedule, parse_schedule(data, default_profile=self.config.profile)
         )
+        players = self.room.registry.resolve(matches, _choices(choices))
         states = {}
         for m in self.room.schedule:
             state = self._state_of(m)
             if state is not None:
                 states[m.match_id] = state
-        return matches, preview(self.room.schedule, matches, states=states, results=set(self.room.results))
+        pv = preview(
+            self.room.schedule, matches, states=states, results=set(self.room.results), players=players
+        )
+        return matches, pv, players
 
-    def preview(self, data: str | bytes) -> dict[str, Any]:
-        """What importing this CSV would change (raises :class:`hub.schedule.ScheduleError`)."""
-        return self._incoming(data)[1].as_dict()
+    def preview(self, data: str | bytes, choices: Any = None) -> dict[str, Any]:
+        """What importing this CSV (with these choices for its players) would change (raises
+        :class:`hub.schedule.ScheduleError`, or ActionError for choices that are not a map)."""
+        return self._incoming(data, choices)[1].as_dict()
 
-    def import_schedule(self, data: str | bytes, actor: str) -> dict[str, Any]:
+    def import_schedule(self, data: str | bytes, actor: str, choices: Any = None) -> dict[str, Any]:
         """Import a schedule CSV whole, or raise (nothing imported): a bad line
-        (:class:`hub.schedule.ScheduleError`) or a player booked twice in a round (ActionError)."""
-        matches, pv = self._incoming(data)
+        (:class:`hub.schedule.ScheduleError`), a player booked twice in a round (ActionError), or
+        players the TD has not identified (:class:`PlayersToIdentify`). ``choices``: conflict id
+        -> the TD's choice (:mod:`hub.players`)."""
+        matches, pv, players = self._incoming(data, choices)
         if pv.errors:
             raise ActionError("; ".join(pv.errors))
+        if players.conflicts:
+            raise PlayersToIdentify(players.conflicts)
         now = self.clock.now_wall()
         by_id = self.room.by_id
         rows = []
@@ -358,15 +370,56 @@ class RoundControl:
             old = by_id.get(m.match_id)
             moving = old is not None and old.table != m.table and m.match_id not in self.room.results
             rows.append(self._moved(old, m, now, actor) if moving and old is not None else m)
-        added, updated = self.store.import_schedule(rows, now)
+        registry = players.registry.pruned(imported(self.room.schedule, rows))
+        added, updated = self.store.import_schedule(rows, now, registry)
         self.store.audit(
             actor,
             "import_schedule",
             now,
-            detail={"added": added, "updated": updated, "moved": [x["match_id"] for x in pv.moved]},
+            detail={
+                "added": added,
+                "updated": updated,
+                "moved": [x["match_id"] for x in pv.moved],
+                "players_new": len(players.new_players),
+                "choices": players.chosen,
+            },
         )
         self.store.commit()
-        self.room.set_schedule(self.store.schedule())
+        self.room.set_schedule(self.store.schedule(), registry)
         self._tick()
         self._publish({"type": "schedule", "now_wall": now})
-        return {"added": added, "updated": updated, "matches": len(matches), "moved": len(pv.moved)}
+        return {
+            "added": added,
+            "updated": updated,
+            "matches": len(matches),
+            "moved": len(pv.moved),
+            "players_new": len(players.new_players),
+            "choices": len(players.chosen),
+        }
+
+
+class PlayersToIdentify(ActionError):
+    """An import whose file has players the registry cannot resolve by itself: nothing was
+    imported; each conflict needs the TD's choice (``conflicts``)."""
+
+    def __init__(self, conflicts: list[Conflict]) -> None:
+        self.conflicts = conflicts
+        n = len(conflicts)
+        super().__init__(
+            f"{n} player{'s' if n != 1 else ''} to identify before the import: "
+            + "; ".join(c.message() for c in conflicts)
+        )
+
+
+def _choices(raw: Any) -> dict[str, str]:
+    """The TD's choices as the import takes them: conflict id -> a player's key or "new"."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str | bytes):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raise ActionError("choices: expected a JSON object (conflict id -> choice)") from None
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        raise ActionError("choices: expected an object of conflict id -> a player's key or \"new\"")
+    return dict(raw)

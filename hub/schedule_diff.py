@@ -7,6 +7,10 @@ and a ghost at the old table. So a row for two players already paired in the sam
 that match's id — the import moves the match instead — and the preview says so, with a warning
 for every match in progress that the import touches. A schedule in which a player would play two
 matches of one round is refused.
+
+Every seat is resolved against the event's player registry (:mod:`hub.players`); the preview
+counts the players the file adds and lists the conflicts that need the TD's choice before the
+file can be imported.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hub.names import fold
+from hub.players import Resolution
 from hub.schedule import ScheduledMatch
-from hub.timeline import fold
 from rulebook.vocab import Phase
 
 #: the fields of a match the preview compares (besides its table)
@@ -37,8 +42,8 @@ IN_PLAY = frozenset(
 
 
 def _same_player(a: tuple[str, str], b: tuple[str, str]) -> bool:
-    """Two (name, id) are one player: the same id when both have one, else the same name (accents
-    and case aside)."""
+    """Two (name, id) are one player: the same id when both have one, else the same name (accents,
+    case and alphabet aside: :func:`hub.names.fold`)."""
     if a[1] and b[1]:
         return a[1] == b[1]
     return fold(a[0]) == fold(b[0])
@@ -164,6 +169,10 @@ class Preview:
     unchanged: int = 0
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: the registry's view of the file: players known, new, and the choices applied
+    players: dict[str, Any] = field(default_factory=dict)
+    #: seats the TD must identify before the import (hub.players.Conflict.as_dict)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -175,6 +184,8 @@ class Preview:
             "unchanged": self.unchanged,
             "warnings": self.warnings,
             "errors": self.errors,
+            "players": self.players,
+            "conflicts": self.conflicts,
         }
 
 
@@ -205,15 +216,26 @@ def preview(
     *,
     states: dict[str, dict[str, Any]],
     results: set[str],
+    players: Resolution | None = None,
 ) -> Preview:
     """What importing ``incoming`` (ids already kept by :func:`keep_match_ids`) would change.
 
-    ``states``: match id -> the state its table holds of it; ``results``: matches with a result.
+    ``states``: match id -> the state its table holds of it; ``results``: matches with a result;
+    ``players``: the file's seats resolved against the registry.
     """
     before = {m.match_id: m for m in existing}
     after = imported(existing, incoming)
     after_ids = {m.match_id for m in after}
     out = Preview(matches=len(incoming), errors=double_bookings(after))
+    if players is not None:
+        out.errors += players.bad_choices
+        out.conflicts = [c.as_dict() for c in players.conflicts]
+        out.players = {
+            "known": len(players.known_players),
+            "new": len(players.new_players),
+            "to_identify": len(players.conflicts),
+            "chosen": players.chosen,
+        }
     for m in incoming:
         old = before.get(m.match_id)
         item = _item(m, states.get(m.match_id), m.match_id in results)

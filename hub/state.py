@@ -8,20 +8,25 @@ schedule); the others read it. The alerts are kept by :class:`hub.alerts.Alerts`
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 from hub.guard import Guard
 from hub.lateness import LateConfig, Timing, timing
+from hub.players import Registry
 from hub.presence import Elsewhere, PlayerIndex, elsewhere, previous_end
 from hub.room import TableView
 from hub.rooms import Rooms
 from hub.rounds import Current, round_ends
 from hub.schedule import ScheduledMatch
-from hub.store import Store
+from hub.store import Store, StoreWriteFailed
 from rulebook.errors import ProfileError
 from rulebook.profiles import Profile, get_profile
 from rulebook.wire import parse_snapshot, parse_status
+
+log = logging.getLogger("hub")
 
 
 def natural(table: str) -> tuple[int, str]:
@@ -48,7 +53,9 @@ class RoomState:
     assigned: dict[str, str] = field(default_factory=dict)
     #: runs each table's step of a job so that one table's fault never stops the others
     guard: Guard = field(default_factory=Guard)
-    #: every player's seats in the schedule (rebuilt with the schedule)
+    #: the event's players, each once, and the seat of the schedule each one holds (hub.players)
+    registry: Registry = field(default_factory=Registry)
+    #: every player's seats in the schedule, by the registry's keys (rebuilt with the schedule)
     players: PlayerIndex = field(default_factory=lambda: PlayerIndex([]))
     #: (table, match id) -> when the hub first held a state of that match from that table (kept
     #: by the automation; lateness uses it only for a table that does not say when it took it)
@@ -63,7 +70,18 @@ class RoomState:
         a cached state or status that no longer passes the wire schema, is set aside by the store
         (``store.quarantined``, alerted once the hub runs); the table sends its state again."""
         state = cls(default_profile)
-        state.set_schedule(store.schedule())
+        schedule = store.schedule()
+        state.registry = store.registry()
+        state.set_schedule(schedule)
+        if state.registry is not state.players.registry:
+            # seats stored before the registry existed (or set aside): resolved by the rules now,
+            # and kept, so that every later look and restart sees the same players
+            state.registry = state.players.registry
+            try:
+                store.save_registry(state.registry)
+                store.commit()
+            except (StoreWriteFailed, sqlite3.Error):  # a full disk: worked out again next time
+                log.warning("the player registry could not be saved at start")
         for table, (status, online, since) in store.statuses(parse_status).items():
             view = state.view(table)
             view.status, view.online, view.status_since = status, online, since
@@ -76,11 +94,14 @@ class RoomState:
         state.assigned = store.assigned()
         return state
 
-    def set_schedule(self, schedule: list[ScheduledMatch]) -> None:
+    def set_schedule(self, schedule: list[ScheduledMatch], registry: Registry | None = None) -> None:
+        """The schedule (and, after an import, the registry its seats were resolved against)."""
+        if registry is not None:
+            self.registry = registry
         self.schedule = schedule
         self.by_id = {m.match_id: m for m in schedule}
         self.round_end = round_ends(schedule) if schedule else {}
-        self.players = PlayerIndex(schedule)
+        self.players = PlayerIndex(schedule, self.registry)
 
     def view(self, table: str) -> TableView:
         """The table's view, created on first sight."""

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hub.names import fold
+from hub.players import Player, Registry, SeatRef
 from hub.schedule import ScheduledMatch
 from rulebook.vocab import CommandType
 
@@ -41,6 +43,7 @@ CREATE TABLE IF NOT EXISTS events (
     type TEXT NOT NULL, wall INTEGER, received_wall INTEGER NOT NULL, body TEXT NOT NULL,
     UNIQUE (tbl, match_id, seq));
 CREATE INDEX IF NOT EXISTS events_by_table ON events (tbl, id);
+CREATE INDEX IF NOT EXISTS events_by_match ON events (match_id, type);
 CREATE TABLE IF NOT EXISTS table_state (
     tbl TEXT PRIMARY KEY, match_id TEXT, seq INTEGER, body TEXT NOT NULL, received_wall INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS table_status (
@@ -72,6 +75,11 @@ CREATE TABLE IF NOT EXISTS dice (
     alerts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, tower));
 CREATE TABLE IF NOT EXISTS accounts (
     name TEXT PRIMARY KEY, role TEXT NOT NULL, password TEXT NOT NULL, created_wall INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS players (
+    key TEXT PRIMARY KEY, fed_id TEXT NOT NULL DEFAULT '', name TEXT NOT NULL, folded TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seats (
+    match_id TEXT NOT NULL, side TEXT NOT NULL, player TEXT NOT NULL, name TEXT NOT NULL,
+    fed_id TEXT NOT NULL DEFAULT '', choice TEXT NOT NULL DEFAULT '', PRIMARY KEY (match_id, side));
 CREATE TABLE IF NOT EXISTS quarantine (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, tbl TEXT, body TEXT, reason TEXT NOT NULL,
     wall INTEGER NOT NULL);
@@ -237,14 +245,19 @@ class Store:
 
     # -- schedule -----------------------------------------------------------------------------
 
-    def import_schedule(self, matches: list[ScheduledMatch], wall: int) -> tuple[int, int]:
-        """Add or replace matches (by match id; a new match at a (round, table) replaces the old).
+    def import_schedule(
+        self, matches: list[ScheduledMatch], wall: int, registry: Registry | None = None
+    ) -> tuple[int, int]:
+        """Add or replace matches (by match id; a new match at a (round, table) replaces the old),
+        and the player registry they were resolved against (:mod:`hub.players`), if given.
 
         All in one transaction: either every row is in, or (on any error) none. Returns
         (added, updated).
         """
         added = updated = 0
         try:
+            if registry is not None:
+                self._put_registry(registry)
             for m in matches:
                 self.db.execute(
                     "DELETE FROM schedule WHERE round = ? AND tbl = ? AND match_id != ?",
@@ -283,6 +296,38 @@ class Store:
             raise
         return added, updated
 
+    def _put_registry(self, registry: Registry) -> None:
+        self.db.execute("DELETE FROM players")
+        self.db.execute("DELETE FROM seats")
+        self.db.executemany(
+            "INSERT INTO players (key, fed_id, name, folded) VALUES (?, ?, ?, ?)",
+            [(p.key, p.fed_id, p.name, p.folded) for p in registry.players.values()],
+        )
+        self.db.executemany(
+            "INSERT INTO seats (match_id, side, player, name, fed_id, choice) VALUES (?, ?, ?, ?, ?, ?)",
+            [(mid, side, s.player, s.name, s.fed_id, s.choice) for (mid, side), s in registry.seats.items()],
+        )
+
+    def save_registry(self, registry: Registry) -> None:
+        """Replace the stored registry (committed by the caller)."""
+        self._put_registry(registry)
+
+    def registry(self) -> Registry:
+        """The player registry; a player's folded name is worked out again (the fold may have
+        improved since it was stored); a row that cannot be read is left out (its seats are
+        resolved again by the rules, :meth:`hub.players.Registry.covering`)."""
+        players = []
+        for r in self.db.execute("SELECT key, fed_id, name FROM players"):
+            if all(isinstance(r[c], str) for c in ("key", "fed_id", "name")):
+                players.append(Player(r["key"], r["fed_id"], r["name"], fold(r["name"])))
+        known = {p.key for p in players}
+        seats = {}
+        for r in self.db.execute("SELECT match_id, side, player, name, fed_id, choice FROM seats"):
+            values = [r[c] for c in ("match_id", "side", "player", "name", "fed_id", "choice")]
+            if all(isinstance(v, str) for v in values) and r["player"] in known:
+                seats[(r["match_id"], r["side"])] = SeatRef(r["player"], r["name"], r["fed_id"], r["choice"])
+        return Registry(players, seats)
+
     def schedule(self) -> list[ScheduledMatch]:
         """The stored schedule; a row with a value of the wrong type is set aside."""
         rows = self.db.execute(
@@ -317,6 +362,21 @@ class Store:
             ),
         )
         return cur.rowcount == 1
+
+    def seat_times(self, match_id: str, side: str) -> tuple[int | None, int | None]:
+        """When the hub first heard that ``side``'s player was at the match (their check-in, or
+        the opening roll), and when it heard the match was over (hub times; None: not so far)."""
+        row = self.db.execute(
+            "SELECT MIN(CASE WHEN type = 'opening_roll' OR (type = 'checkin' AND "
+            "json_extract(body, '$.side') = ?) THEN received_wall END), "
+            "MIN(CASE WHEN type = 'match_over' THEN received_wall END) "
+            "FROM events WHERE match_id = ? AND type IN ('checkin', 'opening_roll', 'match_over')",
+            (side, match_id),
+        ).fetchone()
+        arrived, over = row[0], row[1]
+        released = self.db.execute("SELECT wall FROM releases WHERE match_id = ?", (match_id,)).fetchone()
+        ends = [w for w in (over, released[0] if released else None) if type(w) is int]
+        return (arrived if type(arrived) is int else None), (min(ends) if ends else None)
 
     def count_events(self, table: str, match_id: str) -> int:
         row = self.db.execute(

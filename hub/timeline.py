@@ -9,11 +9,11 @@ forfeit that ended a match the table still holds, *Resume* for a suspension stil
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from hub.names import name_matches
 from hub.schedule import ScheduledMatch
 from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
 
@@ -57,24 +57,6 @@ REASONS = {
     "slow_play": "slow play",
     "td": "the TD's decision",
 }
-
-_FOLD = str.maketrans(
-    {"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ς": "σ"}
-)
-
-
-def fold(text: str) -> str:
-    """A name for comparing: no accents or tonos, case-folded ("Søren" ~ "soren", "Ζωή" ~ "ζωη")."""
-    decomposed = unicodedata.normalize("NFD", text)
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(bare.casefold().translate(_FOLD).split())
-
-
-def name_matches(name: str, query: str) -> bool:
-    """Every word of the query begins a word of the name, accents and case aside."""
-    words = fold(name).replace("-", " ").split()
-    return all(any(w.startswith(q) for w in words) for q in fold(query).split())
-
 
 @dataclass(frozen=True, slots=True)
 class Filters:

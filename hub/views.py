@@ -13,6 +13,7 @@ from drivers.hub_link import HubLink
 from hub.alerts import Alerts
 from hub.clock import Clock
 from hub.config import HubConfig
+from hub.names import search_words
 from hub.room import TableView, board_tile, tile
 from hub.round_view import round_overview
 from hub.schedule import ScheduledMatch, round_order
@@ -103,6 +104,9 @@ class Views:
         )
         out.update(facts)
         out.update(room.rooms.tile_facts(table, now))
+        players = out.get("players") or {}
+        # what the dashboard's search finds each player by (hub.names): the same words as the hub's
+        out["search"] = {side: list(search_words(str(players.get(side) or ""))) for side in ("A", "B")}
         return out
 
     def _safe_tile(self, table: str, now: int) -> dict[str, Any]:
@@ -199,26 +203,42 @@ class Views:
         """The schedule as a round sheet reads: round by round, tables in natural order (2 before 10)."""
         room = self.room
         order = {r: i for i, r in enumerate(round_order(room.schedule))}
+        keys = room.players.keys
         return [
             dict(
                 m.as_dict(),
                 assigned=room.assigned.get(m.table) == m.match_id,
                 released=m.match_id in room.released,
                 result=m.match_id in room.results,
+                player_a_key=keys.get((m.match_id, "A")),
+                player_b_key=keys.get((m.match_id, "B")),
             )
             for m in sorted(room.schedule, key=lambda m: (order[m.round], natural(m.table)))
         ]
 
     def result_list(self) -> list[dict[str, Any]]:
-        """Every result, with the players' ids from the schedule (a pairing program's key)."""
-        by_id = self.room.by_id
+        """Every result, with the players' federation ids from the registry (a pairing program's
+        key: a round's file without ids still exports the ids another round gave) and their
+        registry keys."""
+        room = self.room
+        registry = room.players.registry
         out = []
-        for r in sorted(self.room.results.values(), key=lambda r: (natural(r["round"]), natural(r["table"]))):
-            m = by_id.get(r["match_id"])
+        for r in sorted(room.results.values(), key=lambda r: (natural(r["round"]), natural(r["table"]))):
+            m = room.by_id.get(r["match_id"])
             out.append(
-                dict(r, player_a_id=m.player_a_id if m else "", player_b_id=m.player_b_id if m else "")
+                dict(
+                    r,
+                    player_a_id=registry.fed_id_of(m, "A") if m else "",
+                    player_b_id=registry.fed_id_of(m, "B") if m else "",
+                    player_a_key=room.players.keys.get((m.match_id, "A")) if m else None,
+                    player_b_key=room.players.keys.get((m.match_id, "B")) if m else None,
+                )
             )
         return out
+
+    def player_list(self) -> list[dict[str, Any]]:
+        """The event's players, each once (:mod:`hub.players`), with their matches."""
+        return self.room.players.registry.listed(self.room.schedule)
 
 
 def _by_id(commands: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -578,6 +578,52 @@ def _slow_alert(
     return AlertSpec(f"slow:{match.match_id}", "slow", "medium", message, t, match.match_id, data)
 
 
+@dataclass(frozen=True, slots=True)
+class MisplacedPoint:
+    """An automatic lateness point given to a player who, the hub now knows, was at another match
+    of the event at that moment (found after an import resolved who is who, or once that match's
+    events arrived)."""
+
+    penalty_id: str
+    side: str
+    points: int
+    given_wall: int
+    #: the match the player was at, its table and round
+    elsewhere: tuple[str, str, str]
+
+
+def late_elsewhere(
+    t: str, match: ScheduledMatch, state: dict[str, Any], point: MisplacedPoint
+) -> AlertSpec:
+    """A point to take back: the TD waives it from the alert (the hub never waives by itself).
+    Its data is a late alert's (``last_penalty_id``, ``side``, ``given_wall``), which the
+    dashboard's *Waive* reads; once the match is over, its result is the TD's to correct."""
+    mid, table, rnd = point.elsewhere
+    who = _name(state, match, point.side)
+    pts = "1 point" if point.points == 1 else f"{point.points} points"
+    over = state.get("phase") == Phase.FINISHED
+    message = (
+        f"Table {t}: {point.penalty_id} ({pts} for lateness against {who}, given at "
+        f"{hhmm(point.given_wall)}) — the player was at {mid} (table {table}, round {rnd}) then, "
+        "not late: "
+        + ("the match is over, correct its result if that point changed it" if over else "waive it")
+    )
+    data = {
+        "penalty_id": point.penalty_id,
+        "side": point.side,
+        "points": point.points,
+        "given_wall": point.given_wall,
+        "elsewhere": {"match_id": mid, "table": table, "round": rnd},
+        # the dashboard's Waive reads these (as for a late alert)
+        "last_penalty_id": None if over else point.penalty_id,
+        "penalty_ids": [point.penalty_id],
+        "waived_ids": [],
+        "pending_ids": [],
+    }
+    key = f"late_elsewhere:{point.penalty_id}"
+    return AlertSpec(key, "late_elsewhere", "high", message, t, match.match_id, data)
+
+
 def result_alert(result: dict[str, Any]) -> AlertSpec | None:
     """A finished match whose result the TD has not verified yet (a counter, not an alert: kept
     for :func:`counters`)."""

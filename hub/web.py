@@ -39,6 +39,7 @@ from hub.exports import results_csv, results_json
 from hub.hosts import HostPolicy
 from hub.login_throttle import Refused
 from hub.room import board_tile
+from hub.round_control import PlayersToIdentify
 from hub.schedule import ScheduleError
 from hub.store import Listing, is_storage_error
 from hub.timeline import Filters
@@ -669,21 +670,35 @@ def _correct(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
     )
 
 
-async def _csv_upload(request: web.Request) -> bytes | web.Response:
-    """The CSV of a schedule import: a multipart form's ``file`` field, or the body itself."""
+async def _csv_upload(request: web.Request) -> tuple[bytes, str | None] | web.Response:
+    """The CSV of a schedule import — a multipart form's ``file`` field, or the body itself — and
+    the TD's choices for its players (the form's ``choices`` field, or the ``choices`` query
+    parameter: a JSON object, conflict id -> choice)."""
+    choices = request.query.get("choices")
     if request.content_type.startswith("multipart/"):
         form = await request.post()
         upload = form.get("file")
         if upload is None or not hasattr(upload, "file"):
             return _error(400, "send the CSV as the form field 'file'")
         data: bytes = upload.file.read()
-        return data
-    return await request.read()
+        field = form.get("choices")
+        if isinstance(field, str) and field:
+            choices = field
+        return data, choices
+    return await request.read(), choices
 
 
 def _schedule_refused(exc: ScheduleError | ActionError) -> web.Response:
     if isinstance(exc, ScheduleError):
         errors = [{"line": i.line, "message": i.message} for i in exc.issues]
+    elif isinstance(exc, PlayersToIdentify):
+        errors = [{"line": 0, "message": c.message()} for c in exc.conflicts]
+        return _error(
+            422,
+            f"{exc}; nothing was imported",
+            errors=errors,
+            conflicts=[c.as_dict() for c in exc.conflicts],
+        )
     else:
         errors = [{"line": 0, "message": m} for m in str(exc).split("; ")]
     return _error(422, "schedule refused: nothing was imported", errors=errors)
@@ -692,11 +707,12 @@ def _schedule_refused(exc: ScheduleError | ActionError) -> web.Response:
 @writer
 async def api_schedule_import(request: web.Request) -> web.Response:
     hub = request.app[HUB_KEY]
-    data = await _csv_upload(request)
-    if isinstance(data, web.Response):
-        return data
+    upload = await _csv_upload(request)
+    if isinstance(upload, web.Response):
+        return upload
+    data, choices = upload
     try:
-        summary = hub.import_schedule(data, _actor(request))
+        summary = hub.import_schedule(data, _actor(request), choices)
     except (ScheduleError, ActionError) as exc:
         return _schedule_refused(exc)
     return _json(summary)
@@ -704,15 +720,21 @@ async def api_schedule_import(request: web.Request) -> web.Response:
 
 @writer
 async def api_schedule_preview(request: web.Request) -> web.Response:
-    """What importing this CSV would change; nothing is imported."""
+    """What importing this CSV would change (with the TD's choices so far); nothing is imported."""
     hub = request.app[HUB_KEY]
-    data = await _csv_upload(request)
-    if isinstance(data, web.Response):
-        return data
+    upload = await _csv_upload(request)
+    if isinstance(upload, web.Response):
+        return upload
+    data, choices = upload
     try:
-        return _json(hub.round_control.preview(data))
-    except ScheduleError as exc:
+        return _json(hub.round_control.preview(data, choices))
+    except (ScheduleError, ActionError) as exc:
         return _schedule_refused(exc)
+
+
+async def api_players(request: web.Request) -> web.Response:
+    """The event's players, each once, with the seats the registry resolved to them."""
+    return _json(request.app[HUB_KEY].player_list())
 
 
 # -- the room and its rounds ----------------------------------------------------------------------
@@ -861,6 +883,7 @@ def make_app(
     r.add_get("/api/schedule", api_schedule)
     r.add_post("/api/schedule", api_schedule_import)
     r.add_post("/api/schedule/preview", api_schedule_preview)
+    r.add_get("/api/players", api_players)
     r.add_get("/api/rounds", api_rounds)
     r.add_post("/api/rounds/{round}/start", _action(_round_start, body=False))
     r.add_post("/api/rounds/{round}/delay", _action(_round_delay))

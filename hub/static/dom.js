@@ -77,23 +77,19 @@ export function parseMmss(text) {
   return (Number(m[1]) * 60 + Number(m[2] || 0)) * 1000;
 }
 
-// Letters NFD does not take apart (Norwegian, Danish, Polish, German, Icelandic, Croatian).
-const FOLD = { "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ς": "σ" };
-
-/** A name folded for search: lower case, no accents or tonos, so "Ζωή" finds "ζωη", "Søren"
- * finds "soren", "Ёлкин" finds "елкин" and "Kovács Ödön" finds "kovacs odon". */
+/** A text folded as the hub folds a query (hub/names.py, native_fold): no accents or tonos, lower
+ * case, final sigma as sigma, its words (letters and digits) separated by one space: "Ζωή" is
+ * "ζωη", "Kovács-Ödön" "kovacs odon". Transliteration ("ivanov" finds "Иванов") is the hub's:
+ * every tile carries its players' search words, worked out there with the anyascii library. */
 export function fold(text) {
-  return String(text || "")
-    .normalize("NFD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase()
-    .replace(/[øæœßłđðþıς]/g, (c) => FOLD[c])
-    .replace(/\s+/g, " ")
-    .trim();
+  return (String(text || "").normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().replace(/ς/g, "σ")
+    .match(/[\p{L}\p{N}]+/gu) || []).join(" ");
 }
 
-/** Whether every word of the query starts a word of the name (folded): "ann b" finds "Anna Berg". */
-export function nameMatches(name, query) {
-  const words = fold(name).split(/[\s\-'’.]+/);
-  return fold(query).split(" ").filter(Boolean).every((q) => words.some((w) => w.startsWith(q)) || fold(name).includes(q));
+/** Whether every word of the query begins one of a name's search words (hub/names.py,
+ * words_match): "ann b" finds "Anna Berg". ``words``: the hub's for that name; without them the
+ * name's own words (its alphabet only). */
+export function nameMatches(name, query, words) {
+  const own = Array.isArray(words) ? words.map(String) : fold(name).split(" ");
+  return fold(query).split(" ").filter(Boolean).every((q) => own.some((w) => w.startsWith(q)));
 }

@@ -44,19 +44,29 @@ export async function loadSchedule() {
 }
 
 // The import goes in two steps: the hub first says what the file would change (new, changed,
-// moved and removed matches, and a warning for every match in progress it touches); the TD then
-// imports it, or not.
+// moved and removed matches, a warning for every match in progress it touches, and the players
+// it cannot identify by itself); the TD chooses who each of those is, then imports it, or not.
 export async function importSchedule(ev) {
   ev.preventDefault();
   const out = $("import-result");
   const file = $("import-file").files[0];
   if (!file) return;
+  out.replaceChildren(h("p", { class: "muted" }, "Reading the file…"));
+  await showPreview(file, {});
+}
+
+function upload(file, choices) {
   const fd = new FormData();
   fd.append("file", file);
-  out.replaceChildren(h("p", { class: "muted" }, "Reading the file…"));
+  if (Object.keys(choices).length) fd.append("choices", JSON.stringify(choices));
+  return fd;
+}
+
+async function showPreview(file, choices) {
+  const out = $("import-result");
   try {
-    const pv = await api("POST", "/api/schedule/preview", fd, true);
-    out.replaceChildren(previewEl(pv, file));
+    const pv = await api("POST", "/api/schedule/preview", upload(file, choices), true);
+    out.replaceChildren(previewEl(pv, file, choices));
   } catch (e) {
     showRefusal(out, e);
   }
@@ -68,41 +78,67 @@ function showRefusal(out, e) {
     h("ul", { class: "import-errors" }, ...errors.map((x) => h("li", {}, x.line ? `line ${x.line}: ${x.message}` : x.message))));
 }
 
-function previewEl(pv, file) {
+/** The players the hub cannot identify by itself: one choice each (radio buttons), none made for
+ * the TD. ``choices`` (conflict id -> choice) fills as the TD chooses. */
+function conflictsEl(pv, choices, onChange) {
+  const list = pv.conflicts || [];
+  if (!list.length) return [];
+  return [h("h3", { class: "error" }, `Players to identify (${list.length})`),
+    h("p", { class: "muted" }, "The hub does not guess who a player is: choose for each one, then import."),
+    h("ul", { class: "import-conflicts", id: "import-conflicts" }, ...list.map((c) => h("li", { dataset: { conflict: c.id } },
+      h("p", {}, c.message),
+      h("div", { class: "choices", role: "radiogroup", "aria-label": `Who is ${c.name} in ${c.match_id}?` },
+        ...c.options.map((o) => h("label", {},
+          h("input", { type: "radio", name: `conflict-${c.id}`, value: o.value, checked: choices[c.id] === o.value,
+            onchange: () => { choices[c.id] = o.value; onChange(); } }),
+          ` ${o.label}`))))))];
+}
+
+function previewEl(pv, file, choices = {}) {
   const who = (m) => `${m.match_id}: ${m.player_a} – ${m.player_b}`;
   const changes = (m) => Object.entries(m.changes || {}).map(([k, [a, b]]) => `${k.replace("_wall", "")} ${k === "start_wall" ? dayTime(a) : a} → ${k === "start_wall" ? dayTime(b) : b}`).join(", ");
   const section = (title, items, line) => items.length ? [h("h3", {}, `${title} (${items.length})`),
     h("ul", { class: "preview-list" }, ...items.slice(0, 200).map((m) => h("li", { class: m.in_progress ? "in-progress" : "" }, line(m))))] : [];
-  const blocked = pv.errors.length > 0;
+  const conflicts = pv.conflicts || [];
+  const unchosen = () => conflicts.filter((c) => !choices[c.id]).length;
+  const players = pv.players || {};
   const summary = `${pv.matches} match${pv.matches === 1 ? "" : "es"} in the file: ${pv.added.length} new, ${pv.updated.length} changed, ` +
-    `${pv.moved.length} moved, ${pv.removed.length} leaving the schedule, ${pv.unchanged} unchanged.`;
+    `${pv.moved.length} moved, ${pv.removed.length} leaving the schedule, ${pv.unchanged} unchanged.` +
+    (players.new !== undefined ? ` Players: ${players.known} known, ${players.new} new${conflicts.length ? `, ${conflicts.length} to identify` : ""}.` : "");
+  const button = h("button", { type: "button", id: "import-confirm", onclick: () => doImport(file, pv, choices) }, "Import…");
+  const update = () => { button.disabled = pv.errors.length > 0 || unchosen() > 0; };
+  update();
   return h("div", { class: "import-preview", id: "import-preview" },
     h("p", { class: "preview-summary" }, summary),
     ...(pv.errors.length ? [h("h3", { class: "error" }, "Refused"), h("ul", { class: "import-errors" }, ...pv.errors.map((x) => h("li", {}, x)))] : []),
+    ...conflictsEl(pv, choices, update),
     ...(pv.warnings.length ? [h("h3", {}, "Matches in progress"), h("ul", { class: "preview-warnings", role: "alert" }, ...pv.warnings.map((x) => h("li", {}, x)))] : []),
     ...section("Moved", pv.moved, (m) => `${who(m)} — table ${m.from_table} → ${m.table}`),
     ...section("New", pv.added, (m) => `${who(m)} — round ${m.round}, table ${m.table}`),
     ...section("Changed", pv.updated, (m) => `${who(m)} — ${changes(m)}`),
     ...section("Leaving the schedule", pv.removed, (m) => `${who(m)} — table ${m.table}`),
     h("div", { class: "inline" },
-      h("button", { type: "button", id: "import-confirm", disabled: blocked, onclick: () => doImport(file, pv) }, "Import…"),
+      button,
       h("button", { type: "button", class: "ghost", onclick: () => $("import-result").replaceChildren() }, "Cancel")));
 }
 
-async function doImport(file, pv) {
+async function doImport(file, pv, choices) {
   const n = pv.warnings.length;
+  const chosen = Object.keys(choices).length;
   const sentence = `Import ${file.name}: ${pv.added.length} new, ${pv.updated.length} changed, ${pv.moved.length} moved, ${pv.removed.length} leaving the schedule` +
+    (chosen ? `, with your choice for ${chosen} player${chosen === 1 ? "" : "s"}` : "") +
     (n ? `, touching ${n} match${n === 1 ? "" : "es"} in progress?` : "?");
   if (!await confirmAction(sentence, { okLabel: "Import" })) return;
   const out = $("import-result");
-  const fd = new FormData();
-  fd.append("file", file);
   try {
-    const r = await api("POST", "/api/schedule", fd, true);
-    out.replaceChildren(h("p", { class: "ok-text" }, `Imported ${r.matches} match(es): ${r.added} new, ${r.updated} updated${r.moved ? `, ${r.moved} moved` : ""}.`));
+    const r = await api("POST", "/api/schedule", upload(file, choices), true);
+    out.replaceChildren(h("p", { class: "ok-text" }, `Imported ${r.matches} match(es): ${r.added} new, ${r.updated} updated${r.moved ? `, ${r.moved} moved` : ""}` +
+      `${r.players_new ? `, ${r.players_new} new player${r.players_new === 1 ? "" : "s"}` : ""}.`));
     loadSchedule();
   } catch (e) {
-    showRefusal(out, e);
+    // players the choices so far did not settle (a choice can make another conflict): ask again
+    if (e.data && Array.isArray(e.data.conflicts) && e.data.conflicts.length) await showPreview(file, choices);
+    else showRefusal(out, e);
   }
 }
 

@@ -43,10 +43,17 @@ export function acceptTiles(list) {
   return (Array.isArray(list) ? list : []).filter((t) => t && typeof t === "object" && (typeof t.table === "string" || typeof t.table === "number"));
 }
 
+/** A tile's player's search words, as the hub sent them (hub/names.py), if it did. */
+function searchWords(t, side) {
+  const s = t.search && typeof t.search === "object" ? t.search[side] : null;
+  return Array.isArray(s) ? s : undefined;
+}
+
 export function matchesQuery(t, q) {
   if (!q) return true;
   const players = t.players && typeof t.players === "object" ? t.players : {};
-  return String(t.table) === q.trim() || nameMatches(String(players.A || ""), q) || nameMatches(String(players.B || ""), q)
+  return String(t.table) === q.trim()
+    || nameMatches(String(players.A || ""), q, searchWords(t, "A")) || nameMatches(String(players.B || ""), q, searchWords(t, "B"))
     || fold(String(t.match_id || "")) === fold(q);
 }
 
@@ -236,7 +243,7 @@ function renderFound(tiles) {
   for (const t of tiles) {
     for (const side of ["A", "B"]) {
       const name = t.players && t.players[side];
-      if (name && nameMatches(String(name), prefs.q)) {
+      if (name && nameMatches(String(name), prefs.q, searchWords(t, side))) {
         lines.push(h("li", {}, h("a", { href: `#/table/${encodeURIComponent(String(t.table))}` }, `${name} → table ${t.table}`),
           ` (${text(t.status_label).toLowerCase()}, ${text(t.match_id)})`));
       }

@@ -98,6 +98,43 @@ def test_importing_a_schedule_shows_line_errors_then_imports(page, room, tmp_pat
     assert any(m.match_id == "r3-t10" for m in room.hub.call(room.hub.hub.store.schedule))
 
 
+def test_an_import_with_a_player_to_identify_waits_for_the_tds_choice(page, room, tmp_path):
+    """Anna Nagy (round 1, no id) gets HU-1 from round 4's row; round 5's Anna Nagy has HU-2: a
+    namesake, or a typo in an id? The hub does not guess: the preview asks, the import waits."""
+    login(page, room.hub.url)
+    page.click('.tabs a[data-view="schedule"]')
+    expect(page.locator("#schedule-table")).to_contain_text("Mochizuki Masayoshi", timeout=WAIT)
+    csv = tmp_path / "namesakes.csv"
+    csv.write_text(
+        "round,table,player_a,player_b,length,start,player_a_id,player_b_id\n"
+        "4,20,Anna Nagy,Lars Trabolt,7,2030-03-17T20:00,HU-1,\n"
+        "5,20,Anna Nagy,Marc Olsen,7,2030-03-17T22:00,HU-2,\n",
+        encoding="utf-8",
+    )
+    page.set_input_files("#import-file", str(csv))
+    page.click("#import-form button[type=submit]")
+    preview = page.locator("#import-preview")
+    expect(preview).to_contain_text("Players to identify (1)", timeout=WAIT)
+    conflict = page.locator('#import-conflicts li[data-conflict="r5-t20:A"]')
+    expect(conflict).to_contain_text(
+        "Anna Nagy (HU-2) has the name of a registered player with another id (HU-1)"
+    )
+    expect(page.locator("#import-confirm")).to_be_disabled()
+    conflict.get_by_label("a different player: Anna Nagy").check()
+    expect(page.locator("#import-confirm")).to_be_enabled()
+    page.click("#import-confirm")
+    assert confirm_text(page).startswith(
+        "Import namesakes.csv: 2 new, 0 changed, 0 moved, 0 leaving the schedule, "
+        "with your choice for 1 player"
+    )
+    answer(page, ok=True)
+    expect(page.locator("#import-result")).to_contain_text("Imported 2 match", timeout=WAIT)
+    annas = [p for p in room.hub.call(room.hub.hub.player_list) if p["name"] == "Anna Nagy"]
+    assert sorted(p["fed_id"] for p in annas) == ["HU-1", "HU-2"]
+    (first,) = [p for p in annas if p["fed_id"] == "HU-1"]
+    assert {m["match_id"] for m in first["matches"]} == {"r1-t7", "r4-t20"}
+
+
 def test_verifying_and_exporting_results(page, room):
     login(page, room.hub.url)
     page.click('.tabs a[data-view="results"]')

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 from typing import Any
+from urllib.parse import quote
 
 import aiohttp
 
@@ -338,5 +339,87 @@ def test_a_matchs_transcript_from_the_hub_matches_the_tables_story(tmp_path, mos
             assert (await c.get("/api/matches/nope/transcript"))[0] == 404
 
         run(scenario, hub.url)
+    finally:
+        hub.stop()
+
+
+def test_players_to_identify_preview_import_and_exports_over_http(tmp_path, mosquitto, clock):
+    """Round 1 with ids, round 2 without: one registry; a file giving Ann's id to another name is
+    refused with the conflict listed until the TD's choice comes with it; the results export the
+    registry's ids for a round whose file had none."""
+    ev = event_id("apiplayers")
+    round_one = schedule_csv(
+        [{"round": 1, "table": "5", "player_a": "Ann Lee", "player_b": "Bob Ray", "length": 1, "start": T0,
+          "player_a_id": "ANN-1", "player_b_id": "BOB-1"}]
+    )  # fmt: skip
+    round_two = schedule_csv(
+        [{"round": 2, "table": "6", "player_a": "bob  ray", "player_b": "ANN LEE", "length": 1,
+          "start": T0 + MIN}]
+    )  # fmt: skip
+    typo = schedule_csv(
+        [{"round": 3, "table": "5", "player_a": "Anne Leigh", "player_b": "Bob Ray", "length": 1,
+          "start": T0 + 60 * MIN, "player_a_id": "ANN-1", "player_b_id": "BOB-1"}]
+    )  # fmt: skip
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, schedule=round_one)
+
+    async def scenario(c: Client) -> None:
+        await c.start_session()
+        await c.login()
+        status, body = await c.post("/api/schedule", raw=round_two.encode())
+        assert status == 200 and body["players_new"] == 0
+        status, players = await c.get("/api/players")
+        assert [(p["name"], p["fed_id"], len(p["matches"])) for p in players] == [
+            ("Ann Lee", "ANN-1", 2),
+            ("Bob Ray", "BOB-1", 2),
+        ]
+        status, rows = await c.get("/api/schedule")
+        by_match = {r["match_id"]: r for r in rows}
+        assert by_match["r2-t6"]["player_b_key"] == by_match["r1-t5"]["player_a_key"]
+
+        status, pv = await c.post("/api/schedule/preview", raw=typo.encode())
+        assert status == 200 and pv["players"]["to_identify"] == 1
+        (conflict,) = pv["conflicts"]
+        assert conflict["id"] == "r3-t5:A" and conflict["kind"] == "id_two_names"
+        assert [o["value"] for o in conflict["options"]] == [by_match["r1-t5"]["player_a_key"], "new"]
+        status, body = await c.post("/api/schedule", raw=typo.encode())
+        assert status == 422 and "1 player to identify before the import" in body["error"]
+        assert body["conflicts"][0]["id"] == "r3-t5:A"
+        message = body["errors"][0]["message"]
+        assert "id ANN-1 is Ann Lee in the registry but Anne Leigh in this file" in message
+        assert "r3-t5" not in {r["match_id"] for r in (await c.get("/api/schedule"))[1]}
+        # a choice that is not an option, or not an object, is refused too
+        status, body = await c.post("/api/schedule?choices=" + quote('{"r3-t5:A": "p99"}'), raw=typo.encode())
+        assert status == 422 and "'p99' is not one of its options" in json.dumps(body)
+        status, body = await c.post("/api/schedule?choices=[1]", raw=typo.encode())
+        assert status == 422 and "choices: expected" in body["error"] + json.dumps(body["errors"])
+        # the TD's choice, as the dashboard sends it (a form field beside the file)
+        form = aiohttp.FormData()
+        form.add_field("file", typo.encode(), filename="r3.csv", content_type="text/csv")
+        form.add_field("choices", json.dumps({"r3-t5:A": conflict["options"][0]["value"]}))
+        async with c.http.post(c.base + "/api/schedule", data=form, headers={"X-CSRF-Token": c.csrf}) as r:
+            assert r.status == 200 and (await r.json())["choices"] == 1
+        status, players = await c.get("/api/players")
+        assert [(p["name"], len(p["matches"])) for p in players] == [("Ann Lee", 3), ("Bob Ray", 3)]
+        audit = [a for a in (await c.get("/api/audit"))[1] if a["action"] == "import_schedule"]
+        assert audit[0]["detail"]["choices"][0]["conflict"] == "r3-t5:A"
+
+    try:
+        run(scenario, hub.url)
+        with sim_table(ev, "6", mosquitto.host, mosquitto.port, clock) as sim:
+            sim.wait_for(lambda s: s.match_id == "r2-t6")
+            sim.checkin("A")
+            sim.checkin("B")
+            sim.opening_roll(2, 6)
+            sim.win("B")
+            hub.wait_for(lambda h: "r2-t6" in h.results)
+
+        async def export(c: Client) -> None:
+            await c.start_session()
+            await c.login()
+            _, text = await c.get("/api/results.csv")
+            (line,) = [x for x in text.splitlines() if ",r2-t6," in x]
+            assert line.endswith(",BOB-1,ANN-1")  # the file of round 2 gave no id
+
+        run(export, hub.url)
     finally:
         hub.stop()
