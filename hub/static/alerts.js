@@ -16,8 +16,16 @@ const URGENCY_ICON = { critical: "‼", high: "!", medium: "•", low: "i" };
 export function setAlerts(alerts) {
   S.alerts = alerts;
   showTitle();
-  $("feed").replaceChildren(...alertItems(alerts));
-  if (S.view === "alerts") $("alerts-full").replaceChildren(...alertItems(alerts));
+  render($("feed"), alerts);
+  if (S.view === "alerts") render($("alerts-full"), alerts);
+}
+
+/** Draw the list again, keeping open the groups and folds the TD opened (a push every second
+ * must not close them under the pointer). */
+function render(list, alerts) {
+  const opened = new Set([...list.querySelectorAll("details[open][data-fold]")].map((d) => d.dataset.fold));
+  list.replaceChildren(...alertItems(alerts));
+  for (const d of list.querySelectorAll("details[data-fold]")) if (opened.has(d.dataset.fold)) d.open = true;
 }
 
 export function showTitle() {
@@ -71,7 +79,7 @@ export function alertItems(alerts) {
     out.push(...done.slice(0, DONE_SHOWN).map(doneItem));
     if (done.length > DONE_SHOWN) {
       const rest = done.slice(DONE_SHOWN);
-      out.push(h("li", { class: "done-more" }, h("details", { class: "alert-list" },
+      out.push(h("li", { class: "done-more" }, h("details", { class: "alert-list", dataset: { fold: "done" } },
         h("summary", {}, `${rest.length} earlier`), h("ol", { class: "alerts" }, ...rest.map(doneItem)))));
     }
   }
@@ -96,7 +104,7 @@ function groupItem(items) {
   const g = GROUPS[items[0].kind];
   const text = g.text(g.by(items[0]), items);
   return h("li", { class: "alert ask-watch group", dataset: { kind: items[0].kind, group: g.by(items[0]), count: items.length } },
-    h("details", { class: "alert-list" },
+    h("details", { class: "alert-list", dataset: { fold: `${items[0].kind}:${g.by(items[0])}` } },
       h("summary", {}, h("span", { class: "msg" }, text)),
       h("ul", {}, ...items.map((a) => h("li", {}, a.table ? tableLink(a.table, `Table ${a.table}`) : null,
         " ", a.message.replace(/^Table [^:]+: /, ""))))));

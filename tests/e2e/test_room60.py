@@ -511,7 +511,7 @@ def test_alerts_are_heard_until_acknowledged(browser, room):
             "button", name="Acknowledge"
         ).click()
         expect(page.locator(f'#feed .alert[data-alert="{a["id"]}"]')).to_have_class(
-            "alert u-critical acked", timeout=WAIT
+            "alert ask-act u-critical acked", timeout=WAIT
         )
     page.evaluate("window.__sounds = []")
     page.clock.fast_forward("01:00")
