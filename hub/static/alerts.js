@@ -120,7 +120,6 @@ function doneItem(a) {
     action = h("button", { type: "button", class: "small ghost", onclick: () => takeBack(a, "undo") }, "Undo forfeit…");
   }
   return h("li", { class: `alert ask-done done-line${d.waived ? " waived" : ""}`, dataset: { alert: a.id, kind: a.kind } },
-    h("span", { class: "meta" }, hhmm(d.given_wall || a.raised_wall)),
     h("span", { class: "msg" }, a.message),
     action);
 }
