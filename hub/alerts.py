@@ -18,6 +18,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from hub.alert_kinds import ACT, ASK_RANK, ASKS, DONE, asks
 from hub.incidents import KINDS as INCIDENT_KINDS
 from hub.lateness import LateConfig, Timing, side_lateness
 from hub.presence import (
@@ -35,6 +36,7 @@ from hub.state import RoomState
 from hub.store import Store
 from hub.tabletime import clock_offset_ms
 from hub.watch import (
+    FORFEIT_ENDS,
     PLAY_PHASES,
     Absentee,
     AlertSpec,
@@ -51,6 +53,7 @@ from hub.watch import (
     slow_from,
     table_alerts,
 )
+from rulebook.vocab import Phase
 
 log = logging.getLogger("hub")
 
@@ -61,27 +64,45 @@ ONE_SHOT = frozenset({"cmd_failed", "assign_refused", "dice"}) | INCIDENT_KINDS
 #: holding one is looked at every tick while it lasts.
 TIMED = frozenset({"late", "both_absent", "break_overrun", "slow"})
 
+assert ASKS.keys() >= ONE_SHOT | TIMED, "an alert kind missing from hub/alert_kinds.py"
 
-def public_alert(row: dict[str, Any]) -> dict[str, Any]:
-    """An alert as the API shows it (``table`` rather than the column name ``tbl``)."""
+
+def public_alert(row: dict[str, Any], rounds: dict[str, str] | None = None) -> dict[str, Any]:
+    """An alert as the API shows it (``table`` rather than the column name ``tbl``), with what it
+    asks of the TD (``asks``: act, watch or done) and its match's round (``round``: null for an
+    alert of no match, or of a match the schedule no longer has). ``rounds``: match id -> round."""
     out = {k: v for k, v in row.items() if k != "tbl"}
     out["table"] = row["tbl"]
+    out["asks"] = asks(row["kind"])
+    out["round"] = (rounds or {}).get(row["match_id"] or "")
     return out
 
 
-def ordered(alerts: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Alerts as the API lists them: unacknowledged first, most urgent first, newest first."""
-    items = [public_alert(a) for a in alerts]
-    items.sort(key=lambda a: (a["acked_wall"] is not None, URGENCY_RANK[a["urgency"]], -a["raised_wall"]))
-    return items
+def feed_key(a: dict[str, Any]) -> tuple[Any, ...]:
+    """Where an alert stands in the feed: what it asks first (act, then watch, then done); within
+    act, unacknowledged first and the longest waiting first (a call must not sink under newer
+    ones); within watch, the most urgent first, then the oldest; done is a log, newest first."""
+    ask = asks(a["kind"])
+    acked = a["acked_wall"] is not None
+    if ask == ACT:
+        return (ASK_RANK[ask], acked, a["raised_wall"], a["id"])
+    if ask == DONE:
+        return (ASK_RANK[ask], False, -a["raised_wall"], -a["id"])
+    return (ASK_RANK[ask], acked, URGENCY_RANK[a["urgency"]], a["raised_wall"], a["id"])
+
+
+def ordered(alerts: Iterable[dict[str, Any]], rounds: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Alerts as the API lists them, in the feed's order (:func:`feed_key`)."""
+    return [public_alert(a, rounds) for a in sorted(alerts, key=feed_key)]
 
 
 def urgencies(alerts: Iterable[dict[str, Any]]) -> dict[str, tuple[str | None, int]]:
-    """table -> (most urgent unacknowledged alert, number of active alerts)."""
+    """table -> (most urgent unacknowledged alert, number of active alerts); a ``done`` line (the
+    hub's own point or forfeit) is not an alert of the table's: it counts for neither."""
     out: dict[str, tuple[str | None, int]] = {}
     for a in alerts:
         t = a["tbl"]
-        if t is None:
+        if t is None or asks(a["kind"]) == DONE:
             continue
         best, count = out.get(t, (None, 0))
         if a["acked_wall"] is None and (best is None or URGENCY_RANK[a["urgency"]] < URGENCY_RANK[best]):
@@ -351,7 +372,7 @@ class Alerts:
         timing = self._timing(table, match)
         commands: dict[str, dict[str, Any]] = {}
         state = view.state_for(match.match_id)
-        if timing is not None and state is not None and _may_have_points(state, timing, now):
+        if state is not None and _may_have_points(state, timing, now):
             commands = self.store.command_ids(table, match.match_id)
         nxt = room.next_round(match.round)
         holds_up: list[Waiting] = []
@@ -624,8 +645,14 @@ class Alerts:
         return late, facts
 
     def listed(self) -> list[dict[str, Any]]:
-        """Active alerts, unacknowledged first, most urgent first, newest first."""
-        return ordered(self.active.values())
+        """Active alerts in the feed's order (:func:`feed_key`), each with its ``asks`` and round."""
+        by_id = self.room.by_id
+        rounds = {
+            a["match_id"]: by_id[a["match_id"]].round
+            for a in self.active.values()
+            if a["match_id"] is not None and a["match_id"] in by_id
+        }
+        return ordered(self.active.values(), rounds)
 
     def urgencies(self) -> dict[str, tuple[str | None, int]]:
         """table -> (most urgent unacknowledged alert, number of active alerts); worked out again
@@ -667,6 +694,10 @@ def _may_have_points(state: dict[str, Any], timing: Any, now: int) -> bool:
         for p in state.get("penalty_log") or []
     ):
         return True
+    if state.get("phase") == Phase.FINISHED and state.get("end_reason") in FORFEIT_ENDS:
+        return True  # perhaps by an automatic forfeit (its ``done`` line)
+    if timing is None:
+        return False
     if any(now >= ends for _used, ends in timing.breaks.values()):
         return True
     waiting = timing.waiting or {}

@@ -32,7 +32,7 @@ from hub.room import TableView
 from hub.schedule import ScheduledMatch
 from hub.tabletime import checked_in, clock_offset_ms
 from rulebook.profiles import Profile
-from rulebook.vocab import CommandType, Phase
+from rulebook.vocab import CommandType, EndReason, Phase
 
 SIDES = ("A", "B")
 #: the phases of a match under way (the slow alert's)
@@ -345,6 +345,8 @@ def table_alerts(
             slow = _slow_alert(t, match, state, ctx, now)
             if slow is not None:
                 out.append(slow)
+        if match is not None and smid == match.match_id:
+            out += done_items(t, match, state, ctx.commands)
     if match is not None and now >= match.start_wall + config.not_started_grace_ms and not offline:
         if state is None:
             why = "no table has reported" if view.status is None else "the table has not taken the match"
@@ -370,6 +372,83 @@ def opening_due(view: TableView, state: dict[str, Any], config: WatchConfig) -> 
     times = [checked_in(state, view.state_wall, s) for s in SIDES]
     both = max((t for t in times if t is not None), default=view.state_wall)
     return both + config.opening_grace_ms
+
+
+# -- what the hub did by itself ------------------------------------------------------------------
+
+#: the automatic commands' id prefixes (hub.lateness): lateness, break overrun
+AUTO_PREFIXES = ("late", "break")
+#: a match that ended by one of these may have been ended by an automatic forfeit
+FORFEIT_ENDS = frozenset({EndReason.FORFEIT, EndReason.LATENESS})
+
+
+def done_items(
+    t: str, match: ScheduledMatch, state: dict[str, Any], commands: dict[str, dict[str, Any]]
+) -> list[AlertSpec]:
+    """One ``done`` line per automatic point or forfeit the hub gave in the table's match (applied
+    at the table, or sent and not refused), with what takes it back: a point is waived, a forfeit
+    that ended the match is undone (a waiver of its id). They last while the table holds the
+    match; the timeline keeps them for good."""
+    mid = match.match_id
+    prefixes = tuple(f"{p}:{mid}:" for p in AUTO_PREFIXES)
+    applied = {
+        p["id"]: p
+        for p in state.get("penalty_log") or []
+        if isinstance(p, dict) and isinstance(p.get("id"), str) and p["id"].startswith(prefixes)
+    }
+    sent = {i for i, c in commands.items() if i.startswith(prefixes) and c.get("done_ok") != 0}
+    ended = state.get("phase") == Phase.FINISHED and state.get("end_reason") in FORFEIT_ENDS
+    out = []
+    for pid in sorted(set(applied) | sent, key=lambda i: (commands.get(i, {}).get("created_wall") or 0, i)):
+        parts = pid.split(":")
+        side = parts[2] if len(parts) > 3 and parts[2] in SIDES else None
+        if side is None:
+            continue
+        forfeit = pid.endswith(":forfeit")
+        p = applied.get(pid)
+        given = commands.get(pid, {}).get("created_wall")
+        waived = bool(p and p.get("waived"))
+        done = p is not None or (forfeit and ended)
+        why = "lateness" if parts[0] == "late" else "break overrun"
+        who = _name(state, match, side)
+        at = f" at {hhmm(given)}" if isinstance(given, int) else ""
+        if forfeit:
+            text = f"Table {t}: match forfeited automatically against {who} ({why}){at}"
+        else:
+            n = p.get("points", 1) if p else 1
+            text = (
+                f"Table {t}: {n} point{'s' if n != 1 else ''} against {who} given automatically ({why}){at}"
+            )
+        if waived:
+            text += " — waived"
+        elif not done:
+            text += ", not yet confirmed by the table"
+        out.append(
+            AlertSpec(
+                f"auto:{pid}",
+                "auto_forfeit" if forfeit else "auto_point",
+                "low",
+                text,
+                t,
+                mid,
+                {
+                    "penalty_id": pid,
+                    "side": side,
+                    "forfeit": forfeit,
+                    "reason": why,
+                    "given_wall": given,
+                    "applied": done,
+                    "waived": waived,
+                    # what takes it back from the feed: a waiver of its id (an undo for a forfeit)
+                    "undo": "undo"
+                    if forfeit and ended
+                    else "waive"
+                    if p is not None and not waived
+                    else None,
+                },
+            )
+        )
+    return out
 
 
 def _late_alerts(

@@ -1,34 +1,144 @@
 // The alerts: the feed beside the room, the full list, one alert's card (with what can be done
-// from it), the tab title's count, and the sound that keeps calling until the TD acknowledges.
+// from it). The feed reads by what each alert asks of the TD (hub/alert_kinds.py): first what
+// needs the TD ("act", the longest waiting first), then what to keep an eye on ("watch", grouped
+// per round), then what the hub did by itself ("done", log lines with their Waive / Undo). The
+// count and the sound are alarm.js's, shared with every page.
 import { $, h, hhmm } from "./dom.js";
+import { askOf, openAct, showAlarm, sound } from "./alarm.js";
 import { confirmAction } from "./confirm.js";
 import { gamesTable, say } from "./sentences.js";
-import { S, api, can, isTD, loggedIn, toast } from "./state.js";
+import { S, api, can, isTD, toast } from "./state.js";
+
+export { sound };
 
 const URGENCY_ICON = { critical: "‼", high: "!", medium: "•", low: "i" };
 
 export function setAlerts(alerts) {
   S.alerts = alerts;
-  const open = alerts.filter((a) => !a.acked_wall);
-  const count = $("alert-count");
-  count.hidden = open.length === 0;
-  count.textContent = open.length;
   showTitle();
-  $("feed").replaceChildren(...alertItems(alerts));
-  if (S.view === "alerts") $("alerts-full").replaceChildren(...alertItems(alerts));
-  sound.update(open);
+  render($("feed"), alerts);
+  if (S.view === "alerts") render($("alerts-full"), alerts);
+}
+
+/** Draw the list again, keeping open the groups and folds the TD opened (a push every second
+ * must not close them under the pointer). */
+function render(list, alerts) {
+  const opened = new Set([...list.querySelectorAll("details[open][data-fold]")].map((d) => d.dataset.fold));
+  list.replaceChildren(...alertItems(alerts));
+  for (const d of list.querySelectorAll("details[data-fold]")) if (opened.has(d.dataset.fold)) d.open = true;
 }
 
 export function showTitle() {
-  const open = S.alerts.filter((a) => !a.acked_wall);
-  const critical = open.some((a) => a.urgency === "critical");
   const event = (S.session && S.session.event) || "";
-  document.title = `${open.length ? `(${open.length}${critical ? "‼" : ""}) ` : ""}TD hub — ${event}`;
+  showAlarm(S.alerts, { badge: $("alert-count"), title: `TD hub — ${event}` });
 }
 
+// -- the feed ----------------------------------------------------------------------------------
+
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
+/** How a group of watch alerts of one kind reads, and what it is grouped by. */
+const GROUPS = {
+  slow: {
+    by: (a) => (a.data && a.data.next_round) || a.round || "",
+    text: (round, items) => {
+      const still = items.filter((a) => a.data && a.data.late_by_ms != null).length;
+      const pace = items.length - still;
+      const head = round ? `Round ${round}: ` : "";
+      if (!still) return `${head}${plural(pace, "match", "matches")} may end after its start`;
+      return `${head}${plural(still, "match", "matches")} still playing${pace ? `; ${pace} more may end after its start` : ""}`;
+    },
+  },
+  late: { by: (a) => a.round || "", text: (r, items) => `${r ? `Round ${r}: ` : ""}${plural(items.length, "player", "players")} late` },
+  break_overrun: { by: (a) => a.round || "", text: (r, items) => `${r ? `Round ${r}: ` : ""}${plural(items.length, "player", "players")} back late from a break` },
+  not_started: { by: (a) => a.round || "", text: (r, items) => `${r ? `Round ${r}: ` : ""}${plural(items.length, "match", "matches")} not started` },
+  offline: { by: () => "", text: (_r, items) => `${plural(items.length, "table", "tables")} offline` },
+  clock_skew: { by: () => "", text: (_r, items) => `${plural(items.length, "table's clock is", "tables' clocks are")} off` },
+};
+/** The newest done lines shown at once; the older ones fold. */
+const DONE_SHOWN = 5;
+
 export function alertItems(alerts) {
-  if (!alerts.length) return [h("li", { class: "empty" }, "Nothing needs you right now.")];
-  return alerts.map((a) => alertItem(a));
+  const act = alerts.filter((a) => askOf(a) === "act");
+  const watch = alerts.filter((a) => askOf(a) === "watch");
+  const done = alerts.filter((a) => askOf(a) === "done");
+  const out = [];
+  const open = openAct(alerts).length;
+  if (act.length) {
+    out.push(h("li", { class: "feed-head ask-act" }, open ? `Needs you (${open})` : "Needs you: all seen"));
+    out.push(...act.map((a) => alertItem(a)));
+  } else {
+    out.push(h("li", { class: "empty" }, "Nothing needs you right now."));
+  }
+  if (watch.length) {
+    out.push(h("li", { class: "feed-head ask-watch" }, "Keep an eye on"));
+    out.push(...watchItems(watch));
+  }
+  if (done.length) {
+    out.push(h("li", { class: "feed-head ask-done" }, "Done by the hub"));
+    out.push(...done.slice(0, DONE_SHOWN).map(doneItem));
+    if (done.length > DONE_SHOWN) {
+      const rest = done.slice(DONE_SHOWN);
+      out.push(h("li", { class: "done-more" }, h("details", { class: "alert-list", dataset: { fold: "done" } },
+        h("summary", {}, `${rest.length} earlier`), h("ol", { class: "alerts" }, ...rest.map(doneItem)))));
+    }
+  }
+  return out;
+}
+
+/** Watch alerts, the several of one kind and round as one line that opens to the tables. */
+function watchItems(watch) {
+  const groups = new Map();
+  for (const a of watch) {
+    const g = GROUPS[a.kind];
+    const key = g ? `${a.kind}\u0000${g.by(a)}` : `one\u0000${a.id}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(a);
+  }
+  return [...groups.values()].map((items) => (items.length > 1 ? groupItem(items) : alertItem(items[0])));
+}
+
+const tableLink = (table, text) => h("a", { href: `#/table/${encodeURIComponent(table)}` }, text);
+
+function groupItem(items) {
+  const g = GROUPS[items[0].kind];
+  const text = g.text(g.by(items[0]), items);
+  return h("li", { class: "alert ask-watch group", dataset: { kind: items[0].kind, group: g.by(items[0]), count: items.length } },
+    h("details", { class: "alert-list", dataset: { fold: `${items[0].kind}:${g.by(items[0])}` } },
+      h("summary", {}, h("span", { class: "msg" }, text)),
+      h("ul", {}, ...items.map((a) => h("li", {}, a.table ? tableLink(a.table, `Table ${a.table}`) : null,
+        " ", a.message.replace(/^Table [^:]+: /, ""))))));
+}
+
+/** A line of what the hub did by itself: when, what, and what takes it back. */
+function doneItem(a) {
+  const d = a.data || {};
+  let action = null;
+  if (isTD() && a.table && d.undo === "waive") {
+    action = h("button", { type: "button", class: "small ghost", onclick: () => takeBack(a, "waive") }, "Waive…");
+  } else if (isTD() && a.table && d.undo === "undo") {
+    action = h("button", { type: "button", class: "small ghost", onclick: () => takeBack(a, "undo") }, "Undo forfeit…");
+  }
+  return h("li", { class: `alert ask-done done-line${d.waived ? " waived" : ""}`, dataset: { alert: a.id, kind: a.kind } },
+    h("span", { class: "msg" }, a.message),
+    action);
+}
+
+async function takeBack(a, how) {
+  const d = a.data || {};
+  const t = S.tables.get(String(a.table));
+  const players = t ? t.players : {};
+  const who = (players && players[d.side]) || `player ${d.side}`;
+  const other = (players && players[d.side === "A" ? "B" : "A"]) || "the opponent";
+  const when = d.given_wall ? ` at ${hhmm(d.given_wall)}` : "";
+  const sentence = how === "undo"
+    ? `Undo the automatic forfeit against ${who} at table ${a.table} (given${when})? The match goes on where it stood.`
+    : `Waive the automatic point against ${who} at table ${a.table} (given${when})? ${other} loses that point.`;
+  if (!await confirmAction(sentence, { okLabel: how === "undo" ? "Undo forfeit" : "Waive" })) return;
+  try {
+    await api("POST", `/api/tables/${encodeURIComponent(a.table)}/commands`, { type: "waive", penalty_id: d.penalty_id });
+    toast(how === "undo" ? `Forfeit undone at table ${a.table}` : `Waived at table ${a.table}`);
+  } catch (e) { toast(e.message, true); }
 }
 
 /** The automatic point an alert says was given, if the TD can still take it back from here. */
@@ -61,13 +171,16 @@ export function alertItem(a, { onTable = false } = {}) {
   if (point) {
     actions.push(h("button", { type: "button", class: "small ghost", onclick: () => waiveFromAlert(a, point) }, "Waive…"));
   }
-  if (can("alerts") && !a.acked_wall) {
+  if (can("alerts") && !a.acked_wall && askOf(a) === "act") {
     actions.push(h("button", { type: "button", class: "small ghost", onclick: () => ack(a) },
       a.kind === "td_call" ? "Acknowledge (clears the call)" : "Acknowledge"));
   }
-  return h("li", { class: `alert u-${a.urgency}${a.acked_wall ? " acked" : ""}`, dataset: { alert: a.id, kind: a.kind } },
+  if (askOf(a) === "done") return doneItem(a);
+  const act = askOf(a) === "act";
+  return h("li", { class: `alert ask-${askOf(a)} ${act ? `u-${a.urgency}` : "u-watch"}${a.acked_wall ? " acked" : ""}`, dataset: { alert: a.id, kind: a.kind } },
     h("div", { class: "row" },
-      h("span", { class: "badge" }, h("span", { "aria-hidden": "true" }, URGENCY_ICON[a.urgency] || "•"), a.urgency.toUpperCase()),
+      act ? h("span", { class: "badge" }, h("span", { "aria-hidden": "true" }, URGENCY_ICON[a.urgency] || "•"), a.urgency.toUpperCase())
+        : h("span", { class: "badge" }, "WATCH"),
       h("span", { class: "meta" }, `${a.match_id ? a.match_id + " · " : ""}${hhmm(a.raised_wall)}`)),
     h("div", { class: "msg" }, a.message),
     details(a),
@@ -133,100 +246,3 @@ async function verifyMatch(matchId) {
     toast(`${r.match_id} verified`);
   } catch (e) { toast(e.message, true); }
 }
-
-// -- sound -------------------------------------------------------------------------------------
-
-// Each urgency has its own voice and its own insistence: a time flag calls every 15 s, a TD call
-// or a due penalty every 45 s, a medium alert once; low alerts are silent. Muting is remembered
-// per browser (localStorage): the laptop at the desk may ring while the phone in the room is quiet.
-const VOICES = {
-  critical: { notes: [988, 740, 988, 740], step: 0.22, every: 15000 },
-  high: { notes: [660, 880], step: 0.28, every: 45000 },
-  medium: { notes: [523], step: 0.35, every: 0 },
-};
-const MUTE_KEY = "bg.sound.muted";
-
-export const sound = {
-  ctx: null,
-  last: new Map(),   // alert key -> when it last sounded (browser ms)
-  timer: null,
-  muted: localStorage.getItem(MUTE_KEY) === "1",
-  open: [],
-
-  init() {
-    const button = $("sound-button");
-    button.addEventListener("click", () => this.toggle());
-    // browsers allow sound only after a gesture: any click or key on the page unlocks it (on
-    // click, not pointerdown: nothing may move under the pointer before the click lands)
-    const unlock = () => { this.context(); this.show(); };
-    document.addEventListener("click", unlock, { capture: true });
-    document.addEventListener("keydown", unlock, { capture: true });
-    this.timer = setInterval(() => this.update(this.open), 2000);
-    this.show();
-  },
-
-  context() {
-    try {
-      this.ctx = this.ctx || new AudioContext();
-      if (this.ctx.state === "suspended") this.ctx.resume();
-    } catch (e) { this.ctx = null; }
-    return this.ctx;
-  },
-
-  toggle() {
-    this.muted = !this.muted;
-    localStorage.setItem(MUTE_KEY, this.muted ? "1" : "0");
-    if (!this.muted) this.context();
-    this.show();
-  },
-
-  show() {
-    const button = $("sound-button");
-    const locked = !this.ctx || this.ctx.state !== "running";
-    button.textContent = this.muted ? "♪ Sound off" : "♪ Sound on";
-    button.classList.toggle("locked", !this.muted && locked);
-    button.setAttribute("aria-pressed", String(!this.muted));
-    button.title = this.muted ? "Alerts are silent in this browser: click to hear them"
-      : locked ? "The browser lets the page play sound after your first click or key" : "Click to mute alerts in this browser";
-  },
-
-  /** Sound the most urgent unacknowledged alert that is due to sound again. */
-  update(open) {
-    this.open = open;
-    const now = Date.now();
-    const keys = new Set(open.map((a) => a.key));
-    for (const k of [...this.last.keys()]) if (!keys.has(k)) this.last.delete(k);
-    if (this.muted || !loggedIn()) return;
-    let best = null;
-    for (const a of open) {
-      const v = VOICES[a.urgency];
-      if (!v) continue;
-      const last = this.last.get(a.key);
-      const due = last === undefined || (v.every && now - last >= v.every);
-      if (due && (!best || rank(a.urgency) < rank(best.urgency))) best = a;
-    }
-    if (!best) return;
-    for (const a of open) if (a.urgency === best.urgency && VOICES[a.urgency]) this.last.set(a.key, now);
-    this.play(best.urgency);
-  },
-
-  play(urgency) {
-    const ctx = this.context();
-    if (!ctx) return;
-    const v = VOICES[urgency];
-    v.notes.forEach((f, i) => {
-      const o = ctx.createOscillator(), g = ctx.createGain();
-      o.type = urgency === "critical" ? "square" : "sine";
-      o.frequency.value = f;
-      const t0 = ctx.currentTime + i * v.step;
-      g.gain.setValueAtTime(0.0001, t0);
-      g.gain.exponentialRampToValueAtTime(0.25, t0 + 0.02);
-      g.gain.exponentialRampToValueAtTime(0.0001, t0 + v.step * 0.85);
-      o.connect(g).connect(ctx.destination);
-      o.start(t0);
-      o.stop(t0 + v.step);
-    });
-  },
-};
-
-const rank = (u) => ["critical", "high", "medium", "low"].indexOf(u);

@@ -189,7 +189,7 @@ async function init() {
   initRoomControls();
   initTimeline();
   initLists();
-  sound.init();
+  sound.init($("sound-button"), loggedIn);
   // the action bar sticks just under the top bar, whose height depends on the screen's width
   const bar = document.querySelector(".topbar");
   new ResizeObserver(() => document.documentElement.style.setProperty("--topbar-h", `${bar.offsetHeight}px`)).observe(bar);

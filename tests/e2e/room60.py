@@ -20,6 +20,7 @@ from pathlib import Path
 from demo.simtable import SimTable
 from hub.clock import FakeClock
 from hub.service import HubThread
+from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, hub_state, schedule_csv, start_hub, tick
 
 FIRST_LAST = {
@@ -193,3 +194,68 @@ def _in_sync(hub: HubThread, sims: dict[str, SimTable]) -> None:
         ),
         timeout=30,
     )
+
+
+# -- round 2 starts while round 1 still plays -------------------------------------------------------
+
+#: the round-1 alerts the TD answered as they came (the decisions: flags, calls, both absent)
+ANSWERED = ("flag", "td_call", "both_absent")
+#: the round-2 tables whose match is at the table at round 2's start (their round-1 match over)
+ROUND2_READY = [str(n) for n in range(31, 43)]
+#: the round-2 table whose player A calls the TD just after round 2 started (B is not there)
+CALLER = "41"
+ROUND2 = T0 + 120 * MIN
+
+
+def round_two(room: Room60) -> None:
+    """From the room's moment to round 2's start, as a TD lives it: the TD answered round 1's
+    flags, calls and absent pairs when they came (acknowledged), the lateness at tables 31–36 and
+    the overrun breaks at 43–44 ran to their forfeits, and round 2 starts at ``T0 + 120 min`` while
+    most of round 1 still plays (tables 1–30 and more)."""
+    hub = room.hub
+    for a in hub.call(hub.hub.alert_list):
+        if a["kind"] in ANSWERED and not a["acked_wall"]:
+            hub.call(hub.hub.ack_alert, a["id"], "td")
+    for t in ("48", "49"):  # the TD's acknowledgement clears the call at the table
+        room.sims[t].wait_for(lambda s: snapshot(s)["td_call"] is None)
+    _in_sync(hub, room.sims)
+    room.clock.set(ROUND2)
+    tick(hub)
+    forfeits = ("31", "32", "33", "34", "35", "36", "43", "44")
+    hub.wait_for(lambda h: all(hub_state(h, t).get("phase") == "finished" for t in forfeits), timeout=30)
+    _in_sync(hub, room.sims)
+    tick(hub)
+
+
+def round_two_goes_on(room: Room60) -> None:
+    """Round 2's first minutes: player A at table 41 checks in and calls the TD; the
+    TD verifies round 1's results at tables 31–40 so that round 2 is at tables 31–42; at each of
+    them player A checks in and player B does not: twelve late players, each given an automatic
+    point at 5 minutes."""
+    hub = room.hub
+    s = room.sims
+    room.clock.set(ROUND2 + 30_000)
+    s[CALLER].checkin("A")
+    s[CALLER].call_td("A")
+    _in_sync(hub, s)
+    tick(hub)
+    room.clock.set(ROUND2 + 60_000)
+    for t in ROUND2_READY:
+        if not hub.call(lambda t=t: hub.hub.results[f"r1-t{t}"]["verified"]):
+            hub.call(hub.hub.verify_result, f"r1-t{t}", "td")
+    tick(hub)
+    for t in ROUND2_READY:
+        s[t].wait_for(lambda st, t=t: st.match_id == f"r2-t{t}")
+        if t != CALLER:
+            s[t].checkin("A")
+    _in_sync(hub, s)
+    tick(hub)
+    for minute in (2, 3, 4, 5, 6):
+        room.clock.set(ROUND2 + minute * MIN + 10_000)
+        tick(hub)
+        _in_sync(hub, s)
+    hub.wait_for(
+        lambda h: all(hub_state(h, t).get("penalties", {}).get("B") == 1 for t in ROUND2_READY), timeout=30
+    )
+    _in_sync(hub, s)
+    tick(hub)

@@ -299,8 +299,10 @@ def test_the_timeline_shows_the_hubs_points_and_takes_one_back(browser, room):
 def test_alerts_say_what_was_done_and_counters_open_their_lists(browser, room):
     a, b = room.pair("32")
     page = logged_in(browser, room)
-    late = page.locator('#feed .alert[data-kind="late"]', has_text=f"Table 32: {b}")
-    expect(late).to_contain_text("given automatically", timeout=WAIT)
+    # a late player is watched, grouped per round; the hub's point is a line of what it did
+    expect(page.locator('#feed .alert.group[data-kind="late"]')).to_contain_text("Round 1: 6 players late")
+    late = page.locator('#feed .done-line[data-kind="auto_point"]', has_text="Table 32: ")
+    expect(late).to_contain_text(f"1 point against {b} (B) given automatically (lateness)", timeout=WAIT)
     late.get_by_role("button", name="Waive…").click()
     sentence = confirm_text(page)
     assert sentence.startswith(f"Waive the automatic point against {b} at table 32 (given at ")
@@ -499,7 +501,8 @@ def test_alerts_are_heard_until_acknowledged(browser, room):
     page.click("#sound-button")
     assert page.evaluate("localStorage.getItem('bg.sound.muted')") == "0"
     page.wait_for_function("() => window.__sounds.includes(988)")  # the time flags' voice
-    open_ = [a for a in room.hub.call(room.hub.hub.alert_list) if not a["acked_wall"]]
+    # what rings and counts is what the TD must act on
+    open_ = [a for a in room.hub.call(room.hub.hub.alert_list) if not a["acked_wall"] and a["asks"] == "act"]
     critical = [a for a in open_ if a["urgency"] == "critical"]
     assert len(critical) == 2
     expect(page).to_have_title(f"({len(open_)}‼) TD hub — {room.hub.hub.config.event}")
@@ -518,7 +521,7 @@ def test_alerts_are_heard_until_acknowledged(browser, room):
             "button", name="Acknowledge"
         ).click()
         expect(page.locator(f'#feed .alert[data-alert="{a["id"]}"]')).to_have_class(
-            "alert u-critical acked", timeout=WAIT
+            "alert ask-act u-critical acked", timeout=WAIT
         )
     page.evaluate("window.__sounds = []")
     page.clock.fast_forward("01:00")
