@@ -30,6 +30,22 @@ class UndoPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class EndPoint:
+    """Play as it stood when a TD's command ended the match: a waiver of that command reopens it
+    so (2.2 iii). One field of the state, not five: the reducer copies the state on every input."""
+
+    #: the phase play goes back to (the one under a pause)
+    phase: Phase
+    #: a game was in progress
+    in_game: bool
+    #: the clock settled at that instant (None without a clock): its running side, delay and pause
+    clock: Clock | None
+    #: the pause standing then (reason, who)
+    paused: PauseReason | None
+    paused_by: Side | None
+
+
+@dataclass(frozen=True, slots=True)
 class TableState:
     table: str = ""
     match_id: str | None = None
@@ -70,15 +86,8 @@ class TableState:
     phase_before_pause: Phase | None = None
     #: the command that ended the match (a waiver of it reopens the match)
     ended_by: str | None = None
-    phase_before_end: Phase | None = None
-    #: whether a game was in progress when that command ended the match (restored on reopening)
-    in_game_before_end: bool = False
-    #: the clock when that command ended the match (settled then): reopening restores its
-    #: running side, delay and pause, with the reserves as they stand
-    clock_before_end: Clock | None = None
-    #: the pause (reason, who) standing when that command ended the match
-    paused_before_end: PauseReason | None = None
-    paused_by_before_end: Side | None = None
+    #: play as it stood when that command ended the match (what a waiver of it restores)
+    before_end: EndPoint | None = None
     #: the instant (``at``) the match ended: the snapshot's ``finished_ms``
     finished_at: int | None = None
     #: the side whose TD call came last and is still open (kept for older readers)
@@ -138,4 +147,4 @@ def new_table(table: str = "") -> TableState:
     return TableState(table=table)
 
 
-__all__ = ["NONE_PAIR", "NOT_PRESENT", "TableState", "UndoPoint", "new_table"]
+__all__ = ["NONE_PAIR", "NOT_PRESENT", "EndPoint", "TableState", "UndoPoint", "new_table"]

@@ -23,7 +23,7 @@ from rulebook.parse import MAX_LABEL, MAX_LENGTH, MAX_TEXT, clip, parse_body, st
 from rulebook.policy import break_ms, is_lateness_forfeit
 from rulebook.profiles import Profile
 from rulebook.sides import SIDES, Side, other
-from rulebook.state import NONE_PAIR, NOT_PRESENT, TableState, UndoPoint, new_table
+from rulebook.state import NONE_PAIR, NOT_PRESENT, EndPoint, TableState, UndoPoint, new_table
 from rulebook.vocab import (
     COMMAND_TYPES,
     GAME_PASSED,
@@ -730,18 +730,21 @@ def _end_match(state: TableState, match: m.Match, cmd_id: str, at: int) -> Table
     settled = state.clock.settle(at) if state.clock.enabled else None
     clock = settled.stop(at) if settled is not None else state.clock
     # the phase play goes back to if the decision is taken back (and the pause, kept apart)
-    before = state.phase_before_pause if state.phase == Phase.PAUSED else state.phase
+    phase = state.phase_before_pause if state.phase == Phase.PAUSED else state.phase
+    before = EndPoint(
+        phase=phase or Phase.BETWEEN_GAMES,
+        in_game=state.match is not None and state.match.in_game,
+        clock=settled,
+        paused=state.paused,
+        paused_by=state.paused_by,
+    )
     return replace(
         state,
         match=match,
         clock=clock,
         phase=Phase.FINISHED,
         ended_by=cmd_id,
-        phase_before_end=before,
-        in_game_before_end=state.match is not None and state.match.in_game,
-        clock_before_end=settled,
-        paused_before_end=state.paused,
-        paused_by_before_end=state.paused_by,
+        before_end=before,
         paused=None,
         paused_by=None,
         finished_at=at,
@@ -756,17 +759,17 @@ def _reopen(state: TableState, match: m.Match, at: int) -> TableState:
     delay that side had left, a pause that stood stands again. The reserves are those the clock
     kept (frozen at the end, or as a TD set them since): the time between the decision and its
     undoing is nobody's."""
-    ended_by_cmd = state.ended_by is not None
-    phase = (state.phase_before_end if ended_by_cmd else None) or Phase.BETWEEN_GAMES
-    in_game = state.in_game_before_end if ended_by_cmd else False
+    before = state.before_end if state.ended_by is not None else None
+    phase = before.phase if before is not None else Phase.BETWEEN_GAMES
+    in_game = before.in_game if before is not None else False
     clock, paused, paused_by, phase_before_pause = state.clock, None, None, state.phase_before_pause
-    before = state.clock_before_end
-    if ended_by_cmd and before is not None:
+    if before is not None and before.clock is not None:
+        was = before.clock
         clock = replace(
-            state.clock, running=before.running, delay_left=before.delay_left, paused=before.paused, since=at
+            state.clock, running=was.running, delay_left=was.delay_left, paused=was.paused, since=at
         )
-    if ended_by_cmd and state.paused_before_end is not None:
-        paused, paused_by, phase_before_pause = state.paused_before_end, state.paused_by_before_end, phase
+    if before is not None and before.paused is not None:
+        paused, paused_by, phase_before_pause = before.paused, before.paused_by, phase
         phase = Phase.PAUSED
     return replace(
         state,
@@ -777,11 +780,7 @@ def _reopen(state: TableState, match: m.Match, at: int) -> TableState:
         paused_by=paused_by,
         phase_before_pause=phase_before_pause,
         ended_by=None,
-        phase_before_end=None,
-        in_game_before_end=False,
-        clock_before_end=None,
-        paused_before_end=None,
-        paused_by_before_end=None,
+        before_end=None,
         finished_at=None,
         confirmed=NOT_PRESENT,
     )
