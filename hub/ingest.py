@@ -33,7 +33,15 @@ from drivers.hub_link import HubLink, SeqTracker
 from hub.alerts import Alerts, assignment_refused, command_refused
 from hub.clock import Clock
 from hub.commands import CommandSender
-from hub.incidents import event_cap, event_too_big, flood, invalid_message, score_backwards
+from hub.incidents import (
+    event_cap,
+    event_too_big,
+    flood,
+    invalid_message,
+    not_assigned,
+    result_kept,
+    score_backwards,
+)
 from hub.ratelimit import TableRates
 from hub.schedule import ScheduledMatch
 from hub.state import RoomState
@@ -79,6 +87,11 @@ class Limits:
 
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def _same_result(result: dict[str, Any], state: dict[str, Any]) -> bool:
+    """Whether a finished state (or a result made from one) says what a stored result says."""
+    return all(result.get(k) == state.get(k) for k in ("score", "winner", "end_reason", "length"))
 
 
 def went_back(old: dict[str, Any], new: dict[str, Any]) -> bool:
@@ -129,7 +142,7 @@ class Ingest:
         self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
         self.stats = {
             "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,
-            "rolled_back": 0, "flood_dropped": 0, "too_big": 0, "over_cap": 0,
+            "rolled_back": 0, "flood_dropped": 0, "too_big": 0, "over_cap": 0, "not_assigned": 0,
         }  # fmt: skip
         #: (table, match) -> the lowest seq accepted in the batch being handled
         self._batch_seqs: dict[tuple[str, str | None], int] = {}
@@ -319,10 +332,17 @@ class Ingest:
                 now,
             )
         state = cast(dict[str, Any], snapshot)
+        mid = state["match_id"]
+        foreign = self.room.not_assigned(table, mid)
+        if foreign is not None:
+            # another table's match, or this table's next one: never its score, result or
+            # confirmation (a table's credential is on its SD card, and anyone may hold it)
+            self.stats["not_assigned"] += 1
+            self.alerts.raise_(not_assigned(table, foreign.match_id, foreign.table), now)
+            return False
         if is_older(view.state, state):
             return False
         old = view.state
-        mid = state["match_id"]
         if old is not None and mid is not None and old.get("match_id") == mid and went_back(old, state):
             self.alerts.raise_(score_backwards(table, mid, old, state), now)
         view.state, view.state_wall, view.state_fresh = state, now, True
@@ -419,10 +439,17 @@ class Ingest:
         """Record a finished match's result (or withdraw it if a waiver reopened the match)."""
         mid = state.get("match_id")
         match = self.room.by_id.get(mid) if isinstance(mid, str) else None
-        if match is None or not isinstance(mid, str):
+        if match is None or not isinstance(mid, str) or not self.room.is_table_match(table, mid):
             return
         results = self.room.results
         existing = results.get(mid)
+        if existing is not None and (existing["verified"] or existing["corrected"]):
+            # what the TD verified or corrected stands: only a TD's correction changes it (after
+            # one, the table still shows what the TD corrected: no alert for that)
+            differs = state["phase"] != "finished" or not _same_result(existing, state)
+            if differs and not existing["corrected"]:
+                self.alerts.raise_(result_kept(table, mid, existing, state), now)
+            return
         if state["phase"] != "finished":
             if existing is not None and not existing["corrected"]:
                 self.store.delete_result(mid)
@@ -431,8 +458,7 @@ class Ingest:
             return
         result = finished_result(table, match, state, now)
         if existing is not None:
-            same = all(existing.get(k) == result[k] for k in ("score", "winner", "end_reason", "length"))
-            if same or existing["corrected"]:
+            if _same_result(existing, result):
                 return
             result["finished_wall"] = existing.get("finished_wall") or now
         self.store.put_result(result)

@@ -13,6 +13,8 @@ import contextlib
 import html
 import json
 import logging
+import sqlite3
+import time
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -56,6 +58,9 @@ MAX_LOGIN_BODY = 4 * 1024
 MAX_UPLOAD = 4 * 1024 * 1024
 #: how often sessions idle for too long are dropped and their live connections closed
 SWEEP_S = 30.0
+#: how often the hub looks whether another process changed its database (an account removed or
+#: given a new password with ``bghub user``): one cheap ``PRAGMA data_version`` each time
+ACCOUNT_CHECK_S = 0.5
 #: the devices' own endpoints (no cookie, no session: hub/fleet_web.py)
 DEVICE_PREFIX = "/device/v1/"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -330,6 +335,7 @@ async def api_login(request: web.Request) -> web.Response:
     except Refused as exc:
         return _error(429, str(exc))
     succeeded = False
+    account: tuple[int, int] | None = None
     try:
         body = await _body(request, MAX_LOGIN_BODY)
         password, user = body.get("password"), body.get("user")
@@ -339,7 +345,7 @@ async def api_login(request: web.Request) -> web.Response:
             user = None  # the login form's name left empty: the hub's own password
         if user is not None and not isinstance(user, str):
             return _error(400, "user: expected a name")
-        stored, role, named = auth.credentials(user)
+        stored, role, named, account = auth.credentials(user)
         loop = asyncio.get_running_loop()
         # scrypt takes tens of milliseconds of a core: never on the loop that serves the room
         succeeded = await loop.run_in_executor(None, auth.check_password, password, stored)
@@ -349,7 +355,7 @@ async def api_login(request: web.Request) -> web.Response:
     if not succeeded or role is None:
         return _error(401, "wrong name or password" if user is not None else "wrong password")
     name = user if user is not None else BUILTIN_USER
-    fresh, dropped = auth.open_session(_session(request), name, role, named=named)
+    fresh, dropped = auth.open_session(_session(request), name, role, named=named, account=account)
     await request.app[PUSH_KEY].close_sessions(dropped, "session ended")
     hub = request.app[HUB_KEY]
     try:  # the audit row is kept if it can be: a full disk must not lock the TD out
@@ -809,15 +815,27 @@ async def api_ws(request: web.Request) -> web.StreamResponse:
 
 
 async def sweep_sessions(app: web.Application) -> None:
-    """Drop the sessions idle for too long, and close their live connections."""
-    await app[PUSH_KEY].close_sessions(app[AUTH_KEY].expire(), "session expired")
+    """Drop the sessions idle for too long, or whose account changed, and close their live
+    connections."""
+    await app[PUSH_KEY].close_sessions(app[AUTH_KEY].expire(), "session ended")
 
 
 async def _sweeper(app: web.Application) -> AsyncIterator[None]:
     async def loop() -> None:
+        store = app[HUB_KEY].store
+        seen = store.data_version()
+        swept = time.monotonic()
         while True:
-            await asyncio.sleep(SWEEP_S)
-            await sweep_sessions(app)
+            await asyncio.sleep(ACCOUNT_CHECK_S)
+            # another process committed (``bghub user remove|add|passwd`` while the hub runs):
+            # the sessions it ended close now, their WebSockets with them, not at the next sweep
+            try:
+                version = store.data_version()
+            except sqlite3.Error:
+                version = seen
+            if version != seen or time.monotonic() - swept >= SWEEP_S:
+                seen, swept = version, time.monotonic()
+                await sweep_sessions(app)
 
     task = asyncio.create_task(loop())
     yield

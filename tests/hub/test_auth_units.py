@@ -131,14 +131,25 @@ def test_host_allow_list():
 
 
 def test_a_named_session_lasts_while_its_account_does_and_takes_its_current_role():
-    accounts = {"ann": ("td", hash_password("ann-password"))}
+    accounts = {"ann": ("td", hash_password("ann-password"), 1, 1)}
     auth = Auth(hash_password("right password"), lookup=accounts.get)
-    stored, role, named = auth.credentials("ann")
+    stored, role, named, _account = auth.credentials("ann")
     assert role == "td" and named and auth.check_password("ann-password", stored)
-    assert auth.credentials("nobody")[1] is None and auth.credentials(None)[1:] == ("chief", False)
-    s, _ = auth.open_session(None, "ann", "td", named=True)
-    accounts["ann"] = ("viewer", accounts["ann"][1])
+    assert auth.credentials("nobody")[1] is None and auth.credentials(None)[1:] == ("chief", False, None)
+    s, _ = auth.open_session(None, "ann", "td", named=True, account=auth.credentials("ann")[3])
+    accounts["ann"] = ("viewer", *accounts["ann"][1:])
     assert auth.get(s.token) is s and s.role == "viewer"
     assert {"user": "ann", "role": "viewer"} in auth.team()
     del accounts["ann"]
     assert auth.get(s.token) is None and auth.sessions == {}
+
+
+def test_a_named_session_ends_with_a_new_password_or_a_new_account_of_the_same_name():
+    accounts = {"ann": ("td", hash_password("ann-password"), 1, 1)}
+    auth = Auth(hash_password("right password"), lookup=accounts.get)
+    s, _ = auth.open_session(None, "ann", "td", named=True, account=auth.credentials("ann")[3])
+    accounts["ann"] = ("td", hash_password("new-password"), 1, 2)  # bghub user passwd
+    assert auth.get(s.token) is None
+    s, _ = auth.open_session(None, "ann", "td", named=True, account=auth.credentials("ann")[3])
+    accounts["ann"] = ("chief", accounts["ann"][1], 2, 2)  # bghub user remove + add, same password
+    assert auth.expire() == [s.token] and auth.sessions == {}
