@@ -231,7 +231,9 @@ class Hub:
         assignments are published again (retained), and every command still valid that no table
         has answered is sent again: a hub killed between recording a command and publishing it
         (or whose publish died with its connection) must not lose a TD's action. A table applies
-        each command id once, so one it already has is only answered again."""
+        each command id once, so one it already has is only answered again. And every table is
+        asked for the events the hub missed (:meth:`hub.ingest.Ingest.catch_up`): the broker's
+        queue for the hub may have overflowed while it was away."""
         self.room_state.mark_states_stale()
         self._whole_room = True
         if online:
@@ -240,6 +242,7 @@ class Hub:
             self.automation.republish(now)
             for table in self.room_state.tables():
                 self.sender.resend_unanswered(table, now)
+            self.ingest.catch_up()
 
     # -- the periodic work --------------------------------------------------------------------
 

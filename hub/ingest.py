@@ -151,6 +151,9 @@ class Ingest:
         #: (table, kind, field) already logged as invalid: logged once, then counted
         self._invalid_logged: set[tuple[str, str, str]] = set()
         self._restored: set[tuple[str, str | None]] = set()
+        #: tables asked for their missed events at the hub's last (re)connect whose first state
+        #: since has not come yet (:meth:`catch_up`)
+        self._catching_up: dict[str, set[str | None]] = {}
         self._inbox: collections.deque[tuple[str, str, dict[str, Any]]] = collections.deque()
         self._inbox_lock = threading.Lock()
         self._drain_scheduled = False
@@ -264,6 +267,37 @@ class Ingest:
             link.request_resync(table, mid, from_seq)
         self._lost.clear()
 
+    def catch_up(self) -> None:
+        """The hub (re)connected to the broker: ask every table it knows for the events after
+        the last one stored, of the match it last showed and of the match it is assigned.
+
+        While the hub was away the broker queued the room's events for it, up to its limits: a
+        table (or a program holding a table's credential) that flooded the queue made the broker
+        drop every other table's events past it. A quiet table's next event would reveal the gap
+        only much later (or never, at the end of its match). Asking each table at once costs one
+        small message per table; what it sends again that the hub has is a duplicate, dropped.
+        A table whose first state after this names a match with more events than the hub holds
+        is asked again for that match (:meth:`_on_state`)."""
+        link = self._link()
+        if link is None:
+            return
+        self._catching_up = {}
+        for table in self.room.tables():
+            view = self.room.views.get(table)
+            matches = {(view.state or {}).get("match_id") if view is not None else None}
+            matches.add(self.room.assigned.get(table))
+            if view is None or view.state is None:
+                matches.discard(None)  # a table never heard from has no events of "no match"
+            self._catching_up[table] = matches
+            for mid in sorted(matches, key=lambda m: m or ""):
+                with self.room.guard.table(table, "ask for its missed events"):
+                    self._ask(link, table, mid, self.store.max_seq(table, mid or "") + 1)
+
+    def _ask(self, link: HubLink, table: str, mid: str | None, from_seq: int) -> None:
+        self.stats["resyncs"] += 1
+        log.debug("table %s: asking for the events of %s from %s", table, mid, from_seq)
+        link.request_resync(table, mid, from_seq)
+
     def save_states(self) -> None:
         """Persist the latest snapshot of every table that changed (a cache for restarts: the
         tables announce their state again whenever the hub comes online)."""
@@ -347,6 +381,9 @@ class Ingest:
             self.alerts.raise_(score_backwards(table, mid, old, state), now)
         view.state, view.state_wall, view.state_fresh = state, now, True
         self._unsaved_states.add(table)
+        asked = self._catching_up.pop(table, None)
+        if asked is not None and mid not in asked:
+            self._catch_up_match(table, mid, state["seq"])
         self._note_result(table, state, now)
         return True
 
@@ -394,6 +431,15 @@ class Ingest:
         elif kind == EventType.ASSIGN and "rejected" in evt:
             self.alerts.raise_(assignment_refused(table, stored, mid, now), now)
         return True
+
+    def _catch_up_match(self, table: str, mid: str | None, seq: int) -> None:
+        """The table's first state since the hub reconnected: if it numbers more events of its
+        match than the hub holds (a match begun while the hub was away), ask for the rest."""
+        link = self._link()
+        key = (table, mid)
+        held = max(self.store.max_seq(table, mid or ""), self._batch_seqs.get(key, 0))
+        if link is not None and mid is not None and seq > held:
+            self._ask(link, table, mid, held + 1)
 
     def _track(self, table: str, mid: str | None, seq: int) -> None:
         """Note an event's number; a gap asks the table to send what is missing."""
