@@ -817,7 +817,7 @@ async def api_ws(request: web.Request) -> web.StreamResponse:
 async def sweep_sessions(app: web.Application) -> None:
     """Drop the sessions idle for too long, or whose account changed, and close their live
     connections."""
-    await app[PUSH_KEY].close_sessions(app[AUTH_KEY].expire(), "session ended")
+    await app[PUSH_KEY].close_sessions(app[AUTH_KEY].expire(), "session expired")
 
 
 async def _sweeper(app: web.Application) -> AsyncIterator[None]:

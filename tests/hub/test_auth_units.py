@@ -46,7 +46,9 @@ def test_login_rotates_the_session_and_expiry_drops_it():
 
 
 def test_throttle_counts_failures_per_address_and_in_all():
-    limits = LoginLimits(per_address=3, overall=5, window_s=60, in_flight_per_address=1, in_flight=2)
+    limits = LoginLimits(
+        per_address=3, overall=5, window_s=60, in_flight_per_address=1, in_flight=2, reserved_share=0
+    )
     throttle = LoginThrottle(limits)
     a = throttle.reserve("1.1.1.1", 0)
     with pytest.raises(Refused, match="already being checked"):
@@ -66,6 +68,25 @@ def test_throttle_counts_failures_per_address_and_in_all():
     with pytest.raises(Refused, match="at this hub"):  # rotating addresses meets the hub's limit
         throttle.reserve("6.6.6.6", 3)
     throttle.release(throttle.reserve("6.6.6.6", 61), succeeded=False)  # the window moved on
+
+
+def test_a_share_of_the_allowance_is_kept_for_addresses_that_logged_in_before():
+    limits = LoginLimits(per_address=3, overall=8, window_s=60, in_flight=4, reserved_share=0.25)
+    throttle = LoginThrottle(limits)
+    throttle.release(throttle.reserve("td-laptop", 0), succeeded=True)
+    held = [throttle.reserve(f"10.0.0.{i}", 0) for i in range(3)]
+    with pytest.raises(Refused, match="busy"):  # 3 of 4 at once are open to strangers
+        throttle.reserve("10.0.0.9", 0)
+    throttle.release(throttle.reserve("td-laptop", 0), succeeded=True)
+    for attempt in held:
+        throttle.release(attempt, succeeded=False)
+    for i in range(3, 6):
+        throttle.release(throttle.reserve(f"10.0.0.{i}", 1), succeeded=False)
+    with pytest.raises(Refused, match="at this hub"):  # 6 of 8 attempts are open to strangers
+        throttle.reserve("10.0.0.9", 1)
+    attempt = throttle.reserve("td-laptop", 1)  # the TD's laptop is not locked out
+    throttle.release(attempt, succeeded=False)  # even a typo counts only against its own share
+    throttle.release(throttle.reserve("td-laptop", 1), succeeded=True)
 
 
 @given(
