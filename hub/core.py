@@ -220,8 +220,9 @@ class Hub:
         self.ingest.post("status", table, status)
 
     def _on_device_report(self, table: str, report: dict[str, Any]) -> None:
-        """A table's fleet report (MQTT thread): handed to the loop."""
-        if self._loop is not None and self.on_device is not None:
+        """A table's fleet report (MQTT thread): within the table's message allowance (the same
+        as its states and events: :meth:`hub.ingest.Ingest.admit`), handed to the loop."""
+        if self._loop is not None and self.on_device is not None and self.ingest.admit(table):
             self._loop.call_soon_threadsafe(self.on_device, table, report)
 
     def _link_changed(self, online: bool) -> None:

@@ -187,6 +187,18 @@ class Ingest:
             self._drain_scheduled = True
         self._loop.call_soon_threadsafe(self.drain)
 
+    def admit(self, table: str) -> bool:
+        """Called on the MQTT thread for a table's message handled elsewhere (its device's health
+        report): it takes from the same per-table allowance as the table's other messages, and
+        one over it is dropped, counted and alerted like them."""
+        with self._inbox_lock:
+            allowed = self.rates.allow(table, time.monotonic())
+            if allowed or self._drain_scheduled or self._loop is None:
+                return allowed
+            self._drain_scheduled = True  # the next drain raises the flood alert
+        self._loop.call_soon_threadsafe(self.drain)
+        return False
+
     def drain(self, limit: int = BATCH) -> None:
         """Handle up to ``limit`` queued messages in one transaction (the rest in the next call)."""
         with self._inbox_lock:

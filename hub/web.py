@@ -61,6 +61,8 @@ SWEEP_S = 30.0
 #: how often the hub looks whether another process changed its database (an account removed or
 #: given a new password with ``bghub user``): one cheap ``PRAGMA data_version`` each time
 ACCOUNT_CHECK_S = 0.5
+#: the Tables page's rows are pushed at most this often (coalesced: each device's latest row)
+FLEET_PUSH_S = 0.5
 #: the devices' own endpoints (no cookie, no session: hub/fleet_web.py)
 DEVICE_PREFIX = "/device/v1/"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -98,6 +100,12 @@ class Push:
     def __init__(self, hub: Hub) -> None:
         self.clients: dict[web.WebSocketResponse, tuple[asyncio.Queue[str], bool]] = {}
         self.by_session: dict[str, set[web.WebSocketResponse]] = {}
+        #: the fleet's rows changed since the last fleet push (device -> row, or None: removed)
+        self._fleet: dict[str, dict[str, Any] | None] = {}
+        self._fleet_now: int | None = None
+        self._fleet_flush: asyncio.TimerHandle | None = None
+        #: fleet messages pushed (each to every dashboard open): docs/performance.md
+        self.fleet_pushes = 0
         self.unsubscribe = hub.subscribe(self.on_message)
 
     def add(
@@ -124,6 +132,48 @@ class Push:
     def on_message(self, msg: dict[str, Any]) -> None:
         if not self.clients:
             return
+        if msg["type"] == "fleet":
+            self._coalesce_fleet(msg)
+            return
+        self._send(msg)
+
+    def close(self) -> None:
+        """No more pushes (the web server stops)."""
+        if self._fleet_flush is not None:
+            self._fleet_flush.cancel()
+            self._fleet_flush = None
+
+    def _coalesce_fleet(self, msg: dict[str, Any]) -> None:
+        """The Tables page's rows, pushed at most every :data:`FLEET_PUSH_S`, each device's latest
+        once: a table reporting as fast as its allowance lets it (or a burst of hellos) is one
+        message per interval to each dashboard, not one per report."""
+        for row in msg.get("rows") or []:
+            self._fleet[row["device"]] = row
+        for device in msg.get("removed") or []:
+            self._fleet[device] = None
+        self._fleet_now = msg.get("now_wall")
+        if self._fleet_flush is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # not on a loop (nothing to wait with): at once
+                self._flush_fleet()
+                return
+            self._fleet_flush = loop.call_later(FLEET_PUSH_S, self._flush_fleet)
+
+    def _flush_fleet(self) -> None:
+        self._fleet_flush = None
+        changed, self._fleet = self._fleet, {}
+        if not changed or not self.clients:
+            return
+        rows = [row for row in changed.values() if row is not None]
+        removed = [device for device, row in changed.items() if row is None]
+        msg: dict[str, Any] = {"type": "fleet", "rows": rows, "now_wall": self._fleet_now}
+        if removed:
+            msg["removed"] = removed
+        self.fleet_pushes += 1
+        self._send(msg)
+
+    def _send(self, msg: dict[str, Any]) -> None:
         full: str | None = None
         board: str | None = None
         for ws, (queue, is_board) in list(self.clients.items()):
@@ -904,6 +954,7 @@ def make_app(
     async def on_shutdown(app: web.Application) -> None:
         push = app[PUSH_KEY]
         push.unsubscribe()
+        push.close()
         for ws in list(push.clients):
             await ws.close()
 
