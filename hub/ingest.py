@@ -143,6 +143,7 @@ class Ingest:
         self.stats = {
             "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,
             "rolled_back": 0, "flood_dropped": 0, "too_big": 0, "over_cap": 0, "not_assigned": 0,
+            "caught_up": 0,
         }  # fmt: skip
         #: (table, match) -> the lowest seq accepted in the batch being handled
         self._batch_seqs: dict[tuple[str, str | None], int] = {}
@@ -306,7 +307,7 @@ class Ingest:
                     self._ask(link, table, mid, self.store.max_seq(table, mid or "") + 1)
 
     def _ask(self, link: HubLink, table: str, mid: str | None, from_seq: int) -> None:
-        self.stats["resyncs"] += 1
+        self.stats["caught_up"] += 1  # not counted as resyncs: those are the gaps noticed
         log.debug("table %s: asking for the events of %s from %s", table, mid, from_seq)
         link.request_resync(table, mid, from_seq)
 

@@ -873,7 +873,9 @@ async def sweep_sessions(app: web.Application) -> None:
 async def _sweeper(app: web.Application) -> AsyncIterator[None]:
     async def loop() -> None:
         store = app[HUB_KEY].store
-        seen = store.data_version()
+        seen = -1
+        with contextlib.suppress(sqlite3.Error):
+            seen = store.data_version()
         swept = time.monotonic()
         while True:
             await asyncio.sleep(ACCOUNT_CHECK_S)
