@@ -64,8 +64,12 @@ def quarantined(table: str | None, what: str, reason: str) -> AlertSpec:
         f"quarantine:{what}:{table}",
         "quarantined",
         "high",
-        f"{where}: a stored {what} could not be read ({reason}) and was set aside; "
-        "the table will send its current state again.",
+        f"{where}: a stored {what} could not be read ({reason}) and was set aside"
+        + (
+            "; the table will send its current state again."
+            if what in ("table state", "table status")
+            else " (kept in the database's quarantine table): check what it held, and set it again."
+        ),
         table,
         None,
     )
