@@ -1,6 +1,6 @@
 """The TD team's named accounts: a name, a role (hub/roles.py) and a scrypt hash, in the hub's database.
 
-Managed with ``bghub user add|list|remove`` (hub/accounts_cli.py) and, by the chief TD, on the
+Managed with ``bghub user add|list|remove|passwd`` (hub/accounts_cli.py) and, by the chief TD, on the
 dashboard's Accounts page. The hub's own password (``--password-file``, or the one printed at
 start) stays the account :data:`BUILTIN`, a chief TD, so a set-up from before named accounts
 logs in as it always did. A name is also what every audit row says, so the names the hub uses for
@@ -54,7 +54,7 @@ def add_account(store: Store, name: object, role: object, password_hash: str, wa
     """Add an account (``password_hash`` from :func:`hub.auth.hash_password`); not committed."""
     name, role = check_name(name), check_role(role)
     if any(a["name"].lower() == name.lower() for a in store.accounts()):
-        raise AccountError(f"an account {name!r} exists already; remove it first to change it")
+        raise AccountError(f"an account {name!r} exists already; give it a new password with passwd")
     store.add_account(name, role, password_hash, wall)
     return {"name": name, "role": role, "created_wall": wall}
 
@@ -71,6 +71,19 @@ def remove_account(store: Store, name: str) -> None:
     if name == BUILTIN:
         raise AccountError(f"{BUILTIN!r} is the hub's own password account; it cannot be removed")
     if not store.remove_account(name):
+        raise AccountError(f"no account {name!r}")
+
+
+def change_password(store: Store, name: str, password: object) -> None:
+    """Give an account a new password (hashed here: blocking, scrypt); not committed. Its
+    password generation moves on, so every session logged in with the old one ends, in this
+    process or in a hub that has the database open (:meth:`hub.auth.Auth.expire`)."""
+    if name == BUILTIN:
+        raise AccountError(
+            f"{BUILTIN!r} is the hub's own password: change the hub's --password-file and restart it"
+        )
+    hashed = hash_password(check_password(password))
+    if not store.set_password(name, hashed):
         raise AccountError(f"no account {name!r}")
 
 

@@ -1,7 +1,10 @@
-"""``bghub user add|list|remove``: the TD team's accounts, in the hub's database (hub/accounts.py).
+"""``bghub user add|list|remove|passwd``: the TD team's accounts, in the hub's database
+(hub/accounts.py).
 
 Works on the database file whether or not the hub is running (SQLite lets both write): an
-account added is usable at the next login, one removed is logged out at its next request.
+account added is usable at the next login; one removed, or given a new password, is logged out
+at once — its next request is refused and a running hub closes its live pages within a second
+(a session belongs to the account's id and password generation, not to its name).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import argparse
 import sys
 import time
 
-from hub.accounts import AccountError, list_accounts, new_account, remove_account
+from hub.accounts import AccountError, change_password, list_accounts, new_account, remove_account
 from hub.auth import read_password_file
 from hub.dbfile import DatabaseFileError, check_database
 from hub.roles import LABELS, ROLES
@@ -18,7 +21,7 @@ from hub.store import Store, StoreWriteFailed
 
 
 def add_user_command(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("user", help="the TD team's accounts: add, list, remove")
+    p = sub.add_parser("user", help="the TD team's accounts: add, list, remove, passwd")
     users = p.add_subparsers(dest="user_command", required=True, metavar="ACTION")
     add = users.add_parser("add", help="add an account")
     add.add_argument("name", help="the name to log in with (letters, digits, . _ -)")
@@ -39,6 +42,11 @@ def add_user_command(sub: argparse._SubParsersAction) -> None:
     rm.add_argument("name")
     rm.add_argument("--db", required=True, metavar="FILE", help="the hub's database")
     rm.set_defaults(func=main_remove)
+    pw = users.add_parser("passwd", help="give an account a new password (its sessions end)")
+    pw.add_argument("name")
+    pw.add_argument("--password-file", required=True, metavar="FILE", help="the new password: its first line")
+    pw.add_argument("--db", required=True, metavar="FILE", help="the hub's database")
+    pw.set_defaults(func=main_passwd)
 
 
 def _open(path: str) -> Store:
@@ -65,6 +73,11 @@ def _run(args: argparse.Namespace, action: str) -> int:
             store.audit("cli", "account_remove", now, detail={"name": args.name})
             store.commit()
             print(f"removed {args.name}")
+        elif action == "passwd":
+            change_password(store, args.name, read_password_file(args.password_file))
+            store.audit("cli", "account_password", now, detail={"name": args.name})
+            store.commit()
+            print(f"new password for {args.name}; its sessions have ended")
         else:
             for a in list_accounts(store):
                 note = "  (the hub's own password)" if a["builtin"] else ""
@@ -87,3 +100,7 @@ def main_list(args: argparse.Namespace) -> int:
 
 def main_remove(args: argparse.Namespace) -> int:
     return _run(args, "remove")
+
+
+def main_passwd(args: argparse.Namespace) -> int:
+    return _run(args, "passwd")

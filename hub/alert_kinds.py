@@ -42,6 +42,8 @@ ASKS: Final[dict[str, Ask]] = {
     "late_elsewhere": ACT,
     "journal": ACT,
     "score_backwards": ACT,
+    "not_assigned": ACT,
+    "result_kept": ACT,
     "cmd_failed": ACT,
     "assign_refused": ACT,
     "dice": ACT,

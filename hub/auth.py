@@ -85,8 +85,9 @@ def _nobody() -> str:
     so a wrong name cannot be told from a wrong password by the time the answer takes."""
     return hash_password(secrets.token_urlsafe(16))
 
-#: an account's (role, password hash) by name, or None (hub/accounts.py, from the store)
-Lookup = Callable[[str], "tuple[str, str] | None"]
+#: an account's ``(role, password hash, account id, password generation)`` by name, or None
+#: (hub/accounts.py, from the store)
+Lookup = Callable[[str], "tuple[str, str, int, int] | None"]
 
 
 @dataclass
@@ -100,6 +101,10 @@ class Session:
     last_seen: float = 0.0
     #: a named account's (the hub's own password account is not in the database)
     named: bool = False
+    #: a named account's ``(account id, password generation)`` at login: the session lasts only
+    #: while both are the same (an account removed and added again, or given a new password, is
+    #: not the account this session logged in to)
+    account: tuple[int, int] | None = None
 
     @property
     def actor(self) -> str:
@@ -163,12 +168,13 @@ class Auth:
         return s
 
     def _still_valid(self, s: Session) -> bool:
-        """A named account's session lasts while the account does; its role is read afresh (an
-        account removed or changed with ``bghub user`` in another process counts at once)."""
+        """A named account's session lasts while the account does, with the password it logged in
+        with; its role is read afresh (an account removed, added again or given a new password
+        with ``bghub user`` in another process counts at once)."""
         if not s.named:
             return True
         account = self.lookup(s.user)
-        if account is None:
+        if account is None or (account[2], account[3]) != s.account:
             return False
         s.role = account[0]
         return True
@@ -185,15 +191,16 @@ class Auth:
     def release(self, attempt: Attempt, *, succeeded: bool) -> None:
         self.throttle.release(attempt, succeeded=succeeded)
 
-    def credentials(self, user: str | None) -> tuple[str, str | None, bool]:
+    def credentials(self, user: str | None) -> tuple[str, str | None, bool, tuple[int, int] | None]:
         """What a login naming ``user`` (None: the hub's own password) is checked against:
-        ``(password hash, role or None if there is no such account, named)``."""
+        ``(password hash, role or None if there is no such account, named, (account id, password
+        generation) of a named account)``."""
         if user is None or user == BUILTIN_USER:
-            return self.password_hash, BUILTIN_ROLE, False
+            return self.password_hash, BUILTIN_ROLE, False, None
         account = self.lookup(user)
         if account is None:
-            return _nobody(), None, True
-        return account[1], account[0], True
+            return _nobody(), None, True, None
+        return account[1], account[0], True, (account[2], account[3])
 
     def check_password(self, password: str, stored: str | None = None) -> bool:
         """The scrypt check: blocking, so the web server runs it on a worker thread."""
@@ -206,7 +213,13 @@ class Auth:
                 self.hashing -= 1
 
     def open_session(
-        self, previous: Session | None, user: str, role: str, *, named: bool = False
+        self,
+        previous: Session | None,
+        user: str,
+        role: str,
+        *,
+        named: bool = False,
+        account: tuple[int, int] | None = None,
     ) -> tuple[Session, list[str]]:
         """A new logged-in session (the previous token is dropped), and the tokens pushed out."""
         dropped = self.expire()
@@ -218,7 +231,7 @@ class Auth:
                 del self.sessions[old.token]
                 dropped.append(old.token)
         fresh = Session(
-            secrets.token_urlsafe(32), secrets.token_urlsafe(32), True, user, role, self.now(), named
+            secrets.token_urlsafe(32), secrets.token_urlsafe(32), True, user, role, self.now(), named, account
         )
         self.sessions[fresh.token] = fresh
         return fresh, dropped

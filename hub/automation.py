@@ -32,12 +32,17 @@ log = logging.getLogger("hub")
 
 
 def confirmed_matches(
-    views: dict[str, TableView], results: dict[str, dict[str, Any]], tables: set[str] | None = None
+    views: dict[str, TableView],
+    results: dict[str, dict[str, Any]],
+    tables: set[str] | None = None,
+    owns: Callable[[str, str], bool] = lambda _table, _match: True,
 ) -> set[str]:
     """Matches the tables' states show as confirmed by both players, or left by their table (of
     ``tables``, or every table).
 
-    A table that reports another match has left every earlier match of its own that has a result.
+    A table that reports another match of its own (``owns(table, match_id)``: a scheduled match
+    of that table) has left every earlier match of its own that has a result. A state of a match
+    that is not the table's confirms nothing and leaves nothing.
     """
     by_table: dict[Any, list[str]] = {}
     for match_id, result in results.items():
@@ -48,6 +53,8 @@ def confirmed_matches(
         if s is None or not s.get("match_id"):
             continue
         current = s["match_id"]
+        if not owns(table, current):
+            continue
         confirmed = s.get("confirmed") or {}
         if s.get("phase") == "finished" and confirmed.get("A") and confirmed.get("B"):
             out.add(current)
@@ -116,7 +123,7 @@ class Automation:
         room = self.room
         by_table = self._tables()
         before = dict(room.current)
-        self._confirmed |= confirmed_matches(room.views, room.results, tables)
+        self._confirmed |= confirmed_matches(room.views, room.results, tables, room.is_table_match)
         scope = by_table.keys() | room.current.keys() if tables is None else tables
         fresh = current_matches(
             [m for t in scope for m in by_table.get(t, ())],

@@ -54,6 +54,7 @@ from typing import Any
 from drivers.mqtt_topics import MAX_PAYLOAD
 from hub import bridge_config, dynsec
 from hub.bridge_config import BridgeError, BridgeSettings
+from hub.broker_firewall import FIREWALL_NAME, render_nft
 from hub.provision import table_rights
 
 #: Username of the hub's credential; no table may take it.
@@ -611,6 +612,8 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
         fragments[out / bridge_config.BRIDGE_FRAGMENT] = bridge_config.render_fragment(bridge)
     if settings.table_template:
         fragments[stored_template] = render_template(settings.table_template)
+    ports = [settings.port] + ([settings.tls.port] if settings.tls is not None else [])
+    fragments[out / FIREWALL_NAME] = render_nft(settings.event, ports)
     for table in settings.tables:
         fragments[out / TABLES_DIR / f"{table}.toml"] = render_table_fragment(
             settings, table, credentials[table]
@@ -899,6 +902,7 @@ def main_broker_config(args: argparse.Namespace) -> int:
                 "broker-config --keep there (or run this again with --central DIR)"
             )
     print(f"start the broker with: mosquitto -c {out / CONF_NAME}")
+    print(f"limit connections per address in front of it (as root): nft -f {out / FIREWALL_NAME}")
     return 0
 
 

@@ -227,8 +227,9 @@ class Hub:
         self.ingest.post("status", table, status)
 
     def _on_device_report(self, table: str, report: dict[str, Any]) -> None:
-        """A table's fleet report (MQTT thread): handed to the loop."""
-        if self._loop is not None and self.on_device is not None:
+        """A table's fleet report (MQTT thread): within the table's message allowance (the same
+        as its states and events: :meth:`hub.ingest.Ingest.admit`), handed to the loop."""
+        if self._loop is not None and self.on_device is not None and self.ingest.admit(table):
             self._loop.call_soon_threadsafe(self.on_device, table, report)
 
     def _link_changed(self, online: bool) -> None:
@@ -238,7 +239,9 @@ class Hub:
         assignments are published again (retained), and every command still valid that no table
         has answered is sent again: a hub killed between recording a command and publishing it
         (or whose publish died with its connection) must not lose a TD's action. A table applies
-        each command id once, so one it already has is only answered again."""
+        each command id once, so one it already has is only answered again. And every table is
+        asked for the events the hub missed (:meth:`hub.ingest.Ingest.catch_up`): the broker's
+        queue for the hub may have overflowed while it was away."""
         self.room_state.mark_states_stale()
         self._whole_room = True
         if online:
@@ -247,6 +250,7 @@ class Hub:
             self.automation.republish(now)
             for table in self.room_state.tables():
                 self.sender.resend_unanswered(table, now)
+            self.ingest.catch_up()
 
     # -- the periodic work --------------------------------------------------------------------
 

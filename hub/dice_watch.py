@@ -49,8 +49,8 @@ class DiceWatch:
         self.store = store
         self.alerts = alerts
         self.towers: dict[tuple[str, str], TowerRecord] = {}
-        for table, tower, body, alerted, count in store.dice_tallies():
-            self.towers[(table, tower)] = TowerRecord(table, tower, _tally(body), alerted, count, True)
+        for table, tower, tally, alerted, count in store.dice_tallies(_tally):
+            self.towers[(table, tower)] = TowerRecord(table, tower, tally, alerted, count, True)
 
     def on_event(self, table: str, evt: dict[str, Any], now: int) -> None:
         kind = evt.get("type")

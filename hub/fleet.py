@@ -104,7 +104,7 @@ class Fleet:
         self.settings = settings
         self.provisioner = provisioner
         self._db = FleetStore(store.db)
-        self.devices: dict[str, Device] = self._db.load()
+        self.devices: dict[str, Device] = self._db.load(store.quarantine)
         self._link = link
         self._online = online
         self._publish = publish

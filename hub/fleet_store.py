@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
+
+from hub.store import damaged
+
+#: sets an unreadable row aside (:meth:`hub.store.Store.quarantine`)
+Quarantine = Callable[[str, str, Any, Any, Any, str], None]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS fleet_devices (
@@ -68,14 +74,26 @@ class FleetStore:
         self.db = db
         self.db.executescript(SCHEMA)
 
-    def load(self) -> dict[str, Device]:
+    def load(self, quarantine: Quarantine | None = None) -> dict[str, Device]:
+        """Every device; a row that cannot be read (damaged on disk) is set aside with
+        ``quarantine(source, key column, key, table, row, reason)``, never a hub that cannot start."""
         cols = ", ".join(_COLUMNS.values())
         out: dict[str, Device] = {}
-        for row in self.db.execute(f"SELECT {cols} FROM fleet_devices"):
-            values = dict(zip(_COLUMNS, tuple(row), strict=True))
-            report = values.get("report")
-            values["report"] = json.loads(report) if report else None
-            device = Device(**values)
+        for row in self.db.execute(f"SELECT rowid, {cols} FROM fleet_devices").fetchall():
+            values = dict(zip(_COLUMNS, tuple(row)[1:], strict=True))
+            try:
+                problem = damaged(row)
+                if problem is not None or not isinstance(values.get("device"), str):
+                    raise ValueError(problem or "device: not a text")
+                report = values.get("report")
+                values["report"] = json.loads(report) if report else None
+                device = Device(**values)
+            except (TypeError, ValueError) as exc:
+                if quarantine is None:
+                    raise
+                table = values.get("table")
+                quarantine("fleet_devices", "rowid", row[0], table, dict(row), str(exc))
+                continue
             out[device.device] = device
         return out
 

@@ -18,7 +18,7 @@ from hub.watch import AlertSpec
 KINDS = frozenset(
     {
         "invalid_message", "flood", "event_cap", "event_size", "table_fault", "quarantined",
-        "score_backwards",
+        "score_backwards", "not_assigned", "result_kept",
     }
 )
 
@@ -64,8 +64,12 @@ def quarantined(table: str | None, what: str, reason: str) -> AlertSpec:
         f"quarantine:{what}:{table}",
         "quarantined",
         "high",
-        f"{where}: a stored {what} could not be read ({reason}) and was set aside; "
-        "the table will send its current state again.",
+        f"{where}: a stored {what} could not be read ({reason}) and was set aside"
+        + (
+            "; the table will send its current state again."
+            if what in ("table state", "table status")
+            else " (kept in the database's quarantine table): check what it held, and set it again."
+        ),
         table,
         None,
     )
@@ -120,6 +124,46 @@ def event_cap(table: str, match_id: str | None, cap: int) -> AlertSpec:
         "high",
         f"Table {table} sent more than {cap} events for match {match_id or '(none)'}, far more than "
         "a match makes: further ones are not stored. Check the table.",
+        table,
+        match_id,
+    )
+
+
+def not_assigned(table: str, match_id: str, owner: str | None) -> AlertSpec:
+    """A table sent a state of a scheduled match the hub did not assign to it (another table's,
+    or its own next one while the current one is still on): dropped, it counts for nothing."""
+    whose = (
+        f"it is table {owner}'s match"
+        if owner is not None and owner != table
+        else "the hub has not assigned it to this table yet"
+    )
+    return AlertSpec(
+        f"not_assigned:{table}:{match_id}",
+        "not_assigned",
+        "high",
+        f"Table {table} sent a state of match {match_id}, which the hub did not assign to it ({whose}): "
+        "it was dropped, and its score, result and confirmations count for nothing. Check table "
+        f"{table}: a wrong table number in its set-up, or someone using its credential.",
+        table,
+        match_id,
+    )
+
+
+def result_kept(table: str, match_id: str, result: dict[str, Any], state: dict[str, Any]) -> AlertSpec:
+    """A table's state disagrees with a result the TD verified or corrected: the TD's stands."""
+    score = result["score"]
+    if state["phase"] == "finished":
+        said = f"{state['score']['A']}–{state['score']['B']} (winner {state.get('winner') or 'none'})"
+    else:
+        said = f"the match not finished ({state['phase']}, {state['score']['A']}–{state['score']['B']})"
+    how = "corrected" if result.get("corrected") else "verified"
+    return AlertSpec(
+        f"result_kept:{table}:{match_id}",
+        "result_kept",
+        "high",
+        f"Table {table} now reports {said} for match {match_id}, whose result was {how} as "
+        f"{score['A']}–{score['B']} (winner {result.get('winner') or 'none'}): the {how} result stands. "
+        "If the table is right, correct the result.",
         table,
         match_id,
     )

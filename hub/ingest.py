@@ -34,7 +34,15 @@ from hub import tabletime
 from hub.alerts import Alerts, assignment_refused, command_refused
 from hub.clock import Clock
 from hub.commands import CommandSender
-from hub.incidents import event_cap, event_too_big, flood, invalid_message, score_backwards
+from hub.incidents import (
+    event_cap,
+    event_too_big,
+    flood,
+    invalid_message,
+    not_assigned,
+    result_kept,
+    score_backwards,
+)
 from hub.ratelimit import TableRates
 from hub.schedule import ScheduledMatch
 from hub.state import RoomState
@@ -119,6 +127,11 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
+def _same_result(result: dict[str, Any], state: dict[str, Any]) -> bool:
+    """Whether a finished state (or a result made from one) says what a stored result says."""
+    return all(result.get(k) == state.get(k) for k in ("score", "winner", "end_reason", "length"))
+
+
 def went_back(old: dict[str, Any], new: dict[str, Any]) -> bool:
     """Whether a newer snapshot of the same match has a lower score *and* a lower ``seq``: what a
     table that lost its journal sends (an undo, a waiver or a correction has a higher ``seq``)."""
@@ -167,7 +180,8 @@ class Ingest:
         self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
         self.stats = {
             "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,
-            "rolled_back": 0, "flood_dropped": 0, "too_big": 0, "over_cap": 0,
+            "rolled_back": 0, "flood_dropped": 0, "too_big": 0, "over_cap": 0, "not_assigned": 0,
+            "caught_up": 0,
         }  # fmt: skip
         #: (table, match) -> the lowest seq accepted in the batch being handled
         self._batch_seqs: dict[tuple[str, str | None], int] = {}
@@ -176,6 +190,9 @@ class Ingest:
         #: (table, kind, field) already logged as invalid: logged once, then counted
         self._invalid_logged: set[tuple[str, str, str]] = set()
         self._restored: set[tuple[str, str | None]] = set()
+        #: tables asked for their missed events at the hub's last (re)connect whose first state
+        #: since has not come yet (:meth:`catch_up`)
+        self._catching_up: dict[str, set[str | None]] = {}
         self._inbox: collections.deque[tuple[str, str, dict[str, Any]]] = collections.deque()
         self._inbox_lock = threading.Lock()
         self._drain_scheduled = False
@@ -208,6 +225,18 @@ class Ingest:
                 return
             self._drain_scheduled = True
         self._loop.call_soon_threadsafe(self.drain)
+
+    def admit(self, table: str) -> bool:
+        """Called on the MQTT thread for a table's message handled elsewhere (its device's health
+        report): it takes from the same per-table allowance as the table's other messages, and
+        one over it is dropped, counted and alerted like them."""
+        with self._inbox_lock:
+            allowed = self.rates.allow(table, time.monotonic())
+            if allowed or self._drain_scheduled or self._loop is None:
+                return allowed
+            self._drain_scheduled = True  # the next drain raises the flood alert
+        self._loop.call_soon_threadsafe(self.drain)
+        return False
 
     def drain(self, limit: int = BATCH) -> None:
         """Handle up to ``limit`` queued messages in one transaction (the rest in the next call)."""
@@ -289,6 +318,37 @@ class Ingest:
             link.request_resync(table, mid, from_seq)
         self._lost.clear()
 
+    def catch_up(self) -> None:
+        """The hub (re)connected to the broker: ask every table it knows for the events after
+        the last one stored, of the match it last showed and of the match it is assigned.
+
+        While the hub was away the broker queued the room's events for it, up to its limits: a
+        table (or a program holding a table's credential) that flooded the queue made the broker
+        drop every other table's events past it. A quiet table's next event would reveal the gap
+        only much later (or never, at the end of its match). Asking each table at once costs one
+        small message per table; what it sends again that the hub has is a duplicate, dropped.
+        A table whose first state after this names a match with more events than the hub holds
+        is asked again for that match (:meth:`_on_state`)."""
+        link = self._link()
+        if link is None:
+            return
+        self._catching_up = {}
+        for table in self.room.tables():
+            view = self.room.views.get(table)
+            matches = {(view.state or {}).get("match_id") if view is not None else None}
+            matches.add(self.room.assigned.get(table))
+            if view is None or view.state is None:
+                matches.discard(None)  # a table never heard from has no events of "no match"
+            self._catching_up[table] = matches
+            for mid in sorted(matches, key=lambda m: m or ""):
+                with self.room.guard.table(table, "ask for its missed events"):
+                    self._ask(link, table, mid, self.store.max_seq(table, mid or "") + 1)
+
+    def _ask(self, link: HubLink, table: str, mid: str | None, from_seq: int) -> None:
+        self.stats["caught_up"] += 1  # not counted as resyncs: those are the gaps noticed
+        log.debug("table %s: asking for the events of %s from %s", table, mid, from_seq)
+        link.request_resync(table, mid, from_seq)
+
     def save_states(self) -> None:
         """Persist the latest snapshot of every table that changed (a cache for restarts: the
         tables announce their state again whenever the hub comes online)."""
@@ -357,14 +417,24 @@ class Ingest:
                 now,
             )
         state = cast(dict[str, Any], snapshot)
+        mid = state["match_id"]
+        foreign = self.room.not_assigned(table, mid)
+        if foreign is not None:
+            # another table's match, or this table's next one: never its score, result or
+            # confirmation (a table's credential is on its SD card, and anyone may hold it)
+            self.stats["not_assigned"] += 1
+            self.alerts.raise_(not_assigned(table, foreign.match_id, foreign.table), now)
+            return False
         if is_older(view.state, state):
             return False
         old = view.state
-        mid = state["match_id"]
         if old is not None and mid is not None and old.get("match_id") == mid and went_back(old, state):
             self.alerts.raise_(score_backwards(table, mid, old, state), now)
         view.state, view.state_wall, view.state_fresh = state, now, True
         self._unsaved_states.add(table)
+        asked = self._catching_up.pop(table, None)
+        if asked is not None and mid not in asked:
+            self._catch_up_match(table, mid, state["seq"])
         self._note_result(table, state, now)
         return True
 
@@ -412,6 +482,15 @@ class Ingest:
         elif kind == EventType.ASSIGN and "rejected" in evt:
             self.alerts.raise_(assignment_refused(table, stored, mid, now), now)
         return True
+
+    def _catch_up_match(self, table: str, mid: str | None, seq: int) -> None:
+        """The table's first state since the hub reconnected: if it numbers more events of its
+        match than the hub holds (a match begun while the hub was away), ask for the rest."""
+        link = self._link()
+        key = (table, mid)
+        held = max(self.store.max_seq(table, mid or ""), self._batch_seqs.get(key, 0))
+        if link is not None and mid is not None and seq > held:
+            self._ask(link, table, mid, held + 1)
 
     def _track(self, table: str, mid: str | None, seq: int) -> None:
         """Note an event's number; a gap asks the table to send what is missing."""
@@ -463,12 +542,19 @@ class Ingest:
         """Record a finished match's result (or withdraw it if a waiver reopened the match)."""
         mid = state.get("match_id")
         match = self.room.by_id.get(mid) if isinstance(mid, str) else None
-        if match is None or not isinstance(mid, str):
+        if match is None or not isinstance(mid, str) or not self.room.is_table_match(table, mid):
             return
         results = self.room.results
         existing = results.get(mid)
+        if existing is not None and (existing["verified"] or existing["corrected_at_hub"]):
+            # what the TD verified or corrected on the hub stands: only a TD's correction changes
+            # it (after one, the table still shows what the TD corrected: no alert for that)
+            differs = state["phase"] != "finished" or not _same_result(existing, state)
+            if differs and not existing["corrected_at_hub"]:
+                self.alerts.raise_(result_kept(table, mid, existing, state), now)
+            return
         if state["phase"] != "finished":
-            if existing is not None and not existing["corrected_at_hub"]:
+            if existing is not None:
                 self.store.delete_result(mid)
                 del results[mid]
                 self.alerts.results_changed()
@@ -476,8 +562,6 @@ class Ingest:
         result = finished_result(table, match, state, now, self._actor_of)
         same = False
         if existing is not None:
-            if existing["corrected_at_hub"]:
-                return
             keys = ("score", "winner", "end_reason", "length", "decision", "confirmed")
             same = all(existing.get(k) == result[k] for k in keys)
             # every estimate of the end is no earlier than the true one: the earliest is the best

@@ -4,9 +4,11 @@ A login costs the hub a scrypt hash (tens of milliseconds of a core and 16 MiB o
 guesses are limited before anything is read or hashed: a login *reserves* an attempt — one in
 its address's window and one in the hub's — and an in-flight slot, and only then is its body read.
 A wrong password, a bad body or a client that hangs up keeps the attempt counted; a right one gives
-it back, so the TD's own logins never count. The in-flight slots bound how many bodies are being
-read and how many hashes run at once, so a flood of slow or huge login requests cannot hold more
-than a few small buffers, whatever the number of addresses it comes from.
+it back, so the TD's own logins never count. A share of the hub's allowance (attempts and logins
+at once) is kept for addresses that logged in successfully before: anyone using up the rest from
+any number of other addresses cannot lock the TD's laptop out. The in-flight slots bound how many
+bodies are being read and how many hashes run at once, so a flood of slow or huge login requests
+cannot hold more than a few small buffers, whatever the number of addresses it comes from.
 
 Pure bookkeeping: time is passed in (a monotonic clock), nothing here reads the network.
 """
@@ -28,12 +30,29 @@ class LoginLimits:
     #: logins being read or hashed at once, from one address and in all
     in_flight_per_address: int = 2
     in_flight: int = 16
+    #: the share of ``overall`` and of ``in_flight`` kept for addresses that logged in
+    #: successfully before: whoever uses up the rest from other addresses cannot lock the TD out
+    reserved_share: float = 0.25
+    #: how many such addresses are remembered (the least recent forgotten first)
+    known_addresses: int = 1000
 
     def __post_init__(self) -> None:
         if min(self.per_address, self.overall, self.in_flight_per_address, self.in_flight) < 1:
             raise ValueError("login limits must be at least 1")
         if self.window_s <= 0:
             raise ValueError("the login window must be positive")
+        if not 0 <= self.reserved_share < 1:
+            raise ValueError("the reserved share of logins must be at least 0 and below 1")
+
+    def open_to(self, known: bool) -> tuple[int, int]:
+        """``(attempts in a window, logins at once)`` open to an address: all of them to one
+        that logged in before, the rest without the reserved share to any other."""
+        if known:
+            return self.overall, self.in_flight
+        return (
+            max(1, int(self.overall * (1 - self.reserved_share))),
+            max(1, int(self.in_flight * (1 - self.reserved_share))),
+        )
 
 
 class Refused(Exception):
@@ -56,6 +75,8 @@ class LoginThrottle:
         self._all: deque[float] = deque()
         self._in_flight: dict[str, int] = {}
         self._in_flight_total = 0
+        #: addresses that logged in successfully, oldest first (the reserved share is theirs)
+        self._known: dict[str, None] = {}
 
     @property
     def in_flight(self) -> int:
@@ -75,13 +96,14 @@ class LoginThrottle:
         """One attempt from ``client`` now, or :class:`Refused` saying which limit it met."""
         lim = self.limits
         self._prune(now)
-        if self._in_flight_total >= lim.in_flight:
+        overall, in_flight = lim.open_to(client in self._known)
+        if self._in_flight_total >= in_flight:
             raise Refused("the hub is busy with other logins; try again in a moment")
         if self._in_flight.get(client, 0) >= lim.in_flight_per_address:
             raise Refused("a login from this address is already being checked; wait for it")
         if len(self._by_client.get(client, ())) >= lim.per_address:
             raise Refused("too many failed attempts from this address; wait a minute")
-        if len(self._all) >= lim.overall:
+        if len(self._all) >= overall:
             raise Refused("too many failed logins at this hub; logins are paused for a minute")
         self._by_client.setdefault(client, deque()).append(now)
         self._all.append(now)
@@ -103,6 +125,10 @@ class LoginThrottle:
         if succeeded:
             _forget(self._by_client.get(attempt.client), attempt.at)
             _forget(self._all, attempt.at)
+            self._known.pop(attempt.client, None)
+            self._known[attempt.client] = None
+            while len(self._known) > self.limits.known_addresses:
+                del self._known[next(iter(self._known))]
 
     def counted(self, client: str, now: float) -> int:
         """Attempts from ``client`` still counted in the window."""

@@ -130,6 +130,38 @@ class RoomState:
             return match if match is not None and match.table == table else None
         return None
 
+    def not_assigned(self, table: str, match_id: str | None) -> ScheduledMatch | None:
+        """The scheduled match ``match_id`` if a state of it from ``table`` must count for
+        nothing: it is another table's, or this table's but later than the one the hub assigned
+        it (its current match, or the one last assigned). None when it may count: no match, a match
+        the schedule does not have (shown, never a result: :meth:`is_table_match`), or one of
+        this table's matches up to its assigned one."""
+        match = self.by_id.get(match_id) if match_id is not None else None
+        if match is None:
+            return None
+        if match.table != table:
+            return match
+        if self.assigned.get(table) == match_id:
+            return None
+        cur = self.current.get(table)
+        upto = [cur.match] if cur is not None else []
+        assigned = self.by_id.get(self.assigned.get(table) or "")
+        if assigned is not None and assigned.table == table:
+            upto.append(assigned)
+        if not upto:
+            return None  # every match of this table is played: it may still show one of them
+        return None if self._order(match) <= max(self._order(m) for m in upto) else match
+
+    def _order(self, match: ScheduledMatch) -> tuple[int, int]:
+        return (self.players.round_index.get(match.round, 0), match.start_wall)
+
+    def is_table_match(self, table: str, match_id: str | None) -> bool:
+        """Whether a state of ``match_id`` from ``table`` may make a result, a confirmation or a
+        "left this match": a scheduled match of that table (one assigned to it: the hub dropped
+        the others on arrival, :meth:`not_assigned`)."""
+        match = self.by_id.get(match_id) if match_id is not None else None
+        return match is not None and match.table == table
+
     def profile(self, match: ScheduledMatch | None) -> Profile:
         """The match's rules (the default ones for no match or an unknown profile)."""
         if match is None:

@@ -20,7 +20,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hub.names import fold
 from hub.players import Player, Registry, SeatRef
@@ -28,6 +28,7 @@ from hub.schedule import ScheduledMatch
 from rulebook.vocab import CommandType
 
 log = logging.getLogger("hub")
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -154,6 +155,29 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
+class Undecodable(str):
+    """Stored text that is not UTF-8 (bytes flipped on the disk pass SQLite's ``quick_check``):
+    read with replacement characters instead of failing the whole query, and set aside by the
+    loaders that read rows at start (:func:`damaged`)."""
+
+
+def _text(raw: bytes) -> str:
+    """The connection's text factory: SQLite's own raises for the whole query on one bad value."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Undecodable(raw.decode("utf-8", "replace"))
+
+
+def damaged(row: sqlite3.Row | dict[str, Any]) -> str | None:
+    """Why a stored row cannot be trusted as read (a text column that is not UTF-8), or None."""
+    items = row.items() if isinstance(row, dict) else zip(row.keys(), tuple(row), strict=True)
+    for column, value in items:
+        if isinstance(value, Undecodable):
+            return f"{column}: not UTF-8 text (damaged on disk)"
+    return None
+
+
 class Store:
     """The hub's database (one file; ``":memory:"`` works for throwaway use)."""
 
@@ -161,10 +185,12 @@ class Store:
         self.path = str(path)
         self.db = sqlite3.connect(self.path, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
+        self.db.text_factory = _text
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
+        self._migrate_accounts()
         self.db.commit()
         #: rows set aside while reading (each becomes an alert once the hub runs)
         self.quarantined: list[Quarantined] = []
@@ -336,6 +362,7 @@ class Store:
         out = []
         for r in rows:
             try:
+                _refuse_damaged(r)
                 out.append(_schedule_row(r))
             except (TypeError, ValueError) as exc:
                 self._quarantine("schedule", "rowid", r["rowid"], r["tbl"], dict(r), str(exc))
@@ -418,10 +445,22 @@ class Store:
         )
         return _listing(rows, "body", budget, lambda r: _loads_object(r["body"]))
 
-    def dice_tallies(self) -> list[tuple[str, str, str, int | None, int]]:
-        """Every tower's stored tally: (table, tower, tally JSON, rolls at the last alert, alerts)."""
-        rows = self.db.execute("SELECT tbl, tower, body, alerted_rolls, alerts FROM dice").fetchall()
-        return [(r["tbl"], r["tower"], r["body"], r["alerted_rolls"], r["alerts"]) for r in rows]
+    def dice_tallies(self, check: Callable[[str], T]) -> list[tuple[str, str, T, int | None, int]]:
+        """Every tower's stored tally: (table, tower, the tally JSON as ``check`` returns it,
+        rolls at the last alert, alerts); a row it refuses (or damaged) is set aside."""
+        rows = self.db.execute("SELECT rowid, tbl, tower, body, alerted_rolls, alerts FROM dice").fetchall()
+        out = []
+        for r in rows:
+            try:
+                _refuse_damaged(r)
+                if not (r["alerted_rolls"] is None or type(r["alerted_rolls"]) is int):
+                    raise ValueError("alerted_rolls: not a number")
+                if type(r["alerts"]) is not int:
+                    raise ValueError("alerts: not a number")
+                out.append((r["tbl"], r["tower"], check(r["body"]), r["alerted_rolls"], r["alerts"]))
+            except (TypeError, ValueError, KeyError) as exc:
+                self._quarantine("dice", "rowid", r["rowid"], r["tbl"], dict(r), str(exc))
+        return out
 
     def put_dice_tally(
         self, table: str, tower: str, body: str, alerted_rolls: int | None, alerts: int
@@ -459,6 +498,7 @@ class Store:
         out = {}
         for r in self.db.execute("SELECT rowid, tbl, body, received_wall FROM table_state").fetchall():
             try:
+                _refuse_damaged(r)
                 if type(r["received_wall"]) is not int:
                     raise ValueError("received_wall: not a number")
                 out[r["tbl"]] = (check(json.loads(r["body"])), r["received_wall"])
@@ -480,6 +520,7 @@ class Store:
         rows = self.db.execute("SELECT rowid, tbl, online, body, since_wall FROM table_status").fetchall()
         for r in rows:
             try:
+                _refuse_damaged(r)
                 if type(r["since_wall"]) is not int or r["online"] not in (0, 1):
                     raise ValueError("online / since_wall: not a number")
                 out[r["tbl"]] = (check(json.loads(r["body"])), bool(r["online"]), r["since_wall"])
@@ -653,21 +694,62 @@ class Store:
 
     # -- accounts (hub/accounts.py) -----------------------------------------------------------
 
+    def _migrate_accounts(self) -> None:
+        """Accounts made before sessions were tied to an account's id and password generation
+        get both (a session then lasts only while both are what they were at its login)."""
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(accounts)")}
+        if "account_id" not in columns:
+            self.db.execute("ALTER TABLE accounts ADD COLUMN account_id INTEGER")
+        if "generation" not in columns:
+            self.db.execute("ALTER TABLE accounts ADD COLUMN generation INTEGER NOT NULL DEFAULT 1")
+        for (name,) in self.db.execute("SELECT name FROM accounts WHERE account_id IS NULL").fetchall():
+            number = self._next_account_id()
+            self.db.execute("UPDATE accounts SET account_id = ? WHERE name = ?", (number, name))
+
+    def _next_account_id(self) -> int:
+        """A number never given before, not even to an account since removed (a name removed and
+        added again is another account: the old one's sessions do not carry over)."""
+        last = self.get_meta("account_seq")
+        row = self.db.execute("SELECT MAX(account_id) FROM accounts").fetchone()
+        number = max(int(last) if last and last.isdigit() else 0, row[0] if type(row[0]) is int else 0) + 1
+        self.set_meta("account_seq", str(number))
+        return number
+
     def add_account(self, name: str, role: str, password_hash: str, wall: int) -> bool:
         """A new account; False (nothing written) if the name is taken."""
-        cur = self.db.execute(
-            "INSERT OR IGNORE INTO accounts (name, role, password, created_wall) VALUES (?, ?, ?, ?)",
-            (name, role, password_hash, wall),
+        if self.db.execute("SELECT 1 FROM accounts WHERE name = ?", (name,)).fetchone():
+            return False
+        self.db.execute(
+            "INSERT INTO accounts (name, role, password, created_wall, account_id, generation) "
+            "VALUES (?, ?, ?, ?, ?, 1)",
+            (name, role, password_hash, wall, self._next_account_id()),
         )
-        return cur.rowcount == 1
+        return True
 
     def remove_account(self, name: str) -> bool:
         return self.db.execute("DELETE FROM accounts WHERE name = ?", (name,)).rowcount == 1
 
-    def account(self, name: str) -> tuple[str, str] | None:
-        """``(role, password hash)`` of an account, or None."""
-        row = self.db.execute("SELECT role, password FROM accounts WHERE name = ?", (name,)).fetchone()
-        return (str(row["role"]), str(row["password"])) if row else None
+    def set_password(self, name: str, password_hash: str) -> bool:
+        """A new password: the account's password generation moves on (its sessions end)."""
+        cur = self.db.execute(
+            "UPDATE accounts SET password = ?, generation = generation + 1 WHERE name = ?",
+            (password_hash, name),
+        )
+        return cur.rowcount == 1
+
+    def account(self, name: str) -> tuple[str, str, int, int] | None:
+        """``(role, password hash, account id, password generation)`` of an account, or None."""
+        row = self.db.execute(
+            "SELECT role, password, account_id, generation FROM accounts WHERE name = ?", (name,)
+        ).fetchone()
+        if row is None or type(row["account_id"]) is not int or type(row["generation"]) is not int:
+            return None
+        return (str(row["role"]), str(row["password"]), row["account_id"], row["generation"])
+
+    def data_version(self) -> int:
+        """SQLite's ``data_version``: it changes when another connection (``bghub user`` in another
+        process) commits to the database, so the hub can look at accounts again only then."""
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0])
 
     def accounts(self) -> list[dict[str, Any]]:
         """Every account (never its password hash), by name."""
@@ -768,8 +850,8 @@ class Store:
         )
 
     def suspended_tables(self) -> set[str]:
-        rows = self.db.execute("SELECT tbl FROM table_flags WHERE automation_suspended = 1")
-        return {r[0] for r in rows if isinstance(r[0], str)}
+        rows = self.db.execute("SELECT rowid, tbl FROM table_flags WHERE automation_suspended = 1")
+        return {r["tbl"] for r in self._readable("table_flags", rows.fetchall(), "tbl")}
 
     def release(self, match_id: str, actor: str, wall: int) -> None:
         self.db.execute(
@@ -777,7 +859,8 @@ class Store:
         )
 
     def releases(self) -> set[str]:
-        return {r[0] for r in self.db.execute("SELECT match_id FROM releases") if isinstance(r[0], str)}
+        rows = self.db.execute("SELECT rowid, match_id FROM releases").fetchall()
+        return {r["match_id"] for r in self._readable("releases", rows, "match_id")}
 
     def set_assigned(self, table: str, match_id: str, wall: int) -> None:
         self.db.execute(
@@ -788,8 +871,21 @@ class Store:
         self.db.execute("DELETE FROM assigned WHERE tbl = ?", (table,))
 
     def assigned(self) -> dict[str, str]:
-        rows = self.db.execute("SELECT tbl, match_id FROM assigned")
-        return {r[0]: r[1] for r in rows if isinstance(r[0], str) and isinstance(r[1], str)}
+        rows = self.db.execute("SELECT rowid, tbl, match_id FROM assigned").fetchall()
+        return {r["tbl"]: r["match_id"] for r in self._readable("assigned", rows, "tbl", "match_id")}
+
+    def _readable(self, source: str, rows: list[sqlite3.Row], *texts: str) -> list[sqlite3.Row]:
+        """The rows whose ``texts`` columns are sound text; the others are set aside."""
+        out = []
+        for r in rows:
+            wrong = [c for c in texts if not isinstance(r[c], str)]
+            problem = damaged(r) or (f"{wrong[0]}: not a text" if wrong else None)
+            if problem is None:
+                out.append(r)
+            else:
+                row = dict(r)
+                self._quarantine(source, "rowid", r["rowid"], row.get("tbl"), row, problem)
+        return out
 
     # -- rows that cannot be read -------------------------------------------------------------
 
@@ -810,8 +906,18 @@ class Store:
             log.exception("could not set the %s row aside; it is skipped for this run", source)
             self.db.rollback()
 
+    def quarantine(self, source: str, key_col: str, key: Any, table: Any, body: Any, reason: str) -> None:
+        """Set a row another reader of this database could not read aside (the fleet's devices)."""
+        self._quarantine(source, key_col, key, table, body, reason)
+
     def quarantine_rows(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db.execute("SELECT * FROM quarantine ORDER BY id")]
+
+
+def _refuse_damaged(row: sqlite3.Row) -> None:
+    problem = damaged(row)
+    if problem is not None:
+        raise ValueError(problem)
 
 
 def _loads_object(text: Any) -> dict[str, Any] | None:
@@ -828,6 +934,9 @@ def _printable(row: dict[str, Any]) -> dict[str, Any]:
 
 def _alert_problem(r: sqlite3.Row) -> str | None:
     """Why a stored alert cannot be listed (the dashboards sort and show each of these)."""
+    problem = damaged(r)
+    if problem is not None:
+        return problem
     if r["urgency"] not in URGENCIES:
         return f"urgency {r['urgency']!r}"
     for col in ("key", "kind", "message"):
@@ -887,6 +996,7 @@ RESULT_BODY = ("games", "penalties", "penalty_log", "decision", "confirmed", "co
 
 
 def _result_row(row: sqlite3.Row) -> dict[str, Any]:
+    _refuse_damaged(row)
     d = dict(row)
     d.pop("rowid", None)
     body = json.loads(d.pop("body"))

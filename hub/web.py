@@ -13,6 +13,8 @@ import contextlib
 import html
 import json
 import logging
+import sqlite3
+import time
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -57,6 +59,11 @@ MAX_LOGIN_BODY = 4 * 1024
 MAX_UPLOAD = 4 * 1024 * 1024
 #: how often sessions idle for too long are dropped and their live connections closed
 SWEEP_S = 30.0
+#: how often the hub looks whether another process changed its database (an account removed or
+#: given a new password with ``bghub user``): one cheap ``PRAGMA data_version`` each time
+ACCOUNT_CHECK_S = 0.5
+#: the Tables page's rows are pushed at most this often (coalesced: each device's latest row)
+FLEET_PUSH_S = 0.5
 #: the devices' own endpoints (no cookie, no session: hub/fleet_web.py)
 DEVICE_PREFIX = "/device/v1/"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -94,6 +101,12 @@ class Push:
     def __init__(self, hub: Hub) -> None:
         self.clients: dict[web.WebSocketResponse, tuple[asyncio.Queue[str], bool]] = {}
         self.by_session: dict[str, set[web.WebSocketResponse]] = {}
+        #: the fleet's rows changed since the last fleet push (device -> row, or None: removed)
+        self._fleet: dict[str, dict[str, Any] | None] = {}
+        self._fleet_now: int | None = None
+        self._fleet_flush: asyncio.TimerHandle | None = None
+        #: fleet messages pushed (each to every dashboard open): docs/performance.md
+        self.fleet_pushes = 0
         self.unsubscribe = hub.subscribe(self.on_message)
 
     def add(
@@ -120,6 +133,48 @@ class Push:
     def on_message(self, msg: dict[str, Any]) -> None:
         if not self.clients:
             return
+        if msg["type"] == "fleet":
+            self._coalesce_fleet(msg)
+            return
+        self._send(msg)
+
+    def close(self) -> None:
+        """No more pushes (the web server stops)."""
+        if self._fleet_flush is not None:
+            self._fleet_flush.cancel()
+            self._fleet_flush = None
+
+    def _coalesce_fleet(self, msg: dict[str, Any]) -> None:
+        """The Tables page's rows, pushed at most every :data:`FLEET_PUSH_S`, each device's latest
+        once: a table reporting as fast as its allowance lets it (or a burst of hellos) is one
+        message per interval to each dashboard, not one per report."""
+        for row in msg.get("rows") or []:
+            self._fleet[row["device"]] = row
+        for device in msg.get("removed") or []:
+            self._fleet[device] = None
+        self._fleet_now = msg.get("now_wall")
+        if self._fleet_flush is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # not on a loop (nothing to wait with): at once
+                self._flush_fleet()
+                return
+            self._fleet_flush = loop.call_later(FLEET_PUSH_S, self._flush_fleet)
+
+    def _flush_fleet(self) -> None:
+        self._fleet_flush = None
+        changed, self._fleet = self._fleet, {}
+        if not changed or not self.clients:
+            return
+        rows = [row for row in changed.values() if row is not None]
+        removed = [device for device, row in changed.items() if row is None]
+        msg: dict[str, Any] = {"type": "fleet", "rows": rows, "now_wall": self._fleet_now}
+        if removed:
+            msg["removed"] = removed
+        self.fleet_pushes += 1
+        self._send(msg)
+
+    def _send(self, msg: dict[str, Any]) -> None:
         full: str | None = None
         board: str | None = None
         for ws, (queue, is_board) in list(self.clients.items()):
@@ -331,6 +386,7 @@ async def api_login(request: web.Request) -> web.Response:
     except Refused as exc:
         return _error(429, str(exc))
     succeeded = False
+    account: tuple[int, int] | None = None
     try:
         body = await _body(request, MAX_LOGIN_BODY)
         password, user = body.get("password"), body.get("user")
@@ -340,7 +396,7 @@ async def api_login(request: web.Request) -> web.Response:
             user = None  # the login form's name left empty: the hub's own password
         if user is not None and not isinstance(user, str):
             return _error(400, "user: expected a name")
-        stored, role, named = auth.credentials(user)
+        stored, role, named, account = auth.credentials(user)
         loop = asyncio.get_running_loop()
         # scrypt takes tens of milliseconds of a core: never on the loop that serves the room
         succeeded = await loop.run_in_executor(None, auth.check_password, password, stored)
@@ -350,7 +406,7 @@ async def api_login(request: web.Request) -> web.Response:
     if not succeeded or role is None:
         return _error(401, "wrong name or password" if user is not None else "wrong password")
     name = user if user is not None else BUILTIN_USER
-    fresh, dropped = auth.open_session(_session(request), name, role, named=named)
+    fresh, dropped = auth.open_session(_session(request), name, role, named=named, account=account)
     await request.app[PUSH_KEY].close_sessions(dropped, "session ended")
     hub = request.app[HUB_KEY]
     try:  # the audit row is kept if it can be: a full disk must not lock the TD out
@@ -831,15 +887,29 @@ async def api_ws(request: web.Request) -> web.StreamResponse:
 
 
 async def sweep_sessions(app: web.Application) -> None:
-    """Drop the sessions idle for too long, and close their live connections."""
+    """Drop the sessions idle for too long, or whose account changed, and close their live
+    connections."""
     await app[PUSH_KEY].close_sessions(app[AUTH_KEY].expire(), "session expired")
 
 
 async def _sweeper(app: web.Application) -> AsyncIterator[None]:
     async def loop() -> None:
+        store = app[HUB_KEY].store
+        seen = -1
+        with contextlib.suppress(sqlite3.Error):
+            seen = store.data_version()
+        swept = time.monotonic()
         while True:
-            await asyncio.sleep(SWEEP_S)
-            await sweep_sessions(app)
+            await asyncio.sleep(ACCOUNT_CHECK_S)
+            # another process committed (``bghub user remove|add|passwd`` while the hub runs):
+            # the sessions it ended close now, their WebSockets with them, not at the next sweep
+            try:
+                version = store.data_version()
+            except sqlite3.Error:
+                version = seen
+            if version != seen or time.monotonic() - swept >= SWEEP_S:
+                seen, swept = version, time.monotonic()
+                await sweep_sessions(app)
 
     task = asyncio.create_task(loop())
     yield
@@ -909,6 +979,7 @@ def make_app(
     async def on_shutdown(app: web.Application) -> None:
         push = app[PUSH_KEY]
         push.unsubscribe()
+        push.close()
         for ws in list(push.clients):
             await ws.close()
 

@@ -106,6 +106,32 @@ def test_rotating_addresses_meet_the_hubs_own_limit(tmp_path, mosquitto):
         hub.stop()
 
 
+def test_using_up_the_hubs_allowance_does_not_lock_the_td_out(tmp_path, mosquitto):
+    """Anyone may use up the hub's login allowance from addresses of their own; a share of it is
+    kept for the addresses that logged in successfully before (the TD's laptop)."""
+    hub = start_hub_thread(tmp_path, mosquitto, event_id("lockout"), SystemClock())
+    laptop = "127.0.9.1"
+    strangers = [f"127.0.8.{1 + i}" for i in range(DEFAULTS.overall)]
+
+    async def scenario() -> tuple[list[int], int, int]:
+        assert await _one_login(hub.url, laptop, PASSWORD) == 200  # the TD, earlier in the day
+        statuses = []
+        for group in range(0, len(strangers), 10):
+            batch = strangers[group : group + 10]
+            statuses += await asyncio.gather(*(_one_login(hub.url, a, "a guess") for a in batch))
+        stranger = await _one_login(hub.url, "127.0.8.250", PASSWORD)  # even with the password
+        return statuses, stranger, await _one_login(hub.url, laptop, PASSWORD)
+
+    try:
+        statuses, stranger, td = asyncio.run(scenario())
+        open_share = DEFAULTS.open_to(False)[0]
+        assert statuses.count(401) == open_share and statuses.count(429) == len(strangers) - open_share
+        assert stranger == 429  # the allowance open to new addresses is used up
+        assert td == 200  # and the TD still logs in
+    finally:
+        hub.stop()
+
+
 async def _raw(addr: str, url: str, request: bytes) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     host, port = url.removeprefix("http://").rsplit(":", 1)
     reader, writer = await asyncio.open_connection(host, int(port), local_addr=(addr, 0))
@@ -222,7 +248,7 @@ def test_a_login_storm_does_not_stall_the_room(tmp_path, mosquitto):
 
             player = asyncio.create_task(play())
             pushed = 0
-            gate = asyncio.Semaphore(DEFAULTS.in_flight)
+            gate = asyncio.Semaphore(DEFAULTS.open_to(False)[1])  # new addresses: the open share
 
             async def td_login(i: int) -> int:
                 async with gate:

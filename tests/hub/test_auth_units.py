@@ -46,7 +46,9 @@ def test_login_rotates_the_session_and_expiry_drops_it():
 
 
 def test_throttle_counts_failures_per_address_and_in_all():
-    limits = LoginLimits(per_address=3, overall=5, window_s=60, in_flight_per_address=1, in_flight=2)
+    limits = LoginLimits(
+        per_address=3, overall=5, window_s=60, in_flight_per_address=1, in_flight=2, reserved_share=0
+    )
     throttle = LoginThrottle(limits)
     a = throttle.reserve("1.1.1.1", 0)
     with pytest.raises(Refused, match="already being checked"):
@@ -66,6 +68,25 @@ def test_throttle_counts_failures_per_address_and_in_all():
     with pytest.raises(Refused, match="at this hub"):  # rotating addresses meets the hub's limit
         throttle.reserve("6.6.6.6", 3)
     throttle.release(throttle.reserve("6.6.6.6", 61), succeeded=False)  # the window moved on
+
+
+def test_a_share_of_the_allowance_is_kept_for_addresses_that_logged_in_before():
+    limits = LoginLimits(per_address=3, overall=8, window_s=60, in_flight=4, reserved_share=0.25)
+    throttle = LoginThrottle(limits)
+    throttle.release(throttle.reserve("td-laptop", 0), succeeded=True)
+    held = [throttle.reserve(f"10.0.0.{i}", 0) for i in range(3)]
+    with pytest.raises(Refused, match="busy"):  # 3 of 4 at once are open to strangers
+        throttle.reserve("10.0.0.9", 0)
+    throttle.release(throttle.reserve("td-laptop", 0), succeeded=True)
+    for attempt in held:
+        throttle.release(attempt, succeeded=False)
+    for i in range(3, 6):
+        throttle.release(throttle.reserve(f"10.0.0.{i}", 1), succeeded=False)
+    with pytest.raises(Refused, match="at this hub"):  # 6 of 8 attempts are open to strangers
+        throttle.reserve("10.0.0.9", 1)
+    attempt = throttle.reserve("td-laptop", 1)  # the TD's laptop is not locked out
+    throttle.release(attempt, succeeded=False)  # even a typo counts only against its own share
+    throttle.release(throttle.reserve("td-laptop", 1), succeeded=True)
 
 
 @given(
@@ -131,14 +152,25 @@ def test_host_allow_list():
 
 
 def test_a_named_session_lasts_while_its_account_does_and_takes_its_current_role():
-    accounts = {"ann": ("td", hash_password("ann-password"))}
+    accounts = {"ann": ("td", hash_password("ann-password"), 1, 1)}
     auth = Auth(hash_password("right password"), lookup=accounts.get)
-    stored, role, named = auth.credentials("ann")
+    stored, role, named, _account = auth.credentials("ann")
     assert role == "td" and named and auth.check_password("ann-password", stored)
-    assert auth.credentials("nobody")[1] is None and auth.credentials(None)[1:] == ("chief", False)
-    s, _ = auth.open_session(None, "ann", "td", named=True)
-    accounts["ann"] = ("viewer", accounts["ann"][1])
+    assert auth.credentials("nobody")[1] is None and auth.credentials(None)[1:] == ("chief", False, None)
+    s, _ = auth.open_session(None, "ann", "td", named=True, account=auth.credentials("ann")[3])
+    accounts["ann"] = ("viewer", *accounts["ann"][1:])
     assert auth.get(s.token) is s and s.role == "viewer"
     assert {"user": "ann", "role": "viewer"} in auth.team()
     del accounts["ann"]
     assert auth.get(s.token) is None and auth.sessions == {}
+
+
+def test_a_named_session_ends_with_a_new_password_or_a_new_account_of_the_same_name():
+    accounts = {"ann": ("td", hash_password("ann-password"), 1, 1)}
+    auth = Auth(hash_password("right password"), lookup=accounts.get)
+    s, _ = auth.open_session(None, "ann", "td", named=True, account=auth.credentials("ann")[3])
+    accounts["ann"] = ("td", hash_password("new-password"), 1, 2)  # bghub user passwd
+    assert auth.get(s.token) is None
+    s, _ = auth.open_session(None, "ann", "td", named=True, account=auth.credentials("ann")[3])
+    accounts["ann"] = ("chief", accounts["ann"][1], 2, 2)  # bghub user remove + add, same password
+    assert auth.expire() == [s.token] and auth.sessions == {}
