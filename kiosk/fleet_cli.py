@@ -80,6 +80,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
             state_dir / "table.toml",
             timeout=args.timeout,
             on_code=lambda code: print(f"code {code}", flush=True),
+            on_key=lambda fingerprint: print(f"hub key {fingerprint}", flush=True),
         )
     except HubUnreachable as exc:
         print(f"bgtable enroll: {exc}", file=sys.stderr)

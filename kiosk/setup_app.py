@@ -87,6 +87,10 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
         print(f"code {code}", flush=True)
         update(phase="waiting", code=code)
 
+    def on_key(fingerprint: str) -> None:
+        print(f"hub key {fingerprint}", flush=True)
+        update(hub_key=fingerprint)
+
     # A retired device tries the hub it was enrolled with first (once), then looks again.
     last_hub = getattr(args, "hub", None) or _previous_hub(config_path)
 
@@ -119,6 +123,7 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
                     config_path,
                     timeout=ATTEMPT_S,
                     on_code=on_code,
+                    on_key=on_key,
                     on_hub=lambda reached: update(phase="waiting" if reached else "unreachable"),
                     stop=stop,
                 )
