@@ -231,7 +231,15 @@ def add_fleet_arguments(p: argparse.ArgumentParser) -> None:
         "tls_ca in --broker-credentials, written by broker-config --tls)",
     )
     g.add_argument(
-        "--software", metavar="FILE.whl", help="wheel that tables update to (default: the running build)"
+        "--software",
+        metavar="FILE.whl",
+        help="wheel that tables update to, signed by `bghub sign-release` (FILE.whl.sig beside it) "
+        "(default: the running build)",
+    )
+    g.add_argument(
+        "--release-key",
+        metavar="FILE",
+        help="sign the wheel of the running build with this release key at start (a lab, a demo)",
     )
     g.add_argument("--no-announce", action="store_true", help="do not announce the hub with mDNS")
 
@@ -353,6 +361,7 @@ def main_run(args: argparse.Namespace) -> int:
             table_template=args.table_template or default_template(args.broker_credentials),
             table_tls_ca=tls_ca,
             software=args.software,
+            release_key=args.release_key,
             announce=not args.no_announce,
         ),
         new_db=args.new_db,
@@ -405,8 +414,10 @@ def _register_optional(sub: argparse._SubParsersAction) -> None:
 
         add_broker_config_command(sub)
     from hub.accounts_cli import add_user_command
+    from hub.release import add_release_commands
 
     add_user_command(sub)
+    add_release_commands(sub)
     for entry in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
         entry.load()(sub)
     for register in REGISTRARS:

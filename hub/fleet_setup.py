@@ -54,6 +54,8 @@ class FleetOptions:
     table_tls_ca: str | None = None
     #: a wheel to serve instead of one of the running build
     software: str | None = None
+    #: signs the running build's wheel at start (``--software`` wheels come with their .sig)
+    release_key: str | None = None
     #: announce the hub with mDNS (when the dashboard is reachable beyond loopback)
     announce: bool = True
 
@@ -118,7 +120,9 @@ class FleetService:
             else {},
         )
         software = self.software = Software(
-            self._software_dir(), Path(self.options.software) if self.options.software else None
+            self._software_dir(),
+            Path(self.options.software) if self.options.software else None,
+            release_key=self.options.release_key,
         )
         fleet = Fleet(
             hub.store,

@@ -96,6 +96,8 @@ class FleetConfig:
     update_check_s: int = 600
     #: the hub's public key, pinned at enrollment: the table acts only on what it signed
     hub_key: str = ""
+    #: the release keys (``*.pub``) whose signature an update needs: the image's own
+    release_keys: str = "/usr/share/bgtable/release-keys"
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +300,7 @@ SECTIONS: dict[str, tuple[type, dict[str, Validator]]] = {
             "report_s": _seconds,
             "update_check_s": _seconds,
             "hub_key": _public_key,
+            "release_keys": _str,
         },
     ),
 }

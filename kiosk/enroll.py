@@ -258,6 +258,7 @@ def write_configuration(
     mapping["data_dir"] = str(state_dir)
     fleet = dict(mapping.get("fleet") or {})
     fleet["hub_key"] = b64encode(hub_key)
+    fleet.pop("release_keys", None)  # the image's release keys, never the hub's to choose
     mapping["fleet"] = fleet
     ca_pem = payload.get("ca_pem")
     if isinstance(ca_pem, str) and ca_pem.strip():

@@ -85,7 +85,7 @@ class FleetAgent:
     def start(self) -> None:
         from kiosk.updater import Updater
 
-        self.updater = Updater(self.config, on_change=self._wake.set)
+        self.updater = Updater(self.config, on_change=self._wake.set, idle=self._idle)
         self.updater.start()
         self._publish_facts()
         self._thread = threading.Thread(target=self._report_loop, name="fleet-report", daemon=True)
@@ -98,6 +98,11 @@ class FleetAgent:
             self.updater.stop()
         if self._thread is not None:
             self._thread.join(5)
+
+    def _idle(self) -> bool:
+        """No match in progress, as the main thread last saw (any thread)."""
+        with self._lock:
+            return self._facts.get("in_match") is False
 
     # -- orders from the hub (network thread) -----------------------------------------------------
 
