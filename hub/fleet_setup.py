@@ -166,7 +166,7 @@ class FleetService:
             )
         if not self.options.announce:
             return
-        self.announcer = Announcer(event, http_host, http_port)
+        self.announcer = Announcer(event, http_host, http_port, self.key.fingerprint if self.key else "")
         try:
             await self.announcer.start()
         except OSError as exc:

@@ -26,7 +26,7 @@ from typing import Any
 
 from drivers.build_id import running_build
 from kiosk.device_identity import IdentityError, load_or_create
-from kiosk.discovery import HUB_FILES, DiscoveryError, find_hub
+from kiosk.discovery import HUB_FILES, DiscoveryError, TwoHubs, find_hub, hints_from_files
 from kiosk.enroll import EnrollmentClient, EnrollRefused, EnrollTimeout, HubUnreachable, enroll, is_retired
 from kiosk.notify import Notifier
 from kiosk.ui.events import Quit, ScreenError
@@ -101,6 +101,14 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
             last_hub = None
             try:
                 found = find_hub(explicit, hub_files, stop=stop)
+            except TwoHubs as exc:
+                # never a guess between two hubs: the organiser names one in room.txt
+                hubs = tuple(h.label for h in exc.hubs)
+                if hubs != shared.model.hubs:
+                    print(f"two hubs answer: {', '.join(hubs)}", flush=True)
+                update(phase="choose", hubs=hubs, hub="")
+                stop.wait(3.0)
+                continue
             except DiscoveryError as exc:
                 update(phase="refused", detail=str(exc))
                 shared.error = str(exc)
@@ -114,8 +122,14 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
                 continue
             url, how = found
             log.info("hub %s (%s)", url, how)
-            update(hub=url)
-            client = EnrollmentClient(url, identity, version=_version(), build=running_build())
+            update(hub=url, hubs=())
+            client = EnrollmentClient(
+                url,
+                identity,
+                version=_version(),
+                build=running_build(),
+                expect_fingerprint=hints_from_files(hub_files).hub_key,
+            )
             try:
                 done = enroll(
                     client,
