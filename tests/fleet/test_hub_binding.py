@@ -144,3 +144,52 @@ def test_answers_name_the_device_and_echo_its_nonce(tmp_path: Path):
             except SignatureError:
                 continue
             raise AssertionError(f"{purpose}: {json.dumps(changed)} passed")
+
+
+def test_forged_and_replayed_fleet_orders_on_mqtt_are_ignored(tmp_path: Path):
+    """The embedded broker of an open room lets any client publish on a table's control topic:
+    an unsigned "retire", one signed by another key, a real order changed, and a real order
+    replayed are all ignored; the hub's own orders still work."""
+    import paho.mqtt.client as mqtt
+
+    from drivers.mqtt_topics import Topics
+
+    hub = Hub(tmp_path, EVENT)
+    with cleanup(hub):
+        state, _ = enroll_through(hub, hub.url, tmp_path, "dev-m", "8")
+        table = Table(tmp_path, state / "table.toml", "m")
+        with cleanup(table):
+            wait_until(lambda: hub.online("8"), WAIT, "table 8 online")
+            topic = Topics(EVENT).table_control("8")
+            heard: list[dict[str, Any]] = []
+            attacker = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="attacker")
+            attacker.on_message = lambda c, u, m: heard.append(json.loads(m.payload))
+            attacker.connect("127.0.0.1", hub.broker_port)
+            attacker.subscribe(topic, qos=1)
+            attacker.loop_start()
+            try:
+                hub.td.post("/api/fleet/dev-m/identify", {})
+                table.out.wait_for("fleet: identify")
+                real = wait_until(
+                    lambda: next((m for m in heard if m.get("action") == "identify"), None),
+                    WAIT,
+                    "the hub's order overheard",
+                )
+                forged = [
+                    {"action": "retire", "device": "dev-m", "id": "f1", "sent_wall": real["sent_wall"]},
+                    sign(new_signing_key(), {"action": "retire", "device": "dev-m", "id": "f2"}, "control"),
+                    {**real, "action": "retire"},
+                    real,  # replayed as it was
+                ]
+                for message in forged:
+                    attacker.publish(topic, json.dumps(message), qos=1).wait_for_publish(10)
+                for why in ("unsigned", "not a trusted one", "does not match", "seen before"):
+                    table.out.wait_for(rf"fleet order refused: .*{why}|fleet order {why}")
+            finally:
+                attacker.loop_stop()
+                attacker.disconnect()
+            identified = [x for x in table.out.lines if "fleet: identify" in x]
+            assert len(identified) == 1, "the replayed identify was carried out"
+            assert not (state / "retired").exists() and table.proc.poll() is None
+            hub.td.post("/api/fleet/dev-m/restart", {})
+            table.out.wait_for("fleet: restart")
