@@ -65,7 +65,7 @@ class SetupView:
             "refused": tr("The hub refused: {reason}").format(reason=model.detail),
             "enrolled": tr("Starting as table {table}").format(table=model.table),
             "choose": tr("Two hubs answer: {hubs}. Write the right one as 'hub =' in room.txt").format(
-                hubs=", ".join(model.hubs)
+                hubs=", ".join(h.replace("-", "\u2011") for h in model.hubs)  # a key is not broken
             ),
         }[model.phase]
         small = tr("Device {device}").format(device=model.device)
@@ -92,12 +92,17 @@ class SetupView:
             text_in(surface, self.texts, label, (margin, y, width, bh), bh, TEXT_DIM)
             y, bh = band(h, 0.31, 0.4)
             text_in(surface, self.texts, model.code, (margin, y, width, bh), bh, AMBER, bold=True)
+        elif model.phase == "choose":
+            # no guess between two hubs: both, large, for the organiser to pick one in room.txt
+            y, bh = band(h, 0.26, 0.56)
+            text_in(surface, self.texts, status, (margin, y, width, bh), bh // 6, AMBER, wrap=True)
         else:
             y, bh = band(h, 0.26, 0.42)
             text_in(surface, self.texts, middle, (margin, y, width, bh), bh, AMBER, bold=True)
-        y, bh = band(h, 0.72, 0.14)
-        color = TEXT if model.phase in ("waiting", "enrolled") else TEXT_DIM
-        text_in(surface, self.texts, status, (margin, y, width, bh), bh // 2, color, wrap=True)
+        if model.phase != "choose":
+            y, bh = band(h, 0.72, 0.14)
+            color = TEXT if model.phase in ("waiting", "enrolled") else TEXT_DIM
+            text_in(surface, self.texts, status, (margin, y, width, bh), bh // 2, color, wrap=True)
         if key:
             # the fingerprint the organiser compares with the Tables page: larger than the rest
             y, bh = band(h, 0.855, 0.075)
