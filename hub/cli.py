@@ -386,7 +386,7 @@ def main_run(args: argparse.Namespace) -> int:
             return 2
         where = f"embedded broker on {args.embedded_host}:{port}" if embedded else f"broker {host}:{port}"
         key = app.fleet.key.fingerprint if app.fleet.key else "none"
-        print(f"bghub: event {args.event}, {where}, dashboard {app.url}, hub key {key}", flush=True)
+        print(f"bghub: event {args.event}, {where}, hub key {key}, dashboard {app.url}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

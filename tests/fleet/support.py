@@ -101,7 +101,7 @@ class Hub:
         args += extra or []
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
         self.out = Lines(self.proc.stdout, tmp / f"{name}.log")
-        started = self.out.wait_for(r"bghub: event .* dashboard http://\S+, hub key (\S+)")
+        started = self.out.wait_for(r"bghub: event .*, hub key (\S+), dashboard http://")
         #: the fingerprint of the hub's signing key, as its start-up line says
         self.fingerprint = started.group(1)
         wait_for_port("127.0.0.1", self.port, WAIT)

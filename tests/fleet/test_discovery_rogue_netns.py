@@ -104,7 +104,7 @@ def test_a_rogue_hub_of_another_event_is_ignored(net: Lan, tmp_path: Path):
         chosen = out.wait_for(r"kiosk.setup: hub (\S+) \(found by mDNS\)").group(1)
         assert chosen == f"http://{net.addr['hub']}:8080"
         out.wait_for(r"^code \d{4}$")
-        fingerprint = hub_out.wait_for(r"dashboard \S+, hub key (\S+)$").group(1)
+        fingerprint = hub_out.wait_for(r"hub key (\S+), dashboard http://").group(1)
         assert out.wait_for(r"^hub key (\S+)$").group(1) == fingerprint
         assert devices(net, "hub") == ["dev-t1"]
         assert devices(net, "rogue") == []

@@ -109,5 +109,5 @@ def test_the_hub_keeps_its_key(tmp_path):
     assert path.stat().st_mode & 0o077 == 0
     assert HubKey.load_or_create(path).fingerprint == first.fingerprint
     path.write_text("not a key\n")
-    with pytest.raises(HubKeyError, match="hub-signing.key"):
+    with pytest.raises(HubKeyError, match=r"hub-signing\.key"):
         HubKey.load_or_create(path)
