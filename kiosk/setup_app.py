@@ -122,6 +122,8 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
                 continue
             url, how = found
             log.info("hub %s (%s)", url, how)
+            if shared.model.phase == "choose":  # the organiser named the hub: no longer two
+                update(phase="searching")
             update(hub=url, hubs=())
             client = EnrollmentClient(
                 url,
