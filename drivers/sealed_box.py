@@ -12,10 +12,11 @@ bound to a context string such as ``bgtable-enroll-v1``), and ChaCha20-Poly1305 
 
     version (1 byte = 1) | ephemeral public key (32) | nonce (12) | ciphertext + tag (16)
 
-What it does not do: tell the device that the sealed message comes from the real hub. An active
-attacker on the room network can offer a device a configuration of its own; only TLS to the hub
-(``https://`` hub address) or the TD comparing the table number on the screen prevents that. It
-keeps the credential secret, which is what the room's plain network needs.
+What it does not do: tell the device that the sealed message comes from the real hub. That is the
+hub's signature's job (:mod:`drivers.signing`): the answer carrying the sealed message is signed
+with the hub's key, whose fingerprint the organiser compares on the table's screen (or pins in
+room.txt), and the sealed configuration names that key, which the table pins. This module keeps
+the credential secret, which is what the room's plain network needs.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.mqtt_topics import MAX_PAYLOAD
-from hub import bridge_config, dynsec
+from hub import bridge_config, broker_tls, dynsec
 from hub.bridge_config import BridgeError, BridgeSettings
 from hub.broker_firewall import FIREWALL_NAME, render_nft
 from hub.provision import table_rights
@@ -196,6 +196,8 @@ class TlsSettings:
     key: Path
     cafile: Path | None = None
     port: int = 8883
+    #: the room's own CA and the broker's certificate, made by broker-config (:mod:`hub.broker_tls`)
+    generated: bool = False
 
 
 @dataclass(frozen=True)
@@ -352,9 +354,7 @@ def render_acl(event: str, tables: Sequence[str]) -> str:
         "\n"
         "# The hub reads and writes everything of this event.\n"
         f"user {HUB_USER}\n"
-        f"topic readwrite {prefix}/#\n"
-        + "".join(f"{line}\n" for line in dynsec.hub_acl_lines())
-        + "\n"
+        f"topic readwrite {prefix}/#\n" + "".join(f"{line}\n" for line in dynsec.hub_acl_lines()) + "\n"
         "# Diagnostics (mosquitto_sub -u monitor): reads everything of this event and the broker's\n"
         "# own statistics, writes nothing; its own client id, so it never disconnects the hub.\n"
         f"user {MONITOR_USER}\n"
@@ -505,8 +505,24 @@ def render_monitor_fragment(settings: BrokerSettings, password: str) -> str:
     )
 
 
+def table_ca(settings: BrokerSettings) -> Path | None:
+    """The CA enrolled tables check the broker with: the room's own, or ``--cafile``."""
+    tls = settings.tls
+    if tls is None:
+        return None
+    if tls.generated:
+        return settings.out / broker_tls.TLS_DIR / broker_tls.CA_CERT
+    return tls.cafile
+
+
 def render_hub_fragment(settings: BrokerSettings, password: str) -> str:
-    """The hub's credential (the hub runs beside the broker: plain port, loopback by default)."""
+    """The hub's credential (the hub runs beside the broker: plain port, loopback by default), and
+    ``[tables]``: the broker address (and CA) the hub gives the tables it enrolls."""
+    ca = table_ca(settings)
+    port = settings.tls.port if settings.tls is not None and ca is not None else settings.port
+    tables = f"broker = {toml_string(f'{settings.host}:{port}')}\n"
+    if ca is not None:
+        tables += f"tls_ca = {toml_string(str(ca))}\n"
     return (
         f"# The hub's broker credential for event {settings.event} (written by `bghub broker-config`).\n"
         "# Merge into the hub's configuration (/etc/bgtable/hub.toml); keep it 0600.\n"
@@ -517,6 +533,9 @@ def render_hub_fragment(settings: BrokerSettings, password: str) -> str:
         f"port = {settings.port}\n"
         f"username = {toml_string(HUB_USER)}\n"
         f"password = {toml_string(password)}\n"
+        "\n"
+        "# What `bghub run` gives the tables it enrolls (--public-broker, --table-tls-ca override it).\n"
+        "[tables]\n" + tables
     )
 
 
@@ -592,6 +611,22 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
     if owner is not None and (created_data or settings.persistence_dir is None):
         os.chown(settings.data_dir, *owner)
 
+    if settings.tls is not None and settings.tls.generated:
+        _make_dir(
+            out / broker_tls.TLS_DIR, 0o700 if owner is None else 0o710, None if owner is None else owner[1]
+        )
+        names = [
+            settings.host,
+            *([settings.bind] if settings.bind and settings.bind not in ("0.0.0.0", "::") else []),
+        ]
+        broker_tls.ensure(
+            out,
+            settings.event,
+            names,
+            lambda path, text, broker_reads: _write_private(path, text, owner if broker_reads else None),
+            renew_ca=force,
+        )
+        result.files.append(out / broker_tls.TLS_DIR / broker_tls.CA_CERT)
     conf = render_conf(settings, extra_connections=len(bridges))
     if bridge is not None and settings.bridge is not None:
         conf += bridge_config.render_section(
@@ -700,7 +735,7 @@ def _check_settings(settings: BrokerSettings) -> None:
         if settings.tls.port == settings.port:
             raise BrokerConfigError(f"the TLS port and the plain port are both {settings.port}")
         for label, path in (("--cert", settings.tls.cert), ("--key", settings.tls.key)):
-            if not path.is_file():
+            if not settings.tls.generated and not path.is_file():
                 raise BrokerConfigError(f"{label} {path}: no such file")
         if settings.tls.cafile is not None and not settings.tls.cafile.is_file():
             raise BrokerConfigError(f"--cafile {settings.tls.cafile}: no such file")
@@ -788,7 +823,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hub-host", default="127.0.0.1", metavar="NAME", help="broker address written for the hub"
     )
-    parser.add_argument("--tls", action="store_true", help="add a TLS listener (tables then use it)")
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="add a TLS listener (tables then use it); without --cert/--key the room's own CA and "
+        "the broker's certificate are made in OUT/tls",
+    )
     parser.add_argument("--tls-port", type=int, default=8883, metavar="N", help="TLS port (default 8883)")
     parser.add_argument("--cert", metavar="FILE", help="server certificate (PEM), with --tls")
     parser.add_argument("--key", metavar="FILE", help="server private key (PEM), with --tls")
@@ -825,9 +865,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
     """Validate the options and build absolute-path settings."""
     tls: TlsSettings | None = None
-    if args.tls:
+    if args.tls and not args.cert and not args.key:
+        if args.cafile:
+            raise BrokerConfigError(
+                "--cafile goes with --cert and --key (without them the room's CA is made)"
+            )
+        tls_dir = _absolute(args.out) / broker_tls.TLS_DIR
+        tls = TlsSettings(
+            cert=tls_dir / broker_tls.SERVER_CERT,
+            key=tls_dir / broker_tls.SERVER_KEY,
+            port=args.tls_port,
+            generated=True,
+        )
+    elif args.tls:
         if not args.cert or not args.key:
-            raise BrokerConfigError("--tls needs --cert and --key")
+            raise BrokerConfigError("--tls needs both --cert and --key (or neither: the room's CA is made)")
         tls = TlsSettings(
             cert=_absolute(args.cert),
             key=_absolute(args.key),

@@ -16,6 +16,7 @@ import sys
 import tomllib
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
+from typing import Any
 
 from drivers.mqtt_topics import is_valid_id
 from rulebook.errors import ProfileError
@@ -205,11 +206,25 @@ def add_fleet_arguments(p: argparse.ArgumentParser) -> None:
         help="embedded broker: only the hub and enrolled tables may connect",
     )
     g.add_argument(
+        "--public-url",
+        type=_public_url,
+        metavar="URL",
+        help="the hub's address given to enrolled tables, http://HOST:PORT (default: the "
+        "dashboard's address, or the first address announced by mDNS)",
+    )
+    g.add_argument(
+        "--public-broker",
         "--table-broker",
+        dest="table_broker",
         type=lambda t: host_port(t, 1883),
         metavar="HOST:PORT",
-        help="broker address given to enrolled tables (default: the hub's address as each table "
-        "reached it, and the broker's port)",
+        help="broker address given to enrolled tables (default: [tables] broker in "
+        "--broker-credentials, else the host of --public-url and the broker's port)",
+    )
+    g.add_argument(
+        "--hub-key",
+        metavar="FILE",
+        help="the hub's signing key, made on first use (default: hub-signing.key beside --db)",
     )
     g.add_argument(
         "--table-template",
@@ -218,12 +233,46 @@ def add_fleet_arguments(p: argparse.ArgumentParser) -> None:
         "--broker-credentials, when broker-config wrote one)",
     )
     g.add_argument(
-        "--table-tls-ca", metavar="FILE", help="tables reach the broker over TLS, checked with this CA (PEM)"
+        "--table-tls-ca",
+        metavar="FILE",
+        help="tables reach the broker over TLS, checked with this CA (PEM) (default: [tables] "
+        "tls_ca in --broker-credentials, written by broker-config --tls)",
     )
     g.add_argument(
-        "--software", metavar="FILE.whl", help="wheel that tables update to (default: the running build)"
+        "--software",
+        metavar="FILE.whl",
+        help="wheel that tables update to, signed by `bghub sign-release` (FILE.whl.sig beside it) "
+        "(default: the running build)",
+    )
+    g.add_argument(
+        "--release-key",
+        metavar="FILE",
+        help="sign the wheel of the running build with this release key at start (a lab, a demo)",
     )
     g.add_argument("--no-announce", action="store_true", help="do not announce the hub with mDNS")
+
+
+def _public_url(text: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text.strip())
+    try:
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected http://HOST:PORT, got {text!r}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        raise argparse.ArgumentTypeError(f"expected http://HOST:PORT, got {text!r}")
+    return text.strip().rstrip("/")
+
+
+def _tables_defaults(path: str | None) -> dict[str, Any]:
+    """The ``[tables]`` section broker-config writes into the hub's credentials: the broker
+    address and CA that enrolled tables are given."""
+    if not path:
+        return {}
+    with open(path, "rb") as fh:
+        tables = tomllib.load(fh).get("tables", {})
+    return tables if isinstance(tables, dict) else {}
 
 
 def _allowed_host(text: str) -> str:
@@ -268,9 +317,14 @@ def main_run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         username, password = _credentials(args.broker_credentials)
-    except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
+        tables = _tables_defaults(args.broker_credentials)
+        table_broker = args.table_broker or (
+            host_port(tables["broker"], 1883) if isinstance(tables.get("broker"), str) else None
+        )
+    except (OSError, ValueError, argparse.ArgumentTypeError, tomllib.TOMLDecodeError) as exc:
         print(f"bghub: broker credentials: {exc}", file=sys.stderr)
         return 2
+    tls_ca = args.table_tls_ca or (tables["tls_ca"] if isinstance(tables.get("tls_ca"), str) else None)
     embedded = args.broker is None
     host, port = ("127.0.0.1", args.embedded_port) if embedded else args.broker
     from hub.rooms import RoomsError, load_rooms
@@ -310,10 +364,13 @@ def main_run(args: argparse.Namespace) -> int:
         embedded_host=args.embedded_host,
         fleet=FleetOptions(
             enrolled_only=args.enrolled_only,
-            table_broker=args.table_broker,
+            table_broker=table_broker,
+            public_url=args.public_url,
+            hub_key=args.hub_key,
             table_template=args.table_template or default_template(args.broker_credentials),
-            table_tls_ca=args.table_tls_ca,
+            table_tls_ca=tls_ca,
             software=args.software,
+            release_key=args.release_key,
             announce=not args.no_announce,
         ),
         new_db=args.new_db,
@@ -337,7 +394,8 @@ def main_run(args: argparse.Namespace) -> int:
             await app.stop()
             return 2
         where = f"embedded broker on {args.embedded_host}:{port}" if embedded else f"broker {host}:{port}"
-        print(f"bghub: event {args.event}, {where}, dashboard {app.url}", flush=True)
+        key = app.fleet.key.fingerprint if app.fleet.key else "none"
+        print(f"bghub: event {args.event}, {where}, hub key {key}, dashboard {app.url}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -365,8 +423,10 @@ def _register_optional(sub: argparse._SubParsersAction) -> None:
 
         add_broker_config_command(sub)
     from hub.accounts_cli import add_user_command
+    from hub.release import add_release_commands
 
     add_user_command(sub)
+    add_release_commands(sub)
     for entry in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
         entry.load()(sub)
     for register in REGISTRARS:

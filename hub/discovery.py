@@ -2,9 +2,12 @@
 
 A table flashed from the one image knows no address: it asks the local network for
 ``_bghub._tcp.local.`` and finds the hub (the way DGT boards find LiveChess). The announcement
-names the dashboard's port, the addresses the hub answers on, and the event (TXT ``event``,
-``path=/device/v1/``). Where multicast does not pass (some venue Wi-Fi), the organiser writes
-the hub's address on the cards' boot partition instead (docs/install-pi.md).
+names the dashboard's port, the addresses the hub answers on, the event (TXT ``event``,
+``path=/device/v1/``) and the fingerprint of the hub's signing key (TXT ``key``): a table takes
+only a hub of its own event (and of its pinned key, when its room.txt names one), and refuses to
+choose when two answer (:mod:`kiosk.discovery`). Where multicast does not pass (some venue
+Wi-Fi), the organiser writes the hub's address on the cards' boot partition instead
+(docs/install-pi.md).
 
 Only a dashboard listening beyond loopback is announced: nothing else could reach it.
 """
@@ -50,8 +53,9 @@ def announced_addresses(http_host: str) -> list[str]:
 class Announcer:
     """Registers the hub's service on the running loop; ``stop()`` withdraws it."""
 
-    def __init__(self, event: str, http_host: str, http_port: int) -> None:
+    def __init__(self, event: str, http_host: str, http_port: int, key: str = "") -> None:
         self.event = event
+        self.key = key
         self.http_host = http_host
         self.http_port = http_port
         self.addresses: list[str] = []
@@ -72,7 +76,7 @@ class Announcer:
             SERVICE_TYPE,
             f"Smart table hub {self.event} on {host}.{SERVICE_TYPE}",
             port=self.http_port,
-            properties={"event": self.event, "path": "/device/v1/", "scheme": "http"},
+            properties={"event": self.event, "path": "/device/v1/", "scheme": "http", "key": self.key},
             server=f"{host}.local.",
             parsed_addresses=self.addresses,
         )

@@ -75,8 +75,15 @@ class FleetSettings:
     event: str
     #: the broker port tables use (the hub's broker port unless ``table_broker`` says otherwise)
     broker_port: int
-    #: ``(host, port)`` of the broker for tables; None: the host each device reached the hub at
+    #: ``(host, port)`` of the broker for tables; None: the host of ``public_url``
     table_broker: tuple[str, int] | None = None
+    #: the hub's address tables keep using, as the organiser configured or the hub announces it
+    #: (never what a request said: :func:`hub.fleet_setup.public_addresses`)
+    public_url: str = ""
+    #: signs every answer a table acts on with the hub's key (:mod:`hub.hub_key`)
+    sign: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
+    #: the hub's public key (base64), pinned in each table's sealed configuration
+    hub_key: str = ""
     #: TLS to the broker: the CA certificate (PEM) tables check it with
     tls_ca_pem: str | None = None
     #: the keys every table shares (language, td_pin, [pins], [dice], [screen], ...)
@@ -300,6 +307,8 @@ class Fleet:
             "id": uuid.uuid4().hex,
             "sent_wall": self.clock.now_wall(),
         }
+        if self.settings.sign is not None:
+            message = self.settings.sign("control", message)
         link = self._link()
         if link is not None and d.table is not None:
             link.send_control(d.table, message)
@@ -372,7 +381,8 @@ class Fleet:
     def _configuration(self, d: Device, table: str, username: str, password: str) -> dict[str, Any]:
         """What the table writes as its ``table.toml`` (docs/configuration.md), and the CA."""
         s = self.settings
-        host, port = s.table_broker or (_host_of(d.hub_url), s.broker_port)
+        hub_url = s.public_url or d.hub_url
+        host, port = s.table_broker or (_host_of(hub_url), s.broker_port)
         broker: dict[str, Any] = {"host": host, "port": port, "username": username, "password": password}
         if s.tls_ca_pem:
             broker["tls"] = True
@@ -381,9 +391,9 @@ class Fleet:
             table_id=table,
             event=s.event,
             broker=broker,
-            fleet={"hub": d.hub_url, "device": d.device},
+            fleet={"hub": hub_url, "device": d.device, **({"hub_key": s.hub_key} if s.hub_key else {})},
         )
-        return {"table": table, "config": config, "ca_pem": s.tls_ca_pem}
+        return {"table": table, "config": config, "ca_pem": s.tls_ca_pem, "hub_key": s.hub_key}
 
 
 def _host_of(url: str) -> str:

@@ -26,6 +26,7 @@ from hub.discovery import Announcer
 from hub.dynsec import DynsecProvisioner
 from hub.fleet import Fleet, FleetSettings
 from hub.fleet_web import add_fleet_routes
+from hub.hub_key import HubKey, default_path
 from hub.provision import Provisioner
 from hub.software import Software
 
@@ -40,14 +41,21 @@ class FleetOptions:
 
     #: embedded broker: only the hub and enrolled tables may connect
     enrolled_only: bool = False
-    #: the broker address tables are given (default: the hub's address as each table reached it)
+    #: the broker address tables are given (default: the host of ``public_url``, the broker's port)
     table_broker: tuple[str, int] | None = None
+    #: the hub's address tables are given (default: the dashboard's address, or the first one
+    #: announced when it listens on every interface)
+    public_url: str | None = None
+    #: the hub's signing key (default: ``hub-signing.key`` beside the database)
+    hub_key: str | None = None
     #: the keys every table shares (a broker-config ``table-template.toml``)
     table_template: str | None = None
     #: TLS to the broker: the CA certificate handed to tables
     table_tls_ca: str | None = None
     #: a wheel to serve instead of one of the running build
     software: str | None = None
+    #: signs the running build's wheel at start (``--software`` wheels come with their .sig)
+    release_key: str | None = None
     #: announce the hub with mDNS (when the dashboard is reachable beyond loopback)
     announce: bool = True
 
@@ -71,6 +79,7 @@ class FleetService:
         self.announcer: Announcer | None = None
         self._upkeep: asyncio.Task[None] | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self.key: HubKey | None = None
         if embedded:
             from hub.embedded_auth import RoomCredentials
 
@@ -97,7 +106,11 @@ class FleetService:
             dynsec = DynsecProvisioner(hub.config.event, lambda: hub.link)
             hub.link_setup.append(lambda link: dynsec.attach(link, loop))
             provisioner = dynsec
+        key_path = Path(self.options.hub_key) if self.options.hub_key else default_path(self.db)
+        key = self.key = HubKey.load_or_create(key_path or self._scratch() / "hub-signing.key")
         settings = FleetSettings(
+            sign=key.sign,
+            hub_key=key.public_b64,
             event=hub.config.event,
             broker_port=hub.config.broker_port,
             table_broker=self.options.table_broker,
@@ -107,7 +120,9 @@ class FleetService:
             else {},
         )
         software = self.software = Software(
-            self._software_dir(), Path(self.options.software) if self.options.software else None
+            self._software_dir(),
+            Path(self.options.software) if self.options.software else None,
+            release_key=self.options.release_key,
         )
         fleet = Fleet(
             hub.store,
@@ -138,9 +153,20 @@ class FleetService:
         self._http = (http_host, http_port)
 
     async def announce(self, event: str, http_host: str, http_port: int) -> None:
+        """The dashboard listens: tables are given its public address; announce it with mDNS."""
+        fleet = self.fleet
+        if fleet is not None:
+            url, broker = public_addresses(self.options, http_host, http_port, fleet.settings.broker_port)
+            fleet.settings = dataclasses.replace(fleet.settings, public_url=url, table_broker=broker)
+            log.info(
+                "tables are given the hub %s and the broker %s:%d (hub key %s)",
+                url,
+                *broker,
+                self.key.fingerprint if self.key else "?",
+            )
         if not self.options.announce:
             return
-        self.announcer = Announcer(event, http_host, http_port)
+        self.announcer = Announcer(event, http_host, http_port, self.key.fingerprint if self.key else "")
         try:
             await self.announcer.start()
         except OSError as exc:
@@ -173,5 +199,34 @@ class FleetService:
     def _software_dir(self) -> Path:
         if self.db and self.db != ":memory:":
             return Path(self.db).resolve().parent / "software"
-        self._tmp = tempfile.TemporaryDirectory(prefix="bghub-software-")
+        return self._scratch()
+
+    def _scratch(self) -> Path:
+        """A directory for this run only (a hub whose database is in memory)."""
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="bghub-software-")
         return Path(self._tmp.name)
+
+
+def public_addresses(
+    options: FleetOptions, http_host: str, http_port: int, broker_port: int
+) -> tuple[str, tuple[str, int]]:
+    """``(hub URL, (broker host, port))`` that enrolled tables are given: what the organiser
+    configured (``--public-url``, ``--public-broker``), else the dashboard's own address (the
+    first announced one when it listens on every interface) and the broker's port. Never the
+    address a request came in on: whoever relays a table's hello must not become its hub."""
+    from urllib.parse import urlsplit
+
+    from hub.discovery import announced_addresses
+
+    url = options.public_url
+    if not url:
+        host = http_host
+        if host in ("", "0.0.0.0", "::", "*"):
+            found = announced_addresses(host)
+            host = found[0] if found else "127.0.0.1"
+            if not found:
+                log.warning("no address to give tables: use --public-url http://HOST:PORT")
+        url = f"http://{f'[{host}]' if ':' in host else host}:{http_port}"
+    broker = options.table_broker or (urlsplit(url).hostname or "127.0.0.1", broker_port)
+    return url.rstrip("/"), broker

@@ -1,7 +1,8 @@
 """The fleet's HTTP side: the Tables page and its API for the TD, and the devices' own endpoints.
 
 TD side (the dashboard's session and CSRF rules, like every other endpoint; docs/api.md):
-``GET /fleet`` (the page), ``GET /api/fleet``, ``POST /api/fleet/{device}/enroll`` ``{"table"}``,
+``GET /fleet`` (the page), ``GET /api/fleet``, ``GET /api/fleet/hub`` (the hub's key fingerprint and
+the addresses tables are given), ``POST /api/fleet/{device}/enroll`` ``{"table"}``,
 ``POST /api/fleet/{device}/retire``, ``POST /api/fleet/{device}/{identify|restart|button-test|update}``.
 
 Devices' side, under ``/device/v1/`` (docs/protocol.md §6): ``POST hello``, ``POST poll``, and the
@@ -20,6 +21,7 @@ from aiohttp import web
 
 from hub.fleet import Fleet
 from hub.fleet_model import check_hello
+from hub.hub_key import hub_fingerprint, signed_answer
 from hub.provision import FleetError
 from hub.software import Software
 from hub.web import DEVICE_PREFIX, STATIC, _actor, _body, _error, _json, reader, writer
@@ -53,6 +55,21 @@ async def api_fleet(request: web.Request) -> web.Response:
     return _json(request.app[FLEET_KEY].rows())
 
 
+@reader
+async def api_fleet_hub(request: web.Request) -> web.Response:
+    """What tables are given and pin: the hub's key fingerprint and addresses (the Tables page)."""
+    settings = request.app[FLEET_KEY].settings
+    broker = settings.table_broker
+    return _json(
+        {
+            "fingerprint": hub_fingerprint(settings.hub_key),
+            "url": settings.public_url,
+            "broker": f"{broker[0]}:{broker[1]}" if broker else None,
+            "tls": bool(settings.tls_ca_pem),
+        }
+    )
+
+
 @writer
 @_fleet_errors
 async def api_enroll(request: web.Request) -> web.Response:
@@ -84,15 +101,17 @@ def _control(action: str) -> Handler:
 
 
 def _hub_url(request: web.Request) -> str:
-    """The hub's address as the device reached it (its ``Host``), what it keeps using."""
-    return f"{request.scheme}://{request.host}"
+    """The hub's address tables keep using: the configured one, never the request's ``Host``
+    (a relay in front of the hub would otherwise become the table's hub)."""
+    return request.app[FLEET_KEY].settings.public_url
 
 
 @_fleet_errors
 async def device_hello(request: web.Request) -> web.Response:
     body = await _body(request)
     hello = check_hello(body)
-    return _json(request.app[FLEET_KEY].hello(hello, request.remote or "", _hub_url(request)))
+    answer = request.app[FLEET_KEY].hello(hello, request.remote or "", _hub_url(request))
+    return _json(signed_answer(request.app[FLEET_KEY], "hello", answer, body))
 
 
 @_fleet_errors
@@ -104,11 +123,14 @@ async def device_poll(request: web.Request) -> web.Response:
     wait = body.get("wait", 0)
     if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 <= wait <= 60:
         raise FleetError("wait: expected seconds from 0 to 60")
-    return _json(await request.app[FLEET_KEY].wait(device, key, float(wait)))
+    answer = await request.app[FLEET_KEY].wait(device, key, float(wait))
+    return _json(signed_answer(request.app[FLEET_KEY], "poll", answer, body))
 
 
 async def device_software(request: web.Request) -> web.Response:
-    return _json(request.app[SOFTWARE_KEY].manifest())
+    query = {"device": request.query.get("device"), "nonce": request.query.get("nonce")}
+    answer = request.app[SOFTWARE_KEY].manifest()
+    return _json(signed_answer(request.app[FLEET_KEY], "software", answer, query))
 
 
 async def device_software_file(request: web.Request) -> web.StreamResponse:
@@ -126,6 +148,7 @@ def add_fleet_routes(app: web.Application, fleet: Fleet, software: Software) -> 
     r = app.router
     r.add_get("/fleet", page_fleet)
     r.add_get("/api/fleet", api_fleet)
+    r.add_get("/api/fleet/hub", api_fleet_hub)
     r.add_post("/api/fleet/{device}/enroll", api_enroll)
     r.add_post("/api/fleet/{device}/retire", api_retire)
     for path, action in (

@@ -107,6 +107,7 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/api/dice.csv"): READ,
     ("GET", "/api/ws"): READ,
     ("GET", "/api/fleet"): READ,
+    ("GET", "/api/fleet/hub"): READ,
     # a table
     ("POST", "/api/tables/{table}/commands"): TABLE_ACTIONS,
     ("POST", "/api/tables/{table}/automation"): TABLE_ACTIONS,

@@ -9,6 +9,12 @@ serves a given wheel instead (e.g. the one ``make image`` built).
 
 The wheel's version carries the build id as a local version label (``0.1.0+b1a2b3c4d5e6f7a8b``):
 two builds of the same version are told apart by pip, by the tables and on the Tables page.
+
+Tables install only a released wheel (:mod:`hub.release`): the manifest carries the release
+signature (``release``) of a ``--software`` wheel from its ``.sig`` file, or of the running
+build's wheel signed at start with ``--release-key``. Without one, tables keep their version and
+say why on the Tables page. The manifest itself is signed with the hub's key per request
+(:func:`hub.hub_key.signed_answer`).
 """
 
 from __future__ import annotations
@@ -101,9 +107,12 @@ def wheel_build(path: Path) -> tuple[str, str]:
 class Software:
     """The wheel the hub serves and its manifest."""
 
-    def __init__(self, cache_dir: Path, wheel: Path | None = None) -> None:
+    def __init__(self, cache_dir: Path, wheel: Path | None = None, *, release_key: str | None = None) -> None:
         self.cache_dir = cache_dir
         self._given = wheel
+        self._release_key = release_key
+        #: the release signature of the wheel served (None: not released, tables refuse it)
+        self.release: dict[str, Any] | None = None
         self._path: Path | None = None
         self.version = ""
         self.build = ""
@@ -121,6 +130,17 @@ class Software:
         self.sha256 = hashlib.sha256(data).hexdigest()
         self.size = len(data)
         self._path = path
+        from hub.release import ReleaseError, load_signature, read_private, sign_wheel
+
+        try:
+            if self._release_key:
+                self.release = sign_wheel(path, read_private(self._release_key))
+            elif self._given is not None:
+                self.release = load_signature(path)
+        except ReleaseError as exc:
+            raise SoftwareError(str(exc)) from None
+        if self.release is None:
+            log.warning("%s has no release signature: tables will not install it", path.name)
         log.info("serving %s (build %s, %d bytes) to the tables", path.name, self.build, self.size)
 
     def wheel_path(self) -> Path | None:
@@ -135,4 +155,5 @@ class Software:
             "url": f"/device/v1/software/{path.name}" if path else None,
             "sha256": self.sha256,
             "size": self.size,
+            "release": self.release,
         }

@@ -94,6 +94,10 @@ class FleetConfig:
     report_s: int = 30
     #: seconds between asking the hub which software it serves
     update_check_s: int = 600
+    #: the hub's public key, pinned at enrollment: the table acts only on what it signed
+    hub_key: str = ""
+    #: the release keys (``*.pub``) whose signature an update needs: the image's own
+    release_keys: str = "/usr/share/bgtable/release-keys"
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +245,13 @@ def _device(key: str, value: Any) -> str:
     return _ident(key, text) if text else text
 
 
+def _public_key(key: str, value: Any) -> str:
+    text = _str(key, value)
+    if text and not re.fullmatch(r"[A-Za-z0-9_-]{43}", text):
+        raise ConfigError(f"{key}: expected a public key (43 characters of base64), got {value!r}")
+    return text
+
+
 def _seconds(key: str, value: Any) -> int:
     return _int(key, value, 5, 86_400)
 
@@ -288,6 +299,8 @@ SECTIONS: dict[str, tuple[type, dict[str, Validator]]] = {
             "auto_update": _bool,
             "report_s": _seconds,
             "update_check_s": _seconds,
+            "hub_key": _public_key,
+            "release_keys": _str,
         },
     ),
 }

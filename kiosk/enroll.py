@@ -11,6 +11,12 @@ not set up — code 4821" screen. The protocol is docs/protocol.md §6:
    state directory (``table.toml``, 0600; ``broker-ca.pem`` when the broker uses TLS), with
    ``data_dir`` set to the state directory so the journal lives on the data partition.
 
+Every answer is signed with the hub's key and names this device and the request's random nonce
+(:mod:`kiosk.trust`). The first answer's key is the one this enrollment trusts (its fingerprint
+is on the set-up screen, to compare with the hub's Tables page; a ``hub_key`` line in the boot
+partition's settings file pins it in advance); the configuration must carry that same key, and
+it is written into ``table.toml`` (``fleet.hub_key``): the table believes nothing else afterwards.
+
 A hub that cannot be reached is tried again (with back-off) until the deadline; what the hub
 refuses (HTTP 4xx) is an :class:`EnrollRefused` with the hub's reason.
 """
@@ -33,9 +39,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from drivers.sealed_box import SealedBoxError, b64decode, open_sealed
+from drivers.sealed_box import SealedBoxError, b64decode, b64encode, open_sealed
+from drivers.signing import fingerprint
 from kiosk.config import ConfigError, from_mapping
 from kiosk.device_identity import DeviceIdentity, write_private
+from kiosk.trust import TrustError, check_answer, new_nonce
 
 log = logging.getLogger("kiosk.enroll")
 
@@ -82,12 +90,18 @@ class EnrollmentClient:
         version: str,
         build: str,
         ssl_context: ssl.SSLContext | None = None,
+        pinned: bytes | None = None,
+        expect_fingerprint: str = "",
     ) -> None:
         self.hub_url = hub_url.rstrip("/")
         self.identity = identity
         self.version = version
         self.build = build
         self.ssl_context = ssl_context
+        #: the hub's key: pinned at enrollment, else the first answer's (trust on first use)
+        self.pinned = pinned
+        #: the fingerprint the boot partition's settings file expects (empty: any)
+        self.expect_fingerprint = expect_fingerprint.strip().upper()
 
     def hello(self, timeout: float = 10.0) -> dict[str, Any]:
         body = {
@@ -97,11 +111,31 @@ class EnrollmentClient:
             "build": self.build[:64],
             "hostname": socket.gethostname()[:64],
         }
-        return self._post("hello", body, timeout)
+        return self._signed("hello", body, timeout)
 
     def poll(self, wait: float) -> dict[str, Any]:
         body = {"device": self.identity.device, "key": self.identity.public_key_b64, "wait": wait}
-        return self._post("poll", body, wait + 10.0)
+        return self._signed("poll", body, wait + 10.0)
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.pinned) if self.pinned else ""
+
+    def _signed(self, what: str, body: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """A request with a fresh nonce; its answer only if the hub's key signed it for us."""
+        nonce = new_nonce()
+        answer = self._post(what, {**body, "nonce": nonce}, timeout)
+        try:
+            key = check_answer(answer, what, device=self.identity.device, nonce=nonce, pinned=self.pinned)
+        except TrustError as exc:
+            raise EnrollRefused(f"hub {self.hub_url}: {exc}") from None
+        if self.expect_fingerprint and fingerprint(key) != self.expect_fingerprint:
+            raise EnrollRefused(
+                f"hub {self.hub_url} has key {fingerprint(key)}, not {self.expect_fingerprint} "
+                "as the settings file says"
+            )
+        self.pinned = key
+        return answer
 
     def _post(self, what: str, body: dict[str, Any], timeout: float) -> dict[str, Any]:
         url = f"{self.hub_url}/device/v1/{what}"
@@ -143,13 +177,15 @@ def enroll(
     timeout: float | None = None,
     on_code: Callable[[str], None] = lambda code: None,
     on_hub: Callable[[bool], None] = lambda reached: None,
+    on_key: Callable[[str], None] = lambda fingerprint: None,
     stop: threading.Event | None = None,
     monotonic: Callable[[], float] = time.monotonic,
 ) -> Enrolled:
     """Run enrollment to the end (see module doc); raises :class:`EnrollError` subclasses.
 
     ``timeout`` bounds the whole wait (None: wait as long as it takes). ``on_code`` is called with
-    each new code as soon as the hub has given it, ``on_hub`` when the hub becomes (un)reachable.
+    each new code as soon as the hub has given it, ``on_hub`` when the hub becomes (un)reachable,
+    ``on_key`` with the fingerprint of the hub's key once its first signed answer came.
     """
     deadline = math.inf if timeout is None else monotonic() + timeout
     stop = stop or threading.Event()
@@ -165,6 +201,7 @@ def enroll(
             answer = client.hello(timeout=max(0.5, min(10.0, left())))
             if not reached:
                 reached = True
+                on_key(client.fingerprint)
                 on_hub(True)
             delay = BACKOFF[0]
             while answer["state"] == "pending":
@@ -178,8 +215,10 @@ def enroll(
             if answer["state"] == "enrolled":
                 if "sealed" not in answer:
                     answer = client.poll(0)
-                if isinstance(answer.get("sealed"), str):
-                    return write_configuration(client.identity, state_dir, config_path, answer["sealed"])
+                if isinstance(answer.get("sealed"), str) and client.pinned is not None:
+                    return write_configuration(
+                        client.identity, state_dir, config_path, answer["sealed"], client.pinned
+                    )
         except HubUnreachable as exc:
             if reached:
                 reached = False
@@ -198,9 +237,11 @@ def enroll(
 
 
 def write_configuration(
-    identity: DeviceIdentity, state_dir: Path, config_path: Path, sealed: str
+    identity: DeviceIdentity, state_dir: Path, config_path: Path, sealed: str, hub_key: bytes
 ) -> Enrolled:
-    """Open the sealed configuration, check it, and write it (and the broker's CA) to disk."""
+    """Open the sealed configuration, check it, and write it (and the broker's CA) to disk.
+    ``hub_key`` signed the answer that carried it: the configuration must name the same key,
+    which is pinned in ``table.toml``."""
     try:
         payload = json.loads(
             open_sealed(identity.private_key, b64decode(sealed), SEAL_CONTEXT + identity.device.encode())
@@ -211,8 +252,14 @@ def write_configuration(
         ) from None
     if not isinstance(payload, dict) or not isinstance(payload.get("config"), dict):
         raise EnrollRefused("the hub's configuration is not a table configuration")
+    if payload.get("hub_key") != b64encode(hub_key):
+        raise EnrollRefused("the hub's configuration names another hub key than the one that signed it")
     mapping = dict(payload["config"])
     mapping["data_dir"] = str(state_dir)
+    fleet = dict(mapping.get("fleet") or {})
+    fleet["hub_key"] = b64encode(hub_key)
+    fleet.pop("release_keys", None)  # the image's release keys, never the hub's to choose
+    mapping["fleet"] = fleet
     ca_pem = payload.get("ca_pem")
     if isinstance(ca_pem, str) and ca_pem.strip():
         if "BEGIN CERTIFICATE" not in ca_pem or len(ca_pem) > 64 * 1024:

@@ -12,6 +12,9 @@ enrollment). It
 - keeps the software in step with the hub's (:mod:`kiosk.updater`), switching only between
   matches.
 
+An order counts only when the hub's key pinned at enrollment signed it for this device, once
+(:mod:`kiosk.trust`); so does the hub's *retired* answer to the table's own question.
+
 Everything the screen shows is decided on the kiosk's main thread (:meth:`step`, :meth:`screen`);
 the network thread only queues orders, and the reports are gathered on a thread of their own.
 """
@@ -29,6 +32,7 @@ from drivers.build_id import running_build
 from kiosk.device_health import cpu_temp_c, disk_mb, journal_health, local_ip, uptime_s
 from kiosk.enroll import mark_retired
 from kiosk.journal import wall_ms
+from kiosk.trust import OrderCheck, TrustError, pinned_key
 from kiosk.ui import facts
 from rulebook.vocab import Phase
 
@@ -74,13 +78,14 @@ class FleetAgent:
         self._facts: dict[str, Any] = {}
         self.updater: Any = None
         self._confirmed = False
+        self._orders_check = OrderCheck(self.device, self.config.fleet.hub_key)
 
     # -- life cycle -------------------------------------------------------------------------------
 
     def start(self) -> None:
         from kiosk.updater import Updater
 
-        self.updater = Updater(self.config, on_change=self._wake.set)
+        self.updater = Updater(self.config, on_change=self._wake.set, idle=self._idle)
         self.updater.start()
         self._publish_facts()
         self._thread = threading.Thread(target=self._report_loop, name="fleet-report", daemon=True)
@@ -94,11 +99,21 @@ class FleetAgent:
         if self._thread is not None:
             self._thread.join(5)
 
+    def _idle(self) -> bool:
+        """No match in progress, as the main thread last saw (any thread)."""
+        with self._lock:
+            return self._facts.get("in_match") is False
+
     # -- orders from the hub (network thread) -----------------------------------------------------
 
     def on_control(self, message: dict[str, Any]) -> None:
         if message.get("device") != self.device:
             return  # addressed to another device of this table number (a replaced one)
+        try:
+            self._orders_check.check(message)
+        except TrustError as exc:
+            log.warning("fleet: %s; ignored", exc)
+            return
         self.orders.put(message)
 
     # -- the main loop ----------------------------------------------------------------------------
@@ -327,12 +342,16 @@ class FleetAgent:
         from kiosk.device_identity import load_or_create
         from kiosk.enroll import EnrollError, EnrollmentClient
 
+        pinned = pinned_key(self.config.fleet.hub_key)
+        if pinned is None:
+            log.info("fleet: no hub key pinned at enrollment: not asking the hub")
+            return
         try:
             identity = load_or_create(self.config.data_path, self.device)
             client = EnrollmentClient(
-                self.config.fleet.hub, identity, version=_version(), build=running_build()
+                self.config.fleet.hub, identity, version=_version(), build=running_build(), pinned=pinned
             )
-            answer = client.poll(0)
+            answer = client.poll(0)  # signed with the pinned key for this very request, or refused
         except (EnrollError, OSError, ValueError) as exc:
             log.info("fleet: cannot ask the hub about this device (%s)", exc)
             return

@@ -3,13 +3,16 @@
 ``bgtable enroll --hub http://HOST:PORT --state-dir DIR [--device-id ID] [--timeout S]`` is what
 an unconfigured table does, without a screen:
 
-- prints ``code NNNN`` as soon as the hub knows the device (again if the code is renewed);
+- prints ``hub key FINGERPRINT`` once the hub answered (compare it with the Tables page), and
+  ``code NNNN`` as soon as the hub knows the device (again if the code is renewed);
 - waits until the TD enrolls it on the Tables page, writes ``DIR/table.toml`` (and
   ``DIR/broker-ca.pem`` when the broker uses TLS), prints ``enrolled as table T``, exits 0;
 - hub unreachable within the timeout: one line on standard error, exit 2; the hub refused, or
   the TD did not enroll it within the timeout: one line, exit 1.
 
-Without ``--hub`` the hub is looked for as ``bgtable run`` does (boot-partition file, mDNS).
+Without ``--hub`` the hub is looked for as ``bgtable run`` does (boot-partition file, mDNS); when
+two hubs of the event answer, it names them and exits 2 (a ``hub`` line or ``--hub`` decides).
+A ``hub_key`` line in the settings file pins the hub's key from the first contact.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
 
     from drivers.build_id import running_build
     from kiosk.device_identity import IdentityError, load_or_create
-    from kiosk.discovery import DiscoveryError, find_hub
+    from kiosk.discovery import DiscoveryError, find_hub, hints_from_files
     from kiosk.enroll import EnrollmentClient, EnrollRefused, EnrollTimeout, HubUnreachable, enroll
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -72,7 +75,13 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     if found is None:
         print("bgtable enroll: no hub found (give --hub http://HOST:PORT)", file=sys.stderr)
         return 2
-    client = EnrollmentClient(found[0], identity, version=_version(), build=running_build())
+    client = EnrollmentClient(
+        found[0],
+        identity,
+        version=_version(),
+        build=running_build(),
+        expect_fingerprint=hints_from_files(files).hub_key,
+    )
     try:
         done = enroll(
             client,
@@ -80,6 +89,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
             state_dir / "table.toml",
             timeout=args.timeout,
             on_code=lambda code: print(f"code {code}", flush=True),
+            on_key=lambda fingerprint: print(f"hub key {fingerprint}", flush=True),
         )
     except HubUnreachable as exc:
         print(f"bgtable enroll: {exc}", file=sys.stderr)

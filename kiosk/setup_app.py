@@ -26,7 +26,7 @@ from typing import Any
 
 from drivers.build_id import running_build
 from kiosk.device_identity import IdentityError, load_or_create
-from kiosk.discovery import HUB_FILES, DiscoveryError, find_hub
+from kiosk.discovery import HUB_FILES, DiscoveryError, TwoHubs, find_hub, hints_from_files
 from kiosk.enroll import EnrollmentClient, EnrollRefused, EnrollTimeout, HubUnreachable, enroll, is_retired
 from kiosk.notify import Notifier
 from kiosk.ui.events import Quit, ScreenError
@@ -87,6 +87,10 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
         print(f"code {code}", flush=True)
         update(phase="waiting", code=code)
 
+    def on_key(fingerprint: str) -> None:
+        print(f"hub key {fingerprint}", flush=True)
+        update(hub_key=fingerprint)
+
     # A retired device tries the hub it was enrolled with first (once), then looks again.
     last_hub = getattr(args, "hub", None) or _previous_hub(config_path)
 
@@ -97,6 +101,14 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
             last_hub = None
             try:
                 found = find_hub(explicit, hub_files, stop=stop)
+            except TwoHubs as exc:
+                # never a guess between two hubs: the organiser names one in room.txt
+                hubs = tuple(h.label for h in exc.hubs)
+                if hubs != shared.model.hubs:
+                    print(f"two hubs answer: {', '.join(hubs)}", flush=True)
+                update(phase="choose", hubs=hubs, hub="")
+                stop.wait(3.0)
+                continue
             except DiscoveryError as exc:
                 update(phase="refused", detail=str(exc))
                 shared.error = str(exc)
@@ -110,8 +122,16 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
                 continue
             url, how = found
             log.info("hub %s (%s)", url, how)
-            update(hub=url)
-            client = EnrollmentClient(url, identity, version=_version(), build=running_build())
+            if shared.model.phase == "choose":  # the organiser named the hub: no longer two
+                update(phase="searching")
+            update(hub=url, hubs=())
+            client = EnrollmentClient(
+                url,
+                identity,
+                version=_version(),
+                build=running_build(),
+                expect_fingerprint=hints_from_files(hub_files).hub_key,
+            )
             try:
                 done = enroll(
                     client,
@@ -119,6 +139,7 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
                     config_path,
                     timeout=ATTEMPT_S,
                     on_code=on_code,
+                    on_key=on_key,
                     on_hub=lambda reached: update(phase="waiting" if reached else "unreachable"),
                     stop=stop,
                 )

@@ -1,13 +1,20 @@
 """Keeping a table's software in step with the hub's (docs/install-pi.md, "Updates").
 
 A background thread asks the hub which build it serves (``GET /device/v1/software``) at start,
-every ``fleet.update_check_s`` seconds and when the TD presses *Update*. When the build differs
-from the running one it downloads the wheel (size and SHA-256 checked), unpacks it into the
-spare slot (:mod:`kiosk.slots`; paths checked, nothing outside the slot), and checks in a separate
-Python process that the slot imports and *is* that build. Then it waits: the kiosk's main loop
-calls :meth:`Updater.switch_if_ready` and switches only when no match is assigned or the match is
-over — never during one. A build that failed to start before is not tried again by itself (the
-TD's *Update* tries it once more).
+every ``fleet.update_check_s`` seconds and when the TD presses *Update*. The manifest must be
+signed with the hub's key pinned at enrollment (:mod:`kiosk.trust`), and carry a *release*
+signature, by a release key the image carries (``fleet.release_keys``, :mod:`hub.release`), over
+the wheel's name, build, size and SHA-256. When the released build differs from the running one
+the updater downloads the wheel and checks its size and SHA-256 against the signed release
+before unpacking anything into the spare slot (:mod:`kiosk.slots`; paths checked, nothing outside
+the slot). Unpacking runs no code.
+
+The new code first runs in the check that the slot imports and *is* that build (a separate
+Python process): only while no match is in progress (``idle``), killed if a match starts
+meanwhile. Then the kiosk's main loop calls :meth:`Updater.switch_if_ready` and switches only
+when no match is assigned or the match is over — never during one. A build that failed to
+start before is not tried again by itself (the TD's *Update* tries it once more); the previous
+version stays in its slot to fall back to.
 """
 
 from __future__ import annotations
@@ -19,15 +26,19 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from drivers.build_id import running_build
+from drivers.signing import RELEASE_CONTEXT, SignatureError, parse_public_key, verify
 from kiosk import slots
 from kiosk.config import Config
+from kiosk.trust import TrustError, check_answer, new_nonce, pinned_key
 
 log = logging.getLogger("kiosk.updater")
 
@@ -45,13 +56,35 @@ class UpdateError(Exception):
     """An update that cannot be done now (the message is shown on the Tables page)."""
 
 
+#: how often a table with a checked-out build looks whether the match has ended
+IDLE_POLL_S = 1.0
+
+
+def release_keys(directory: str) -> list[bytes]:
+    """The release keys a table trusts: every ``*.pub`` in ``directory`` (the image's)."""
+    keys: list[bytes] = []
+    for path in sorted(Path(directory).glob("*.pub")) if directory else []:
+        try:
+            keys.append(parse_public_key(path.read_text(encoding="utf-8")))
+        except (OSError, SignatureError) as exc:
+            log.warning("release key %s: %s", path, exc)
+    return keys
+
+
 class Updater:
-    def __init__(self, config: Config, *, on_change: Any = lambda: None) -> None:
+    def __init__(self, config: Config, *, on_change: Any = lambda: None, idle: Any = lambda: True) -> None:
         self.hub = config.fleet.hub.rstrip("/")
+        self.device = config.fleet.device
+        self.pinned = pinned_key(config.fleet.hub_key)
+        self.release_dir = config.fleet.release_keys
         self.state_dir = config.data_path
         self.auto = config.fleet.auto_update
         self.interval = float(config.fleet.update_check_s)
         self.on_change = on_change
+        #: True while no match is in progress: only then does new code run (its check)
+        self.idle = idle
+        #: unpacked, not yet checked: (slot, build, version)
+        self._unpacked: tuple[str, str, str] | None = None
         self._lock = threading.Lock()
         self._state = "idle"
         self._detail = ""
@@ -92,27 +125,32 @@ class Updater:
                 forced, self._forced = self._forced, False
             try:
                 self.check(forced)
+                self.check_unpacked()
             except UpdateError as exc:
                 log.warning("update: %s", exc)
                 self._set("failed", str(exc))
             except Exception as exc:
                 log.exception("update failed")
                 self._set("failed", f"unexpected error: {exc}"[:200])
-            self._wake.wait(self.interval)
+            with self._lock:
+                waiting = self._unpacked is not None
+            self._wake.wait(IDLE_POLL_S if waiting else self.interval)
 
     # -- the work ----------------------------------------------------------------------------------
 
     def check(self, forced: bool = False) -> None:
-        """Compare with the hub's build; fetch, unpack and check a different one."""
+        """Compare with the hub's released build; fetch, verify and unpack a different one."""
         with self._lock:
-            if self._ready is not None:
+            if self._ready is not None or self._unpacked is not None:
                 return
         manifest = self._manifest()
-        build, version = str(manifest.get("build", "")), str(manifest.get("version", ""))
+        build = str(manifest.get("build", ""))
         if not build or build == running_build():
             if self._state not in ("failed", "done"):
                 self._set("idle", "the hub's software")
             return
+        release = self._release(manifest)
+        version = release["version"]
         state = slots.load(self.state_dir)
         if build in state.failed and not forced:
             self._set(
@@ -123,16 +161,34 @@ class Updater:
             self._set("idle", f"{version} is available (automatic updates are off)", version)
             return
         self._set("downloading", f"{version}", version)
-        wheel = self._download(manifest)
+        wheel = self._download(manifest, release)
         self._set("installing", f"{version}", version)
         slot = slots.spare(state)
         target = slots.slot_dir(self.state_dir, slot)
         try:
-            unpack(wheel, target)
-            self._smoke(target, build)
+            unpack(wheel, target)  # checked against the signed release first; runs nothing
         finally:
             wheel.unlink(missing_ok=True)
         with self._lock:
+            self._unpacked = (slot, build, version)
+        self._set("waiting", f"{version}: installs between matches", version)
+
+    def check_unpacked(self) -> None:
+        """Run the unpacked build's check, only while no match is in progress."""
+        with self._lock:
+            unpacked = self._unpacked
+        if unpacked is None or not self.idle():
+            return
+        slot, build, version = unpacked
+        try:
+            if not self._smoke(slots.slot_dir(self.state_dir, slot), build):
+                return  # a match started meanwhile: checked again after it
+        except UpdateError:
+            with self._lock:
+                self._unpacked = None
+            raise
+        with self._lock:
+            self._unpacked = None
             self._ready = (slot, build)
         self._set("waiting", f"{version}: installs between matches", version)
 
@@ -167,17 +223,44 @@ class Updater:
             self.on_change()
 
     def _manifest(self) -> dict[str, Any]:
+        """The hub's manifest, signed with the pinned key for this request (a relay's or a rogue
+        hub's is refused)."""
+        if self.pinned is None:
+            raise UpdateError("no hub key pinned at enrollment: enroll this table again to update")
+        nonce = new_nonce()
+        query = urllib.parse.urlencode({"device": self.device, "nonce": nonce})
         try:
-            with urllib.request.urlopen(f"{self.hub}/device/v1/software", timeout=15) as response:
+            with urllib.request.urlopen(f"{self.hub}/device/v1/software?{query}", timeout=15) as response:
                 data = json.loads(response.read(64 * 1024))
         except (OSError, ValueError, urllib.error.URLError) as exc:
             raise UpdateError(f"cannot ask the hub for its software ({exc})") from None
-        if not isinstance(data, dict):
-            raise UpdateError("the hub's software manifest is not an object")
-        return data
+        try:
+            check_answer(data, "software", device=self.device, nonce=nonce, pinned=self.pinned)
+        except TrustError as exc:
+            raise UpdateError(str(exc)) from None
+        return dict(data)
 
-    def _download(self, manifest: dict[str, Any]) -> Path:
-        url, sha, size = manifest.get("url"), manifest.get("sha256"), manifest.get("size")
+    def _release(self, manifest: dict[str, Any]) -> dict[str, Any]:
+        """The release signature of the manifest's wheel, checked with the image's release keys."""
+        release = manifest.get("release")
+        if release is None:
+            raise UpdateError(f"build {manifest.get('build')} is not a signed release: not installed")
+        keys = release_keys(self.release_dir)
+        if not keys:
+            raise UpdateError(f"no release key in {self.release_dir}: this table installs no update")
+        try:
+            verify(release, "release", keys, RELEASE_CONTEXT)
+        except SignatureError as exc:
+            raise UpdateError(f"the release signature of build {manifest.get('build')}: {exc}") from None
+        fields = ("file", "build", "version", "sha256", "size")
+        if any(release.get(k) != manifest.get(k) for k in fields):
+            raise UpdateError("the hub's manifest differs from the signed release")
+        if not isinstance(release.get("build"), str) or not isinstance(release.get("version"), str):
+            raise UpdateError("the signed release names no build")
+        return dict(release)
+
+    def _download(self, manifest: dict[str, Any], release: dict[str, Any]) -> Path:
+        url, sha, size = manifest.get("url"), release.get("sha256"), release.get("size")
         if not isinstance(url, str) or not url.startswith("/device/v1/software/") or not isinstance(sha, str):
             raise UpdateError("the hub's software manifest has no wheel")
         if not isinstance(size, int) or not 0 < size <= MAX_WHEEL_BYTES:
@@ -201,24 +284,44 @@ class Updater:
             raise UpdateError("the downloaded wheel does not match the hub's manifest")
         return path
 
-    def _smoke(self, target: Path, build: str) -> None:
-        """Import the slot in a separate Python: it must load and be ``build``."""
+    def _smoke(self, target: Path, build: str) -> bool:
+        """Import the slot in a separate Python: it must load and be ``build``. False (and the
+        process killed) when a match starts meanwhile: the new code does not run during one."""
         env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin", "SDL_VIDEODRIVER": "dummy"}
         try:
-            proc = subprocess.run(
+            proc = subprocess.Popen(
                 [sys.executable, "-P", "-c", SMOKE],
-                capture_output=True,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 text=True,
-                timeout=120,
                 env=env,
                 cwd=target,
             )
-        except (OSError, subprocess.TimeoutExpired) as exc:
+        except OSError as exc:
             raise UpdateError(f"the new version could not be checked ({exc})") from None
-        lines = proc.stdout.strip().splitlines()
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    out, err = proc.communicate(timeout=0.2)
+                    break
+                except subprocess.TimeoutExpired:
+                    if not self.idle() or self._stop.is_set():
+                        log.info("update: a match started; the new version's check waits for its end")
+                        return False
+                    if time.monotonic() > deadline:
+                        raise UpdateError(
+                            "the new version could not be checked (no answer in 120 s)"
+                        ) from None
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        lines = out.strip().splitlines()
         if proc.returncode != 0 or not lines or lines[-1] != build:
-            why = (proc.stderr.strip().splitlines() or ["no output"])[-1][:150]
+            why = (err.strip().splitlines() or ["no output"])[-1][:150]
             raise UpdateError(f"the new version does not load here: {why}")
+        return True
 
 
 def unpack(wheel: Path, target: Path) -> None:

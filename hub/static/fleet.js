@@ -199,6 +199,9 @@ async function load() {
   const rows = await api("GET", "/api/fleet");
   F.rows = new Map(rows.map((r) => [r.device, r]));
   render();
+  // the fingerprint each table shows on its set-up screen must be this one
+  const hub = await api("GET", "/api/fleet/hub");
+  $("hub-key").textContent = `Hub key ${hub.fingerprint} · tables are given the hub ${hub.url} and the broker ${hub.broker}${hub.tls ? " (TLS)" : ""}`;
 }
 
 function connect() {

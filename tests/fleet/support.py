@@ -101,9 +101,18 @@ class Hub:
         args += extra or []
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
         self.out = Lines(self.proc.stdout, tmp / f"{name}.log")
-        self.out.wait_for(r"bghub: event .* dashboard http://")
+        started = self.out.wait_for(r"bghub: event .*, hub key (\S+), dashboard http://")
+        #: the fingerprint of the hub's signing key, as its start-up line says
+        self.fingerprint = started.group(1)
         wait_for_port("127.0.0.1", self.port, WAIT)
         self.td = TdClient(self.url)
+
+    def public_key(self) -> str:
+        """The hub's public key (base64), as tables pin it."""
+        from drivers.sealed_box import b64encode
+        from drivers.signing import parse_private_key, public_of
+
+        return b64encode(public_of(parse_private_key((self.db.parent / "hub-signing.key").read_text())))
 
     def fleet(self) -> list[dict[str, Any]]:
         return self.td.get("/api/fleet")

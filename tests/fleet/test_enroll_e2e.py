@@ -67,7 +67,7 @@ def test_enrolled_table_connects_with_its_own_credential_and_a_replacement_takes
         written = tomllib.loads(config.read_text())
         assert written["table_id"] == "12" and written["event"] == EVENT
         assert written["data_dir"] == str(first)
-        assert written["fleet"] == {"hub": hub.url, "device": "dev-first"}
+        assert written["fleet"] == {"hub": hub.url, "device": "dev-first", "hub_key": hub.public_key()}
         credential = broker_of(config)
         port = room.port if room else hub.broker_port
         assert credential["port"] == port and credential["username"].startswith("table-12-")

@@ -47,6 +47,10 @@ def test_enroll_from_the_page_then_identify_test_and_restart(browser: Browser, t
 
         first = Enroll(tmp_path, hub.url, tmp_path / "a", "dev-a")
         code = first.code()
+        # the fingerprint the table shows is the one on the page: the TD compares them
+        shown = first.out.wait_for(r"^hub key (\S+)$").group(1)
+        expect(page.locator("#hub-key")).to_contain_text(f"Hub key {shown}", timeout=MS)
+        assert shown == hub.fingerprint
         other = Enroll(tmp_path, hub.url, tmp_path / "b", "dev-b")
         other_code = other.code()
         # pushed to the page as the devices say hello

@@ -7,100 +7,13 @@ The namespaces, veth pairs and bridge are this test's own (made with ``ip``, rem
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
-import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.fleet.support import BIN, ENV, PASSWORD, WAIT, Lines, stop, wait_until
+from tests.fleet.netns import Lan, td
+from tests.fleet.support import BIN, PASSWORD, WAIT, Lines, stop, wait_until
 
 EVENT = "fleet-mdns"
-SUBNET = "10.77.{n}"
-
-
-def ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
-
-
-class Lan:
-    """Namespace ``hub`` (with the bridge, 10.77.x.1) and ``t1``, ``t2`` (.2, .3)."""
-
-    def __init__(self) -> None:
-        tag = f"{os.getpid() % 10000}"
-        self.n = os.getpid() % 200 + 20
-        self.ns = {name: f"bgt{tag}{name}" for name in ("hub", "t1", "t2")}
-        self.addr = {
-            "hub": f"{SUBNET.format(n=self.n)}.1",
-            "t1": f"{SUBNET.format(n=self.n)}.2",
-            "t2": f"{SUBNET.format(n=self.n)}.3",
-        }
-        self.tag = tag
-
-    def up(self) -> None:
-        for ns in self.ns.values():
-            ip("netns", "add", ns)
-            ip("-n", ns, "link", "set", "lo", "up")
-        hub = self.ns["hub"]
-        ip("-n", hub, "link", "add", "br0", "type", "bridge")
-        ip("-n", hub, "addr", "add", f"{self.addr['hub']}/24", "dev", "br0")
-        ip("-n", hub, "link", "set", "br0", "up")
-        for name in ("t1", "t2"):
-            a, b = f"v{self.tag}{name}h", f"v{self.tag}{name}t"
-            ip("link", "add", a, "type", "veth", "peer", "name", b)
-            ip("link", "set", a, "netns", hub)
-            ip("link", "set", b, "netns", self.ns[name])
-            ip("-n", hub, "link", "set", a, "master", "br0")
-            ip("-n", hub, "link", "set", a, "up")
-            ip("-n", self.ns[name], "addr", "add", f"{self.addr[name]}/24", "dev", b)
-            ip("-n", self.ns[name], "link", "set", b, "up")
-
-    def down(self) -> None:
-        for ns in self.ns.values():
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
-
-    def run(self, where: str, args: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(["ip", "netns", "exec", self.ns[where], *args], env=ENV, **kwargs)  # type: ignore[call-overload]
-
-
-@pytest.fixture
-def lan() -> Iterator[Lan]:
-    net = Lan()
-    try:
-        net.up()
-        yield net
-    finally:
-        net.down()
-
-
-TD_SCRIPT = textwrap.dedent(
-    """
-    import json, sys
-    from tests.faults.support import TdClient
-    td = TdClient(sys.argv[1])
-    for item in json.loads(sys.argv[2]):
-        method, path, body = item
-        print(json.dumps(td.get(path) if method == "GET" else td.post(path, body)), flush=True)
-    """
-)
-
-
-def td(lan: Lan, url: str, calls: list[tuple[str, str, object]]) -> list[object]:
-    """The TD's calls, made from inside the hub's namespace."""
-    proc = lan.run(
-        "hub",
-        [sys.executable, "-c", TD_SCRIPT, url, json.dumps(calls)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=Path(__file__).parents[2],
-    )
-    out, err = proc.communicate(timeout=WAIT)
-    assert proc.returncode == 0, err.decode()
-    return [json.loads(line) for line in out.decode().splitlines()]
 
 
 def test_two_tables_find_the_hub_by_mdns_and_enroll(lan: Lan, tmp_path: Path):

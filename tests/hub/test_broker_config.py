@@ -297,7 +297,8 @@ def test_module_entry_point_writes_a_room(tmp_path: Path):
         ({"--tables": "1,1"}, [], "tables listed more than once: 1"),
         ({"--tables": "1-3,a/b"}, [], "invalid table id 'a/b'"),
         ({"--event": "my event"}, [], "invalid event id 'my event'"),
-        ({}, ["--tls"], "--tls needs --cert and --key"),
+        ({}, ["--tls", "--cert", "/etc/hostname"], "--tls needs both --cert and --key"),
+        ({}, ["--tls", "--cafile", "/etc/hostname"], "--cafile goes with --cert and --key"),
         (
             {},
             ["--tls", "--cert", "/nonexistent/c.pem", "--key", "/nonexistent/k.pem"],
@@ -414,3 +415,31 @@ def test_table_template_refuses_what_it_cannot_copy(tmp_path: Path, text: str, m
     assert done.returncode == 2
     assert message in done.stderr, done.stderr
     assert not (tmp_path / "room").exists()
+
+
+def test_tls_without_a_certificate_makes_the_rooms_ca_and_keeps_it(tmp_path: Path):
+    """``--tls`` alone: the room's CA and a broker certificate for --host, named in hub.toml's
+    [tables] for the hub to hand to the tables it enrolls; a --keep run keeps the CA."""
+    from cryptography import x509
+
+    out = tmp_path / "room"
+    argv = ["--event", "ev", "--tables", "1-2", "--out", str(out), "--host", "10.0.0.5", "--tls"]
+    assert run_module(*argv).returncode == 0
+    ca = (out / "tls" / "ca.pem").read_bytes()
+    server = x509.load_pem_x509_certificate((out / "tls" / "server.pem").read_bytes())
+    names = server.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert [str(ip) for ip in names.get_values_for_type(x509.IPAddress)] == ["10.0.0.5"]
+    assert server.issuer == x509.load_pem_x509_certificate(ca).subject
+    assert (out / "tls" / "server.key").stat().st_mode & 0o077 == 0
+    assert (out / "tls" / "ca.key").stat().st_mode & 0o077 == 0
+    conf = (out / "mosquitto.conf").read_text()
+    assert f"certfile {out / 'tls' / 'server.pem'}" in conf and "listener 8883" in conf
+    tables = tomllib.loads((out / "hub.toml").read_text())["tables"]
+    assert tables == {"broker": "10.0.0.5:8883", "tls_ca": str(out / "tls" / "ca.pem")}
+    assert run_module(*argv, "--keep").returncode == 0
+    assert (out / "tls" / "ca.pem").read_bytes() == ca
+    assert run_module(*argv[:-3], "--host", "10.0.0.6", "--tls", "--keep").returncode == 0
+    assert (out / "tls" / "ca.pem").read_bytes() == ca, "a new address is a new certificate, same CA"
+    renewed = x509.load_pem_x509_certificate((out / "tls" / "server.pem").read_bytes())
+    names = renewed.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert [str(ip) for ip in names.get_values_for_type(x509.IPAddress)] == ["10.0.0.6"]

@@ -35,6 +35,7 @@ from tests.faults.support import wait_until
 from tests.fleet.support import Hub
 from tests.image.built import REPO, SECTOR, Partition, extract, image_path, mdir, need, partitions
 from tests.image.qemu_machine import HOST_ADDRESS, Machine
+from tests.support.broker import free_port
 
 pytestmark = [pytest.mark.soak, pytest.mark.timeout(3 * 3600)]
 
@@ -153,7 +154,11 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     tmp = tmp_path_factory.mktemp("hub")
     template = tmp / "table-template.toml"
     template.write_text(TEMPLATE)
-    hub = Hub(tmp, EVENT, extra=["--table-template", str(template)])
+    # the table reaches this machine at HOST_ADDRESS (qemu's guestfwd): the organiser's addresses
+    port, broker_port = free_port(), free_port()
+    extra = ["--table-template", str(template), "--public-url", f"http://{HOST_ADDRESS}:{port}"]
+    extra += ["--public-broker", f"{HOST_ADDRESS}:{broker_port}"]
+    hub = Hub(tmp, EVENT, port=port, broker_port=broker_port, extra=extra)
     try:
         yield hub
     finally:

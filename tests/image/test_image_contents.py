@@ -140,6 +140,15 @@ def test_the_root_is_ext4_labelled_bgroot_without_a_journal(root_fs: Path):
     assert features and "has_journal" not in features[1].split()
 
 
+def test_the_release_keys_directory_is_where_the_tables_look(tree: Path):
+    """Updates need a release key's signature; the keys the image trusts are its own."""
+    from kiosk.config import FleetConfig
+
+    keys = tree / FleetConfig().release_keys.lstrip("/")
+    assert (keys / "README").is_file()
+    assert not list(keys.glob("*.key")), "a release key's private half is on the image"
+
+
 def test_nothing_of_one_card_is_inside(tree: Path):
     assert (tree / "etc/machine-id").read_text() == ""
     assert list((tree / "etc/ssh").glob("ssh_host_*")) == []

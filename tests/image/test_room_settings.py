@@ -95,7 +95,8 @@ def test_unknown_keys_repeats_and_junk_are_reported_and_the_rest_kept():
     assert settings.wifi == rs.Wifi("Net", "", "FR")
     assert problems == [
         "line 2: hub given a second time; the first one is used",
-        "line 3: unknown key 'table' (known: hub, language, wifi_ssid, wifi_password, wifi_country)",
+        "line 3: unknown key 'table' (known: hub, language, event, hub_key, wifi_ssid, wifi_password, "
+        "wifi_country)",
         "line 4: expected KEY = VALUE, got 'just words'",
     ]
 
@@ -107,6 +108,14 @@ def test_the_language_of_the_not_set_up_screen_is_one_of_the_kiosks():
     settings, problems = rs.parse("language = French\nhub = 10.0.0.1\n")
     assert settings.language is None and settings.hub.host == "10.0.0.1"
     assert problems == ["language: expected one of en, el, fr, bg, nb, hu, got 'French'"]
+
+
+def test_the_event_and_the_hub_key_fingerprint_are_checked():
+    """Read by the kiosk itself (discovery, the pinned hub key); reported here when wrong."""
+    _, problems = rs.parse("event = open-2026\nhub_key = 3f2a-91c0-7b44-e1d8\n")
+    assert problems == []
+    _, problems = rs.parse("event = open 2026\nhub_key = 3F2A91C0\n")
+    assert [p.split(":")[0] for p in problems] == ["event", "hub_key"]
 
 
 def test_the_languages_are_the_kiosks():
@@ -285,4 +294,3 @@ def test_a_line_ends_only_at_a_line_feed():
     settings, problems = rs.parse(text)
     assert problems == []
     assert settings.wifi is not None and settings.wifi.ssid == "caf\u00e9\u0085n\u2028et"
-

@@ -99,3 +99,33 @@ def test_button_test_ticks_buttons_off(surface: pygame.Surface):
     ticked = drawn_box(surface, GOOD)
     assert ticked is not None and ticked.right < surface.get_width() // 3
     assert view.lines(buttons, frozenset(buttons))[0] == "All buttons work"
+
+
+@pytest.mark.parametrize("lang", sorted(LANGUAGES))
+def test_the_hub_key_fingerprint_is_shown_and_fits(surface: pygame.Surface, lang: str):
+    """The organiser compares it with the hub's Tables page: it is on the screen, whole."""
+    from kiosk.ui.theme import TEXT
+
+    view = SetupView(surface.get_size(), lang)
+    model = SetupModel(
+        phase="waiting",
+        code="4821",
+        hub="http://192.168.1.10:8080",
+        device="bgt-0a1b2c3d4e5f",
+        hub_key="3F2A-91C0-7B44-E1D8",
+    )
+    assert "3F2A-91C0-7B44-E1D8" in view.lines(model)[4]
+    view.draw(surface, model, None, 0)
+    bottom = surface.subsurface(pygame.Rect(0, int(surface.get_height() * 0.85), surface.get_width(), 40))
+    drawn = drawn_box(bottom, TEXT)
+    assert drawn is not None and drawn.height >= 14, drawn
+    _size, lines = view.texts.fit(view.lines(model)[4], False, 27, surface.get_width() * 0.9, 36, False)
+    assert len(lines) == 1
+
+
+def test_two_hubs_are_listed_and_the_table_waits(surface: pygame.Surface):
+    view = SetupView(surface.get_size(), "en")
+    model = SetupModel(phase="choose", hubs=("http://10.0.0.2:8080", "http://10.0.0.9:8080"))
+    status = view.lines(model)[2]
+    assert "10.0.0.2" in status and "10.0.0.9" in status and "room.txt" in status
+    assert view.draw(surface, model, None, 0)

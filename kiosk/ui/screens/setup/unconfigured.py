@@ -3,7 +3,10 @@
 The code is what the TD finds on the Tables page and types a table number for; it is drawn as
 large as the screen allows so it can be read from across a table. Below, one line says what the
 table is doing (looking for the hub, waiting for the TD, cannot reach the hub) and, small, the
-device's id and the hub's address for a technician.
+device's id and the hub's address for a technician. Once the hub has answered, the fingerprint
+of its key: the organiser compares it with the one on the hub's Tables page, so a table is never
+set up by another hub. When two hubs answer for the event, both are listed and the table waits
+for the organiser to name one (a ``hub =`` line in the card's room.txt).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from kiosk.ui.text import TextCache
 from kiosk.ui.theme import AMBER, BG, TEXT, TEXT_DIM
 
 #: what the table is doing, as :class:`SetupModel.phase`
-PHASES = ("searching", "waiting", "unreachable", "refused", "enrolled")
+PHASES = ("searching", "waiting", "unreachable", "refused", "enrolled", "choose")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,10 @@ class SetupModel:
     device: str = ""
     table: str = ""
     detail: str = ""
+    #: the fingerprint of the hub's key, once it answered
+    hub_key: str = ""
+    #: the hubs that answered, when more than one did (phase "choose")
+    hubs: tuple[str, ...] = ()
 
 
 class SetupView:
@@ -57,11 +64,15 @@ class SetupView:
             "unreachable": tr("Cannot reach the hub: trying again"),
             "refused": tr("The hub refused: {reason}").format(reason=model.detail),
             "enrolled": tr("Starting as table {table}").format(table=model.table),
+            "choose": tr("Two hubs answer: {hubs}. Write the right one as 'hub =' in room.txt").format(
+                hubs=", ".join(h.replace("-", "\u2011") for h in model.hubs)  # a key is not broken
+            ),
         }[model.phase]
         small = tr("Device {device}").format(device=model.device)
         if model.hub:
             small += " · " + tr("Hub {hub}").format(hub=model.hub)
-        return [head, middle, status, small]
+        key = tr("Hub key {fingerprint}").format(fingerprint=model.hub_key) if model.hub_key else ""
+        return [head, middle, status, small, key]
 
     def draw(self, surface: pygame.Surface, model: Any, local: Any, now_wall_ms: int) -> list[pygame.Rect]:
         if model == self._shown:
@@ -69,7 +80,7 @@ class SetupView:
         self._shown = model
         w, h = surface.get_size()
         surface.fill(BG)
-        head, middle, status, small = self.lines(model)
+        head, middle, status, small, key = self.lines(model)
         margin = w // 20
         width = w - 2 * margin
         y, bh = band(h, 0.06, 0.18)
@@ -81,14 +92,26 @@ class SetupView:
             text_in(surface, self.texts, label, (margin, y, width, bh), bh, TEXT_DIM)
             y, bh = band(h, 0.31, 0.4)
             text_in(surface, self.texts, model.code, (margin, y, width, bh), bh, AMBER, bold=True)
+        elif model.phase == "choose":
+            # no guess between two hubs: both, large, for the organiser to pick one in room.txt
+            y, bh = band(h, 0.26, 0.56)
+            text_in(surface, self.texts, status, (margin, y, width, bh), bh // 6, AMBER, wrap=True)
         else:
             y, bh = band(h, 0.26, 0.42)
             text_in(surface, self.texts, middle, (margin, y, width, bh), bh, AMBER, bold=True)
-        y, bh = band(h, 0.72, 0.14)
-        color = TEXT if model.phase in ("waiting", "enrolled") else TEXT_DIM
-        text_in(surface, self.texts, status, (margin, y, width, bh), bh // 2, color, wrap=True)
-        y, bh = band(h, 0.88, 0.09)
-        text_in(surface, self.texts, small, (margin, y, width, bh), bh // 2, TEXT_DIM)
+        if model.phase != "choose":
+            y, bh = band(h, 0.72, 0.14)
+            color = TEXT if model.phase in ("waiting", "enrolled") else TEXT_DIM
+            text_in(surface, self.texts, status, (margin, y, width, bh), bh // 2, color, wrap=True)
+        if key:
+            # the fingerprint the organiser compares with the Tables page: larger than the rest
+            y, bh = band(h, 0.855, 0.075)
+            text_in(surface, self.texts, key, (margin, y, width, bh), bh * 3 // 4, TEXT)
+            y, bh = band(h, 0.93, 0.06)
+            text_in(surface, self.texts, small, (margin, y, width, bh), bh * 2 // 3, TEXT_DIM)
+        else:
+            y, bh = band(h, 0.88, 0.09)
+            text_in(surface, self.texts, small, (margin, y, width, bh), bh // 2, TEXT_DIM)
         return [surface.get_rect()]
 
     def invalidate(self) -> None:

@@ -12,8 +12,10 @@ boot, and whenever the table's configuration changes, this script reads it and w
   configuration (the hub's machine runs the broker), so an enrolled table follows the hub too;
 - ``/run/bgtable-room/wpa_supplicant-wlan0.conf``: the Wi-Fi network, when one is named.
 
-``language`` (the language of the "not set up" screen) is read by the kiosk itself from the same
-file; here it is only checked, so that a wrong one is reported with the others.
+``language`` (the language of the "not set up" screen), ``event`` (the event whose hub a table
+looks for by mDNS) and ``hub_key`` (the fingerprint of the hub's key, pinned before the first
+contact) are read by the kiosk itself from the same file; here they are only checked, so that a
+wrong one is reported with the others.
 
 Never trust an edge: each line is checked by type and range; a bad line is reported (in the
 journal) and dropped, and never stops the others or the boot. Uses the standard library only: it
@@ -35,7 +37,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 DEFAULT_HUB_PORT = 8080
-KEYS = ("hub", "language", "wifi_ssid", "wifi_password", "wifi_country")
+KEYS = ("hub", "language", "event", "hub_key", "wifi_ssid", "wifi_password", "wifi_country")
+#: an event id (the MQTT topic level) and a key's fingerprint (drivers/signing.py)
+EVENT_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+FINGERPRINT_RE = re.compile(r"^[0-9A-F]{4}(-[0-9A-F]{4}){3}$")
 #: the kiosk's languages (kiosk/ui/i18n.py)
 LANGUAGES = ("en", "el", "fr", "bg", "nb", "hu")
 KEY_RE = re.compile(r"^[a-z_]+$")
@@ -140,6 +145,18 @@ def parse_language(text: str) -> str:
     return text
 
 
+def parse_event(text: str) -> str:
+    if not EVENT_RE.match(text):
+        raise RoomSettingsError(f"event: expected the event's id (letters, digits, _ . -), got {text!r}")
+    return text
+
+
+def parse_hub_key(text: str) -> str:
+    if not FINGERPRINT_RE.match(text.upper()):
+        raise RoomSettingsError(f"hub_key: expected a fingerprint such as 3F2A-91C0-7B44-E1D8, got {text!r}")
+    return text.upper()
+
+
 def unquote(value: str) -> str:
     """Organisers may write ``ssid = "My net"``: one pair of matching quotes is removed."""
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
@@ -187,6 +204,8 @@ def parse(text: str) -> tuple[RoomSettings, list[str]]:
     password = checked("wifi_password", parse_password)
     country = checked("wifi_country", parse_country)
     language = checked("language", parse_language)
+    checked("event", parse_event)  # the kiosk reads these two itself
+    checked("hub_key", parse_hub_key)
     wifi: Wifi | None = None
     if ssid is not None:
         if country is None:
