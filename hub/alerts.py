@@ -18,6 +18,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from hub.holds import NOW
 from hub.incidents import KINDS as INCIDENT_KINDS
 from hub.lateness import LateConfig, Timing, side_lateness
 from hub.presence import DoubleBooking, Seat, live_state, live_twice, scheduled_twice, seat_name
@@ -269,12 +270,10 @@ class Alerts:
 
     def _specs(self, table: str, now: int) -> list[AlertSpec]:
         room = self.room
-        if room.rooms.cut_off(table, now):
-            return []  # one alert for its room instead; its own stay as they were (not settled)
         match = room.match_for(table)
         view = room.views[table] if table in room.views else TableView(table)
         context = self._context(table, view, match, now) if match is not None else None
-        return table_alerts(
+        specs = table_alerts(
             view,
             match,
             now=now,
@@ -282,6 +281,12 @@ class Alerts:
             profile=room.profile(match),
             context=context,
         )
+        if room.rooms.cut_off(table, now):
+            # one alert for its room instead, none new of its own; those it had stay as they were
+            # (not settled), but those that follow the time are said again, held, so that none
+            # speaks of a mark that has passed as to come
+            return [s for s in specs if s.kind in TIMED and s.key in self.active]
+        return specs
 
     def _context(self, table: str, view: TableView, match: Any, now: int) -> Context:
         """What a table's watches need from the rest of the room."""
@@ -308,6 +313,7 @@ class Alerts:
             next_round=nxt,
             holds_up=tuple(holds_up),
             suspended=table in room.suspended,
+            held=NOW[hold.reason] if (hold := room.held.get(table)) is not None else None,
         )
 
     def _timing(self, table: str, match: Any) -> Timing | None:
