@@ -181,6 +181,7 @@ class Actions:
         else:
             self.room.suspended.discard(table)
         self._refresh(now, {table})
+        self._tick()  # at once: resumed, the marks that fell due meanwhile are decided now
 
     def release(self, table: str, actor: str) -> str:
         """Let the table move on to its next scheduled match (the current one is set aside)."""

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hub.alert_kinds import ACT, ASK_RANK, ASKS, DONE, asks
+from hub.holds import NOW
 from hub.incidents import KINDS as INCIDENT_KINDS
 from hub.lateness import LateConfig, Timing, side_lateness
 from hub.presence import (
@@ -303,8 +304,6 @@ class Alerts:
 
     def _specs(self, table: str, now: int) -> list[AlertSpec]:
         room = self.room
-        if room.rooms.cut_off(table, now):
-            return []  # one alert for its room instead; its own stay as they were (not settled)
         match = room.match_for(table)
         view = room.views[table] if table in room.views else TableView(table)
         context = self._context(table, view, match, now) if match is not None else None
@@ -316,6 +315,11 @@ class Alerts:
             profile=room.profile(match),
             context=context,
         )
+        if room.rooms.cut_off(table, now):
+            # one alert for its room instead, none new of its own; those it had stay as they were
+            # (not settled), but those that follow the time are said again, held, so that none
+            # speaks of a mark that has passed as to come
+            return [s for s in specs if s.kind in TIMED and s.key in self.active]
         state = view.state_for(match.match_id) if match is not None else None
         if match is not None and state is not None:
             specs += [late_elsewhere(table, match, state, p) for p in self._misplaced(table, match, state)]
@@ -391,6 +395,7 @@ class Alerts:
             next_round=nxt,
             holds_up=tuple(holds_up),
             suspended=table in room.suspended,
+            held=NOW[hold.reason] if (hold := room.held.get(table)) is not None else None,
         )
 
     def _timing(self, table: str, match: Any) -> Timing | None:

@@ -20,7 +20,8 @@ from typing import Any
 from drivers.hub_link import HubLink
 from hub.commands import CommandSender
 from hub.config import HubConfig
-from hub.lateness import due_commands, next_deadline
+from hub.holds import LATE_NOTE_MS, Hold, hold_reason, resumed
+from hub.lateness import AutoCommand, due_commands, next_deadline
 from hub.room import TableView
 from hub.rounds import Current, current_matches
 from hub.schedule import ScheduledMatch, round_order
@@ -206,26 +207,36 @@ class Automation:
         command may fall due if nothing about it changes (None: not by time alone): the hub looks
         at a table again then, or as soon as a message, an action or a schedule changes it."""
         link = self._link()
-        if link is not None and not link.online:
-            return {}  # cut off from the room: nothing known is current, nothing sent would be timely
         room = self.room
         scope = room.current.keys() if tables is None else tables & room.current.keys()
+        if link is not None and not link.online:
+            # cut off from the room: nothing known is current, nothing sent would be timely
+            for table in scope:
+                self._hold(table, "link", now)
+            return {}
         deadlines: dict[str, int | None] = {}
         for table in scope:
             with room.guard.table(table, "apply lateness"):
                 deadlines[table] = self._lateness_at(table, room.current[table], now)
         return deadlines
 
+    def _hold(self, table: str, reason: str, now: int) -> None:
+        """Automation is held at ``table`` (an unbroken hold keeps its first reason and start)."""
+        if table not in self.room.held:
+            self.room.held[table] = Hold(now, reason)
+            log.info("table %s: automation held (%s)", table, reason)
+
     def _lateness_at(self, table: str, cur: Current, now: int) -> int | None:
         """One table's lateness and overrun commands (inside the guard); when the next may fall due."""
         room = self.room
         view = room.views.get(table)
-        if view is None or not view.online or table in room.suspended:
-            return None  # an offline table gets an alert, never an automatic penalty
-        if room.rooms.cut_off(table, now):
-            return None  # its room's bridge is down: its last news may be old (hub.rooms)
-        if not view.state_fresh:
-            return None  # back online: wait for its current state (who arrived while away)
+        reason = hold_reason(view, suspended=table in room.suspended, cut_off=room.rooms.cut_off(table, now))
+        if reason is not None or view is None:
+            # an offline table gets an alert, never an automatic penalty; a cut-off room's tables'
+            # last news may be old (hub.rooms); a table back online: wait for its current state
+            # (who arrived while away). What falls due meanwhile is decided when the hold ends.
+            self._hold(table, reason or "offline", now)
+            return None
         match_id = cur.match.match_id
         if view.state_for(match_id) is None:
             return None
@@ -233,24 +244,36 @@ class Automation:
         t = room.timing(table, cur.match, self.config.late())
         if t is None:
             return None
+        hold = room.held.pop(table, None)
         due = due_commands(t, now)
         after = next_deadline(t, now)
-        if not due:
-            return after
-        known = self.store.command_ids(table, match_id)
+        sent: list[AutoCommand] = []
         resend_at: list[int] = []
-        for auto in due:
-            seen = known.get(auto.id)
-            payload = auto.payload(command_expiry(view, now, self.config.cmd_ttl_ms))
-            if seen is None:
-                self.sender.send(table, match_id, payload, origin="auto", actor="hub", now=now)
-                resend_at.append(now + self.config.resend_after_ms)
-            elif resend_due(seen, now, self.config.resend_after_ms):
-                # not answered (or refused as expired): the same id again, with a fresh expiry
-                self.sender.transmit(table, payload, now)
-                resend_at.append(now + self.config.resend_after_ms)
-            elif seen["done_ok"] is None or seen["done_error"] == "command expired":
-                resend_at.append((seen["sent_wall"] or 0) + self.config.resend_after_ms)
+        if due:
+            known = self.store.command_ids(table, match_id)
+            for auto in due:
+                seen = known.get(auto.id)
+                payload = auto.payload(command_expiry(view, now, self.config.cmd_ttl_ms))
+                if seen is None:
+                    note: dict[str, Any] = {}
+                    if auto.due_wall < now - LATE_NOTE_MS:
+                        note["due_wall"] = auto.due_wall
+                        if hold is not None:
+                            note["held"] = hold.reason
+                    self.sender.send(table, match_id, payload, origin="auto", actor="hub", now=now, note=note)
+                    sent.append(auto)
+                    resend_at.append(now + self.config.resend_after_ms)
+                elif resend_due(seen, now, self.config.resend_after_ms):
+                    # not answered (or refused as expired): the same id again, with a fresh expiry
+                    self.sender.transmit(table, payload, now)
+                    resend_at.append(now + self.config.resend_after_ms)
+                elif seen["done_ok"] is None or seen["done_error"] == "command expired":
+                    resend_at.append((seen["sent_wall"] or 0) + self.config.resend_after_ms)
+        if hold is not None:
+            report = resumed(t, hold, now, sent)
+            if report:
+                self.store.audit("hub", "automation_resumed", now, table, match_id, report.detail())
+                self.store.commit()
         return min([*resend_at, *([after] if after is not None else [])], default=None)
 
 

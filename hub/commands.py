@@ -23,17 +23,27 @@ class CommandSender:
         self._link = link
 
     def send(
-        self, table: str, match_id: str | None, payload: dict[str, Any], *, origin: str, actor: str, now: int
+        self,
+        table: str,
+        match_id: str | None,
+        payload: dict[str, Any],
+        *,
+        origin: str,
+        actor: str,
+        now: int,
+        note: dict[str, Any] | None = None,
     ) -> bool:
         """Record the command, commit, then publish it: what was sent is never sent as new again.
 
         A command the hub sends by itself (``origin="auto"``) is written to the audit log too, with
         the hub as its actor, so the room's timeline shows what the hub did next to what the TD did
-        (a TD's command is audited by the action that sends it)."""
+        (a TD's command is audited by the action that sends it). ``note`` adds to that audit row
+        what the table need not know (when an automatic command fell due, why it is late)."""
         if not self.store.add_command(payload, table, match_id, origin, actor, now):
             return False
         if origin == "auto":
-            self.store.audit(actor, f"cmd:{payload['type']}", now, table, match_id, payload)
+            detail = {**payload, **(note or {})}
+            self.store.audit(actor, f"cmd:{payload['type']}", now, table, match_id, detail)
         self.store.commit()
         self.transmit(table, payload, now)
         log.info("table %s: sent %s %s", table, payload["type"], payload["id"])
@@ -47,8 +57,9 @@ class CommandSender:
         self.store.mark_sent(payload["id"], now, payload)
 
     def resend_unanswered(self, table: str, now: int) -> None:
-        """A table back online gets again every command it has not answered and that is still valid."""
-        for cmd in self.store.commands(table, limit=200):
+        """A table back online gets again every command it has not answered and that is still
+        valid, oldest first (as they were sent: a point before the forfeit it leads to)."""
+        for cmd in reversed(self.store.commands(table, limit=200)):
             body = cmd["body"]
             if cmd["done_ok"] is None and body.get("expires_wall", 0) > now:
                 self.transmit(table, body, now)

@@ -39,6 +39,7 @@ from hub.commands import CommandSender
 from hub.config import HubConfig
 from hub.deadlines import Deadlines
 from hub.dice_watch import DiceWatch
+from hub.holds import ALIVE_EVERY_MS, ALIVE_KEY
 from hub.incidents import quarantined, table_fault
 from hub.ingest import Ingest, Limits
 from hub.room import TableView
@@ -80,6 +81,8 @@ class Hub:
         self._pending: set[str] = set()
         #: the next tick looks at every table (at start, and after a change of the whole room)
         self._whole_room = True
+        #: when the hub last wrote that it runs (hub.holds.ALIVE_KEY)
+        self._alive_written = -ALIVE_EVERY_MS
 
         room, link = self.room_state, self._current_link
         watch = WatchConfig(
@@ -241,7 +244,9 @@ class Hub:
         (or whose publish died with its connection) must not lose a TD's action. A table applies
         each command id once, so one it already has is only answered again. And every table is
         asked for the events the hub missed (:meth:`hub.ingest.Ingest.catch_up`): the broker's
-        queue for the hub may have overflowed while it was away."""
+        queue for the hub may have overflowed while it was away. Either way, every table's
+        deadlines are worked out again at once: cut off, each table's automation is held
+        (hub.holds), and what falls due meanwhile is decided when its current state arrives."""
         self.room_state.mark_states_stale()
         self._whole_room = True
         if online:
@@ -251,6 +256,7 @@ class Hub:
             for table in self.room_state.tables():
                 self.sender.resend_unanswered(table, now)
             self.ingest.catch_up()
+        self.tick()
 
     # -- the periodic work --------------------------------------------------------------------
 
@@ -280,6 +286,10 @@ class Hub:
                 lateness = self.automation.lateness(now, scope)
             with guard.table(None, "carry moved matches"):
                 self.round_control.carry_moved(now)
+            if now - self._alive_written >= ALIVE_EVERY_MS:
+                # a restarted hub holds its tables' automation from here (hub.holds)
+                self.store.set_meta(ALIVE_KEY, str(now))
+                self._alive_written = now
             self.store.commit()
         self._watch_disk(now)
         self._look(now, scope, room_wide=True)

@@ -65,6 +65,8 @@ class AutoCommand:
     id: str
     type: str
     fields: dict[str, Any]
+    #: the hub time at which the rules made it due (its mark); not part of what is sent
+    due_wall: int = 0
 
     def payload(self, expires_wall: int) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, **self.fields, "expires_wall": expires_wall}
@@ -106,6 +108,54 @@ class Timing:
     #: sides away from the table on a break (timed or not)
     away: frozenset[str]
     penalty_log: tuple[dict[str, Any], ...]
+    #: once the match no longer waits: each side's absence as it was, when a side checked in
+    #: after the start (None otherwise). The marks that fell before that check-in are due all
+    #: the same: a hub that could not give them at their mark (automation held) gives them now
+    arrivals: dict[str, Absence] | None = None
+
+    @property
+    def absences(self) -> dict[str, Absence] | None:
+        """Each side's absence: while waiting, or as it was before both checked in."""
+        return self.waiting if self.waiting is not None else self.arrivals
+
+
+def late_arrival(match: ScheduledMatch, state: dict[str, Any], received: int) -> bool:
+    """Whether a match no longer waiting had a side check in after its scheduled start (so that
+    lateness marks may have fallen before; :func:`timing` needs ``previous`` for it)."""
+    if state.get("phase") in (Phase.WAITING, Phase.FINISHED, Phase.FLAG):
+        return False
+    return any(
+        (at := checked_in(state, received, side)) is not None and at > match.start_wall for side in SIDES
+    )
+
+
+def _absences(
+    match: ScheduledMatch,
+    state: dict[str, Any],
+    taken: int,
+    received: int,
+    config: LateConfig,
+    elsewhere: dict[str, Elsewhere | None] | None,
+    previous: dict[str, tuple[int, str] | None] | None,
+) -> dict[str, Absence]:
+    out = {}
+    for side in SIDES:
+        away_at = (elsewhere or {}).get(side)
+        prev = (previous or {}).get(side)
+        counts_from, reason, prev_id = match.start_wall, "start", None
+        if taken + config.assign_grace_ms > counts_from:
+            counts_from, reason = taken + config.assign_grace_ms, "assignment"
+        if prev is not None and prev[0] + config.next_match_grace_ms > counts_from:
+            counts_from, reason, prev_id = prev[0] + config.next_match_grace_ms, "previous_match", prev[1]
+        out[side] = Absence(
+            side,
+            checked_in(state, received, side),
+            away_at,
+            None if away_at is not None else counts_from,
+            reason,
+            prev_id,
+        )
+    return out
 
 
 def timing(
@@ -128,28 +178,15 @@ def timing(
     phase = str(state.get("phase"))
     raw_clock = state.get("clock")
     clock: dict[str, Any] = raw_clock if isinstance(raw_clock, dict) else {}
-    waiting = None
+    taken = assignment_taken(state, received)
+    if state.get("assigned_ms") is None and seen is not None:
+        taken = seen
+    waiting = arrivals = None
     if phase == Phase.WAITING:
-        taken = assignment_taken(state, received)
-        if state.get("assigned_ms") is None and seen is not None:
-            taken = seen
-        waiting = {}
-        for side in SIDES:
-            away_at = (elsewhere or {}).get(side)
-            prev = (previous or {}).get(side)
-            counts_from, reason, prev_id = match.start_wall, "start", None
-            if taken + config.assign_grace_ms > counts_from:
-                counts_from, reason = taken + config.assign_grace_ms, "assignment"
-            if prev is not None and prev[0] + config.next_match_grace_ms > counts_from:
-                counts_from, reason, prev_id = prev[0] + config.next_match_grace_ms, "previous_match", prev[1]
-            waiting[side] = Absence(
-                side,
-                checked_in(state, received, side),
-                away_at,
-                None if away_at is not None else counts_from,
-                reason,
-                prev_id,
-            )
+        waiting = _absences(match, state, taken, received, config, elsewhere, previous)
+    elif phase not in (Phase.FINISHED, Phase.FLAG) and late_arrival(match, state, received):
+        # both checked in by now (a player still playing elsewhere then is not late here)
+        arrivals = _absences(match, state, taken, received, config, None, previous)
     breaks = {}
     away = set()
     for side in SIDES:
@@ -172,6 +209,7 @@ def timing(
         breaks=breaks,
         away=frozenset(away),
         penalty_log=tuple(p for p in log if isinstance(p, dict)) if isinstance(log, list) else (),
+        arrivals=arrivals,
     )
 
 
@@ -208,7 +246,7 @@ def _first_mark_at_or_after(t: Timing, since: int, moment: int) -> int:
     return 1 + -(-before // interval)
 
 
-def _points_give(t: Timing) -> bool:
+def points_give(t: Timing) -> bool:
     """Lateness costs points (not so for ffbg-cdf with a clock: the clock is started instead)."""
     return not (t.clock and t.profile.lateness_clock_starts_at_round)
 
@@ -239,9 +277,18 @@ def _waived(t: Timing, prefix: str) -> frozenset[str]:
 
 
 def _episode(
-    t: Timing, side: str, prefix: str, first: int, last: int, reason: str, *, hold_forfeit: bool
+    t: Timing,
+    side: str,
+    prefix: str,
+    first: int,
+    last: int,
+    reason: str,
+    since: int,
+    *,
+    hold_forfeit: bool,
 ) -> list[AutoCommand]:
-    """Points for marks ``first``..``last`` (the forfeit replacing the one that crosses the line).
+    """Points for marks ``first``..``last`` counted from ``since`` (the forfeit replacing the one
+    that crosses the line), each with the hub time of its mark.
 
     A point the TD waived keeps its mark but does not count towards the forfeit. Bounded: at most
     ``forfeit_points(length)`` plus the waived points.
@@ -252,6 +299,7 @@ def _episode(
     counted = 0
     k = first
     while k <= last:
+        at = mark(t, since, k)
         if counted >= room:
             if not hold_forfeit:
                 out.append(
@@ -259,11 +307,14 @@ def _episode(
                         f"{prefix}forfeit",
                         CommandType.FORFEIT,
                         {"against": side, "reason": PenaltyReason.LATE},
+                        at,
                     )
                 )
             break
         pid = f"{prefix}{k}"
-        out.append(AutoCommand(pid, CommandType.PENALTY, {"against": side, "points": 1, "reason": reason}))
+        out.append(
+            AutoCommand(pid, CommandType.PENALTY, {"against": side, "points": 1, "reason": reason}, at)
+        )
         if pid not in waived:
             counted += 1
         k += 1
@@ -276,47 +327,64 @@ def _episode(
 def _late_range(t: Timing, side: str, now: int) -> tuple[int, int] | None:
     """The marks of ``side``'s lateness at which a point is due by ``now`` (first, last), if any.
 
-    A mark counts only when the opponent had checked in by then: the marks both players missed
-    cancel out (module doc)."""
-    if t.waiting is None:
+    A mark counts only when the opponent had checked in by then (the marks both players missed
+    cancel out: module doc) and the side had not (a side who checked in since was late at the
+    marks before: those are due however late the hub learns of them)."""
+    absences = t.absences
+    if absences is None:
         return None
-    me, other = t.waiting[side], t.waiting["B" if side == "A" else "A"]
-    if me.arrived is not None or me.counts_from is None or other.arrived is None:
+    me, other = absences[side], absences["B" if side == "A" else "A"]
+    if me.counts_from is None or other.arrived is None:
         return None
-    last = _marks_by(t, me.counts_from, now)
+    until = now if me.arrived is None else min(now, me.arrived - 1)
+    last = _marks_by(t, me.counts_from, until)
     first = _first_mark_at_or_after(t, me.counts_from, other.arrived)
     return (first, last) if first <= last else None
 
 
 def due_commands(t: Timing, now: int) -> list[AutoCommand]:
-    """Every automatic command due at ``now`` for this match (sent or not; the caller filters)."""
+    """Every automatic command due at ``now`` for this match (sent or not; the caller filters),
+    each with the hub time at which it fell due."""
     if t.phase in (Phase.FINISHED, Phase.FLAG):
         return []
     mid = t.match_id
     out: list[AutoCommand] = []
-    if t.waiting is not None:
+    absences = t.absences
+    if absences is not None:
         for side in SIDES:
-            me = t.waiting[side]
-            other = t.waiting["B" if side == "A" else "A"]
-            if not _points_give(t):
+            me = absences[side]
+            other = absences["B" if side == "A" else "A"]
+            if not points_give(t):
                 # ffbg-cdf with a clock: the late player's clock runs from the round time, once
                 # the opponent is there to play (never while both are absent)
                 if (
-                    me.arrived is None
+                    t.waiting is not None
+                    and me.arrived is None
                     and me.counts_from is not None
                     and now >= me.counts_from
                     and other.arrived is not None
                     and t.clock_running is None
                 ):
                     out.append(
-                        AutoCommand(f"late:{mid}:{side}:clock", CommandType.START_CLOCK, {"side": side})
+                        AutoCommand(
+                            f"late:{mid}:{side}:clock",
+                            CommandType.START_CLOCK,
+                            {"side": side},
+                            max(me.counts_from, other.arrived),
+                        )
                     )
                     break
                 continue
             marks = _late_range(t, side, now)
-            if marks is not None:
+            if marks is not None and me.counts_from is not None:
                 out += _episode(
-                    t, side, f"late:{mid}:{side}:", *marks, PenaltyReason.LATE, hold_forfeit=False
+                    t,
+                    side,
+                    f"late:{mid}:{side}:",
+                    *marks,
+                    PenaltyReason.LATE,
+                    me.counts_from,
+                    hold_forfeit=False,
                 )
     for side, (used, ends) in sorted(t.breaks.items()):
         if now < ends:
@@ -332,6 +400,7 @@ def due_commands(t: Timing, now: int) -> list[AutoCommand]:
                 1,
                 last,
                 PenaltyReason.BREAK_OVERRUN,
+                ends,
                 hold_forfeit=hold,
             )
     return out
@@ -343,7 +412,7 @@ def next_deadline(t: Timing, now: int) -> int | None:
     if t.phase in (Phase.FINISHED, Phase.FLAG):
         return None
     dues: list[int] = []
-    if t.waiting is not None and _points_give(t):
+    if t.waiting is not None and points_give(t):
         for side in SIDES:
             me, other = t.waiting[side], t.waiting["B" if side == "A" else "A"]
             if me.arrived is None and me.counts_from is not None and other.arrived is not None:
@@ -391,7 +460,7 @@ def side_lateness(t: Timing, side: str, now: int) -> SideLate | None:
     both = other.arrived is None
     if me.counts_from is None:
         return SideLate(side, me, None, None, None, both, 0)
-    gives = _points_give(t)
+    gives = points_give(t)
     marks = _marks_by(t, me.counts_from, now) if gives else 0
     first = mark(t, me.counts_from, 1) if gives else None
     nxt = None
@@ -414,7 +483,7 @@ def next_due(t: Timing, side: str, now: int, *, break_side: bool = False) -> tup
         prefix = f"break:{t.match_id}:{side}:{used}:"
         at = mark(t, ends, _marks_by(t, ends, now) + 1)
     else:
-        if t.waiting is None or not _points_give(t):
+        if t.waiting is None or not points_give(t):
             return None
         me, other = t.waiting[side], t.waiting["B" if side == "A" else "A"]
         if me.arrived is not None or me.counts_from is None or other.arrived is None:

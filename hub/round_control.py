@@ -4,8 +4,11 @@ match to another table (carrying its state), and import a schedule after a previ
 
 A round often starts late (the pairings were printed late): the TD moves its start, and every
 table waiting for a match of that round is sent its assignment again with the new start, from
-which lateness counts. The new start is stored in the schedule, so automation and alerts read it
-too. Every action here is audited once for the room (and each command it sends once more).
+which lateness counts. The new start is stored in the schedule, and lateness counts from the
+hub's schedule (never the table's), so nothing waits for the tables: every table's deadlines are
+worked out again from the schedule at once, and a table whose current match is of another round
+goes on exactly as before. Every action here is audited once for the room (and each command it
+sends once more).
 
 A moved match keeps its id. Its schedule row names the new table; the hub assigns it there and
 withdraws it from the old table. When the match had started, its score (and clocks, and a
@@ -118,13 +121,9 @@ class RoundControl:
             raise ActionError("every match of the round has started")
         moved = [replace(m, start_wall=start) for m in waiting if m.start_wall != start]
         if moved:
+            # the hub's schedule is what lateness counts from (hub.lateness): nothing is held at
+            # the tables, whose states stay current; the tick works every deadline out again
             self.store.import_schedule(moved, now)
-        for m in moved:
-            view = self.room.views.get(m.table)
-            if view is not None:
-                # the state held predates the new start: no automatic lateness at this table until
-                # it has taken its assignment again (with the new start) and said so
-                view.state_fresh = False
         tables = sorted({m.table for m in waiting}, key=natural)
         self.store.audit(
             actor,
@@ -173,6 +172,7 @@ class RoundControl:
         self.store.commit()
         for table in tables:
             self.actions.td_command(table, kind, {}, actor)
+        self._tick()  # every table's deadlines again, at once
         return {"tables": tables}
 
     def set_room_automation(self, suspended: Any, actor: str) -> dict[str, Any]:
@@ -191,7 +191,8 @@ class RoundControl:
             self.room.suspended.update(tables)
         else:
             self.room.suspended.clear()
-        self._refresh(now, None)
+        # at once: a resumed table decides the marks that fell due while it was suspended
+        self._tick()
         return {"automation_suspended": suspended, "tables": tables}
 
     def confirmed_unverified(self, round_: str) -> list[str]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hub.guard import Guard
-from hub.lateness import LateConfig, Timing, timing
+from hub.holds import ALIVE_KEY, Hold
+from hub.lateness import LateConfig, Timing, late_arrival, timing
 from hub.players import Registry
 from hub.presence import Elsewhere, PlayerIndex, elsewhere, previous_end
 from hub.room import TableView
@@ -63,6 +64,9 @@ class RoomState:
     #: the event's rooms and their bridges (hub.rooms): a cut-off room's tables get no automatic
     #: decision
     rooms: Rooms = field(default_factory=Rooms)
+    #: table -> why and since when its automation is held (kept by the automation, hub.holds);
+    #: every table is held from the hub's start until its current state arrives
+    held: dict[str, Hold] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: Store, default_profile: Profile) -> RoomState:
@@ -92,6 +96,11 @@ class RoomState:
         state.released = store.releases()
         state.suspended = store.suspended_tables()
         state.assigned = store.assigned()
+        # the hub was not running: every table's automation is held until its current state
+        # arrives, and what fell due meanwhile is decided then (hub.holds)
+        alive = store.get_meta(ALIVE_KEY)
+        last_alive = int(alive) if alive and alive.isdigit() else None
+        state.held = {t: Hold(last_alive, "restart") for t in state.tables()}
         return state
 
     def set_schedule(self, schedule: list[ScheduledMatch], registry: Registry | None = None) -> None:
@@ -192,6 +201,8 @@ class RoomState:
             return None
         sides = ("A", "B")
         waiting = state.get("phase") == "waiting"
+        # a match under way whose player checked in late: when lateness counted from matters too
+        counted = waiting or late_arrival(match, state, view.state_wall)
         return timing(
             match,
             state,
@@ -201,7 +212,7 @@ class RoomState:
             seen=self.first_seen.get((table, match.match_id)),
             elsewhere={s: self.elsewhere(match, s) for s in sides} if waiting else None,
             previous={s: previous_end(self.players, match, s, self.results) for s in sides}
-            if waiting
+            if counted
             else None,
         )
 

@@ -586,10 +586,15 @@ class Store:
     def commands(self, table: str | None = None, limit: int = 500) -> Listing:
         """Commands sent, newest first (a row whose body cannot be read is left out)."""
         if table is None:
-            rows = self.db.execute("SELECT * FROM commands ORDER BY created_wall DESC LIMIT ?", (limit,))
-        else:
             rows = self.db.execute(
-                "SELECT * FROM commands WHERE tbl = ? ORDER BY created_wall DESC LIMIT ?", (table, limit)
+                "SELECT * FROM commands ORDER BY created_wall DESC, rowid DESC LIMIT ?", (limit,)
+            )
+        else:
+            # commands recorded at the same moment (a point and the forfeit it leads to) keep the
+            # order they were recorded in: a table must apply them in that order
+            rows = self.db.execute(
+                "SELECT * FROM commands WHERE tbl = ? ORDER BY created_wall DESC, rowid DESC LIMIT ?",
+                (table, limit),
             )
         return _listing(rows, "body", LISTING_BYTES, _readable_command)
 

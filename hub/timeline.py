@@ -13,8 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from hub.holds import REASONS as HELD
+from hub.holds import WHY
 from hub.names import name_matches
 from hub.schedule import ScheduledMatch
+from hub.watch import hhmm
 from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
 
 #: the timeline's filter groups: action -> group
@@ -36,6 +39,7 @@ GROUPS = {
     CommandType.TD_ACK: "alerts",
     "suspend_automation": "automation",
     "resume_automation": "automation",
+    "automation_resumed": "automation",
     "import_schedule": "schedule",
     "release": "schedule",
     "move_match": "schedule",
@@ -87,9 +91,13 @@ def _sentence(
     match action:
         case CommandType.PENALTY:
             against = d.get("against")
-            return f"{_pts(d.get('points'))} against {name(against)} ({reason}) to {other(against)}"
+            text = f"{_pts(d.get('points'))} against {name(against)} ({reason}) to {other(against)}"
+            return text + _given_late(d)
         case CommandType.FORFEIT:
-            return f"Forfeit: {name(d.get('against'))} loses to {other(d.get('against'))} ({reason})"
+            text = f"Forfeit: {name(d.get('against'))} loses to {other(d.get('against'))} ({reason})"
+            return text + _given_late(d)
+        case "automation_resumed":
+            return _resumed(d, name, row)
         case CommandType.WAIVE:
             for p in (state or {}).get("penalty_log") or []:
                 if isinstance(p, dict) and p.get("id") == d.get("penalty_id"):
@@ -150,6 +158,38 @@ def _sentence(
         case "login":
             return "TD logged in"
     return action.replace("_", " ")
+
+
+def _given_late(d: dict[str, Any]) -> str:
+    """An automatic command given after its mark: when it fell due, and why it came late."""
+    due = d.get("due_wall")
+    if not isinstance(due, int):
+        return ""
+    held = HELD.get(str(d.get("held")))
+    return f" — due at {hhmm(due)}, given late" + (f": {held}" if held else "")
+
+
+def _resumed(d: dict[str, Any], name: Any, row: dict[str, Any]) -> str:
+    """A hold ended at a table (hub.holds): what it gave late, which marks the rules did not give."""
+    since = d.get("since")
+    held = HELD.get(str(d.get("reason")), str(d.get("reason") or "a hold"))
+    text = f"Automatic lateness back at table {row.get('table')} after {held}"
+    if isinstance(since, int):
+        text += f" (from {hhmm(since)})"
+    given = [g for g in d.get("given") or [] if isinstance(g, dict) and isinstance(g.get("due_wall"), int)]
+    if given:
+        text += f": {len(given)} given late (due {', '.join(hhmm(g['due_wall']) for g in given)})"
+    missed: dict[tuple[str, str], list[int]] = {}
+    for m in d.get("not_given") or []:
+        if isinstance(m, dict) and isinstance(m.get("wall"), int):
+            missed.setdefault((str(m.get("side")), str(m.get("why"))), []).append(m["wall"])
+    if missed:
+        text += "; not given: " + "; ".join(
+            f"{', '.join(hhmm(w) for w in walls)}{'' if side == 'both' else f' against {name(side)}'} — "
+            f"{WHY.get(why, why)}"
+            for (side, why), walls in sorted(missed.items())
+        )
+    return text
 
 
 def _waived_forfeit(action: str, d: dict[str, Any], commands: dict[str, dict[str, Any]]) -> str | None:

@@ -87,6 +87,12 @@ class Context:
     #: the players of this match who are due in the next round, where
     holds_up: tuple[Waiting, ...] = ()
     suspended: bool = False
+    #: why the hub's automation is held at the table now, as the TD reads it (hub.holds.NOW);
+    #: None: it is not (or only ``suspended`` says so)
+    held: str | None = None
+
+    def held_text(self) -> str | None:
+        return self.held or ("automation suspended" if self.suspended else None)
 
 
 def hhmm(wall: int) -> str:
@@ -554,21 +560,34 @@ def _side_alert(
     coming = _next_text(
         (nxt, CommandType.FORFEIT if facts["next_is_forfeit"] else "point") if nxt is not None else None
     )
-    due = "1 point" if sl.due_points == 1 else f"{sl.due_points} points"
+    held = ctx.held_text()
     if sl.due_points == 0:
         first = nxt if nxt is not None else sl.first_point_at
         text, urgency = f"first point at {hhmm(first)}", "medium"
         if sl.marks:
             text += " (none for the time both players were absent)"
-        if ctx.suspended:
-            text += " (automation suspended: not given automatically)"
-    elif facts["penalty_ids"]:
-        text, urgency = f"{_points_text(facts)} — {coming}", "high"
-    elif ctx.suspended:
-        text, urgency = f"{due} due, not given: automation suspended — {coming}", "high"
+        if held:
+            text += f" ({held}: not given automatically)"
     else:
-        text, urgency = f"{due} due, being sent — {coming}", "high"
+        text, urgency = _given_and_due(facts, sl.due_points, held), "high"
+        if coming:
+            text += f" — {coming}"
     return spec(urgency, f"{late_text}; {text}")
+
+
+def _given_and_due(facts: dict[str, Any], due_points: int, held: str | None) -> str:
+    """What was given of the points due so far, and what is not given yet and why: never "1
+    point given" alone while a second is due."""
+    parts = [_points_text(facts)] if facts["penalty_ids"] else []
+    missing = due_points - len(facts["penalty_ids"]) - len(facts["waived_ids"])
+    if missing > 0:
+        what = "1 point" if missing == 1 else f"{missing} points"
+        more = " more" if parts else ""
+        parts.append(f"{what}{more} due, not given: {held}" if held else f"{what}{more} due, being sent")
+    if not parts:
+        n = len(facts["waived_ids"])
+        parts.append(f"{'1 point' if n == 1 else f'{n} points'} waived by the TD")
+    return "; ".join(parts)
 
 
 def _reason_text(sl: SideLate) -> str:
@@ -596,8 +615,8 @@ def _overrun_alerts(
             text, urgency = f"; first point at {hhmm(first)}", "medium"
         elif given["penalty_ids"]:
             text, urgency = f"; {_points_text(given)}{coming}", "high"
-        elif ctx.suspended:
-            text, urgency = f"; points due, not given: automation suspended{coming}", "high"
+        elif ctx.held_text():
+            text, urgency = f"; points due, not given: {ctx.held_text()}{coming}", "high"
         else:
             text, urgency = f"; points due, being sent{coming}", "high"
         data = {
