@@ -72,10 +72,10 @@ function roundCard(r) {
   const n = r.to_verify || 0;
   const plural = (k) => `${k} result${k === 1 ? "" : "s"}`;
   // one round at a time: the confirmation and the answer name the round and the count
-  const verify = can("results") && n ? h("button", { type: "button", class: "small ghost", dataset: { roundVerify: r.round }, onclick: () => act(
+  const verify = can("results") && n ? h("div", { class: "inline round-actions" }, h("button", { type: "button", class: "small ghost", dataset: { roundVerify: r.round }, onclick: () => act(
     `Verify the ${plural(n)} of round ${r.round} that both players confirmed at their table? Results of other rounds are not touched.`,
     `Verify ${plural(n)}`, "POST", "/api/results/verify-confirmed", { round: r.round },
-    (x) => `Round ${x.round}: ${plural(x.count)} verified`) }, `✓ Verify ${plural(n)} confirmed in round ${r.round}…`) : null;
+    (x) => `Round ${x.round}: ${plural(x.count)} verified`) }, `✓ Verify ${plural(n)} confirmed in round ${r.round}…`)) : null;
   const controls = can("room") && waiting ? h("div", { class: "inline round-actions" },
     h("button", { type: "button", class: "small", dataset: { roundStart: r.round }, onclick: () => act(
       `Start round ${r.round} now: at its ${waiting} waiting table${waiting === 1 ? "" : "s"} lateness counts from ${hhmm(Date.now() + S.offset)}?`,

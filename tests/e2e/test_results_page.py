@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from demo.simtable import SimTable
 from hub.clock import FakeClock
 from hub.service import HubThread
-from tests.e2e.pages import WAIT, answer, confirm_text, context, login
+from tests.e2e.pages import WAIT, answer, confirm_text, context, login, shots_dir
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub
 
 ROWS = [
@@ -76,11 +76,12 @@ def page(browser, room) -> Iterator[Page]:
     assert not errors, errors
 
 
-def test_verify_confirmed_is_per_round_and_names_the_round_and_the_count(page, room):
+def test_verify_confirmed_is_per_round_and_names_the_round_and_the_count(page, room, tmp_path):
     login(page, room.hub.url)
     page.goto(room.hub.url + "/#/rounds")
     button = page.locator('[data-round-verify="1"]')
     expect(button).to_have_text("✓ Verify 1 result confirmed in round 1…", timeout=WAIT)
+    page.screenshot(path=str(shots_dir(tmp_path) / "rounds-verify-per-round.png"), full_page=True)
     button.click()
     assert confirm_text(page) == (
         "Verify the 1 result of round 1 that both players confirmed at their table? "
@@ -96,7 +97,7 @@ def test_verify_confirmed_is_per_round_and_names_the_round_and_the_count(page, r
     expect(page.locator('[data-round-verify="1"]')).to_have_count(0, timeout=WAIT)
 
 
-def test_an_impossible_correction_is_refused_and_a_correction_is_listed(page, room):
+def test_an_impossible_correction_is_refused_and_a_correction_is_listed(page, room, tmp_path):
     login(page, room.hub.url)
     page.goto(room.hub.url + "/#/results")
     row = page.locator('tbody[data-match="r1-t2"]')
@@ -120,3 +121,4 @@ def test_an_impossible_correction_is_refused_and_a_correction_is_listed(page, ro
     row.locator("button.expand").click()
     expect(row.locator(".correction")).to_contain_text("Corrected at the hub by td", timeout=WAIT)
     expect(row.locator(".correction")).to_contain_text("3-0 → 3-1 (sheet)")
+    page.screenshot(path=str(shots_dir(tmp_path) / "results-correction-listed.png"), full_page=True)
