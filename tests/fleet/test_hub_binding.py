@@ -163,11 +163,14 @@ def test_forged_and_replayed_fleet_orders_on_mqtt_are_ignored(tmp_path: Path):
             topic = Topics(EVENT).table_control("8")
             heard: list[dict[str, Any]] = []
             attacker = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="attacker")
+            subscribed: list[object] = []
             attacker.on_message = lambda c, u, m: heard.append(json.loads(m.payload))
+            attacker.on_subscribe = lambda c, u, mid, codes, props: subscribed.append(mid)
             attacker.connect("127.0.0.1", hub.broker_port)
-            attacker.subscribe(topic, qos=1)
             attacker.loop_start()
+            attacker.subscribe(topic, qos=1)
             try:
+                wait_until(lambda: subscribed, WAIT, "the attacker listening on the control topic")
                 hub.td.post("/api/fleet/dev-m/identify", {})
                 table.out.wait_for("fleet: identify")
                 real = wait_until(
