@@ -230,21 +230,23 @@ class Automation:
         """One table's lateness and overrun commands (inside the guard); when the next may fall due."""
         room = self.room
         view = room.views.get(table)
+        if view is None:
+            return None  # never heard of: lateness counts from when it takes its match
         reason = hold_reason(view, suspended=table in room.suspended, cut_off=room.rooms.cut_off(table, now))
-        if reason is not None or view is None:
+        if reason is not None:
             # an offline table gets an alert, never an automatic penalty; a cut-off room's tables'
             # last news may be old (hub.rooms); a table back online: wait for its current state
             # (who arrived while away). What falls due meanwhile is decided when the hold ends.
-            self._hold(table, reason or "offline", now)
+            self._hold(table, reason, now)
             return None
+        hold = room.held.pop(table, None)
         match_id = cur.match.match_id
         if view.state_for(match_id) is None:
-            return None
+            return None  # the table has not taken its match: lateness counts from when it does
         room.first_seen.setdefault((table, match_id), view.state_wall)
         t = room.timing(table, cur.match, self.config.late())
         if t is None:
             return None
-        hold = room.held.pop(table, None)
         due = due_commands(t, now)
         after = next_deadline(t, now)
         sent: list[AutoCommand] = []

@@ -74,11 +74,11 @@ class Hold:
     reason: str
 
 
-def hold_reason(view: TableView | None, *, suspended: bool, cut_off: bool) -> str | None:
+def hold_reason(view: TableView, *, suspended: bool, cut_off: bool) -> str | None:
     """Why automation is held at this table now (None: it is not)."""
     if suspended:
         return "suspended"
-    if view is None or not view.online:
+    if not view.online:
         return "offline"
     if cut_off:
         return "cut_off"

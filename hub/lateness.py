@@ -20,6 +20,11 @@ took its assignment (a schedule imported or a table connected after the start) p
 (WBGF 2.2 i: a match starts as scheduled *or as the TD has decided*; a TD does not call a player
 late who is playing in the same room — docs/rules.md).
 
+**A late check-in does not wipe the marks before it.** Each mark counts as the rules stood at it:
+a side who checks in after a mark (the opponent being there) owes that mark's point, however late
+the hub learns of it — a hub whose automation was held at that mark (hub.holds) gives it when it
+resumes, and every :class:`AutoCommand` carries the hub time of its mark (``due_wall``).
+
 **Both players absent**: a point falls due for a side only while the opponent is checked in. The
 five-minute marks both players miss would give each a point — they cancel out, and the hub gives
 neither (nor ever a forfeit while both are absent); the TD gets a high alert and decides. So side

@@ -161,12 +161,12 @@ def _sentence(
 
 
 def _given_late(d: dict[str, Any]) -> str:
-    """An automatic command given after its mark: when it fell due, and why it came late."""
-    due = d.get("due_wall")
-    if not isinstance(due, int):
-        return ""
-    held = HELD.get(str(d.get("held")))
-    return f" — due at {hhmm(due)}, given late" + (f": {held}" if held else "")
+    """An automatic command given late because automation was held (hub.holds): when it fell
+    due, and why it came late."""
+    due, held = d.get("due_wall"), HELD.get(str(d.get("held")))
+    if not isinstance(due, int) or held is None:
+        return ""  # a moment late (a tick, a message on its way): nothing to explain
+    return f" — due at {hhmm(due)}, given late: {held}"
 
 
 def _resumed(d: dict[str, Any], name: Any, row: dict[str, Any]) -> str:

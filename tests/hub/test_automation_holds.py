@@ -139,7 +139,6 @@ def test_why_automation_is_held():
     assert hold_reason(on, suspended=False, cut_off=True) == "cut_off"
     assert hold_reason(replace(on, state_fresh=False), suspended=False, cut_off=False) == "state"
     assert hold_reason(replace(on, online=False), suspended=False, cut_off=False) == "offline"
-    assert hold_reason(None, suspended=False, cut_off=False) == "offline"
 
 
 def test_a_hold_ending_reports_what_it_gave_late_and_the_marks_the_rules_did_not_give():
