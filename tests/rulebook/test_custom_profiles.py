@@ -91,6 +91,18 @@ def test_a_bad_file_is_refused_naming_file_line_and_key(text: str, line: int, ke
     assert str(err).startswith(f"profiles/club.toml:{line}: {key}"), str(err)
 
 
+def test_the_tables_state_carries_a_custom_profiles_rules_for_its_screens() -> None:
+    """The snapshot names a built-in profile only; a custom one comes with every rule, and the
+    table's screens read the break and the lateness they show from those (kiosk.ui.facts)."""
+    from kiosk.ui import facts
+
+    assert "rules" not in Table().send("assign", **_assign("hbf")).ok().snap()
+    club = custom_profile_from_toml(CLUB, path="club.toml")
+    snap = Table().send("assign", **_assign(club.wire())).ok().snap()
+    assert snap["rules"]["lateness_first_point_min"] == 10
+    assert facts.profile_of(snap) == club.profile
+
+
 def test_a_file_names_its_profile_by_default() -> None:
     club = custom_profile_from_toml(
         'base = "hu"\nbreak_minutes = 15\n', path="d/open.toml", default_name="open"
