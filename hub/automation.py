@@ -150,7 +150,7 @@ class Automation:
         for table in [t for t in room.current if t in scope] if tables is not None else list(room.current):
             cur = room.current[table]
             with room.guard.table(table, "send its assignment"):
-                payload = cur.match.assign_payload()
+                payload = room.assign_payload(cur.match)
                 if cur.force:
                     payload["force"] = True
                 if self._assign_payloads.get(table) == payload:

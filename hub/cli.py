@@ -19,8 +19,9 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from drivers.mqtt_topics import is_valid_id
+from rulebook.custom_profiles import ProfileBook
 from rulebook.errors import ProfileError
-from rulebook.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from rulebook.profiles import DEFAULT_PROFILE, PROFILES
 
 DEFAULT_EMBEDDED_PORT = 1883
 
@@ -47,12 +48,13 @@ def _event_id(text: str) -> str:
     return text
 
 
-def _profile(text: str) -> str:
-    try:
-        get_profile(text)
-    except ProfileError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
+def _profiles(directory: str | None, default: str) -> ProfileBook:
+    """The built-in profiles and those of ``--profiles DIR``; ``--profile`` must name one of them."""
+    from hub.profile_files import load_profiles
+
+    book = load_profiles(directory) if directory else ProfileBook()
+    book.get(default)
+    return book
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
@@ -131,9 +133,13 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--profile",
-        type=_profile,
         default=DEFAULT_PROFILE,
-        help=f"rules profile for schedule rows that name none ({', '.join(sorted(PROFILES))})",
+        help=f"rules profile for rows that name none ({', '.join(sorted(PROFILES))}, or a custom one)",
+    )
+    p.add_argument(
+        "--profiles",
+        metavar="DIR",
+        help="custom rules profiles: one TOML file each (base = ... plus overrides; docs/rules.md)",
     )
     p.add_argument(
         "--password-file",
@@ -325,6 +331,11 @@ def main_run(args: argparse.Namespace) -> int:
         print(f"bghub: broker credentials: {exc}", file=sys.stderr)
         return 2
     tls_ca = args.table_tls_ca or (tables["tls_ca"] if isinstance(tables.get("tls_ca"), str) else None)
+    try:
+        profiles = _profiles(args.profiles, args.profile)
+    except ProfileError as exc:
+        print(f"bghub: profiles: {exc}", file=sys.stderr)
+        return 2
     embedded = args.broker is None
     host, port = ("127.0.0.1", args.embedded_port) if embedded else args.broker
     from hub.rooms import RoomsError, load_rooms
@@ -341,6 +352,7 @@ def main_run(args: argparse.Namespace) -> int:
         username=username,
         password=password,
         profile=args.profile,
+        profiles=profiles,
         offline_grace_ms=int(args.offline_grace * 1000),
         assign_grace_ms=int(args.assign_grace * 60_000),
         next_match_grace_ms=int(args.next_match_grace * 60_000),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hub.lateness import LateConfig
+from rulebook.custom_profiles import ProfileBook
 from rulebook.profiles import DEFAULT_PROFILE
 
 
@@ -18,6 +19,8 @@ class HubConfig:
     client_id: str | None = None
     #: the rules profile for schedule rows that name none
     profile: str = DEFAULT_PROFILE
+    #: the profiles a schedule may name: the built-in ones and those of ``--profiles DIR``
+    profiles: ProfileBook = field(default_factory=ProfileBook)
     offline_grace_ms: int = 30_000
     not_started_grace_ms: int = 5 * 60_000
     #: "both players are there but the match has not started" waits this long after the second

@@ -53,7 +53,6 @@ from hub.store import Store, is_storage_error
 from hub.time_beacon import TimeBeacon
 from hub.views import Views
 from hub.watch import WatchConfig
-from rulebook.profiles import get_profile
 
 log = logging.getLogger("hub")
 
@@ -66,7 +65,7 @@ class Hub:
         self.store = store
         self.clock = clock or SystemClock()
         self.link: HubLink | None = None
-        self.room_state = RoomState.load(store, get_profile(config.profile))
+        self.room_state = RoomState.load(store, config.profiles.get(config.profile), config.profiles)
         self._subscribers: list[Callable[[dict[str, Any]], None]] = []
         self._change_listeners: list[Callable[[], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -336,7 +336,8 @@ class RoundControl:
         self, data: str | bytes, choices: Any = None
     ) -> tuple[list[ScheduledMatch], Preview, Resolution]:
         matches = keep_match_ids(
-            self.room.schedule, parse_schedule(data, default_profile=self.config.profile)
+            self.room.schedule,
+            parse_schedule(data, default_profile=self.config.profile, profiles=self.room.profiles),
         )
         players = self.room.registry.resolve(matches, _choices(choices))
         states = {}
@@ -422,5 +423,5 @@ def _choices(raw: Any) -> dict[str, str]:
         except ValueError:
             raise ActionError("choices: expected a JSON object (conflict id -> choice)") from None
     if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
-        raise ActionError("choices: expected an object of conflict id -> a player's key or \"new\"")
+        raise ActionError('choices: expected an object of conflict id -> a player\'s key or "new"')
     return dict(raw)

@@ -19,8 +19,9 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from drivers.mqtt_topics import is_valid_id
+from rulebook.custom_profiles import ProfileBook
 from rulebook.errors import ProfileError
-from rulebook.profiles import DEFAULT_PROFILE, get_profile
+from rulebook.profiles import DEFAULT_PROFILE
 from rulebook.table import MAX_LENGTH
 
 REQUIRED = ("round", "table", "player_a", "player_b", "length", "start")
@@ -49,8 +50,9 @@ class ScheduledMatch:
     player_b_id: str = ""
     line: int = 0
 
-    def assign_payload(self) -> dict[str, Any]:
-        """The ``assign`` message (PROTOCOL §1 / §3) that sets this match up at its table."""
+    def assign_payload(self, profile: str | dict[str, Any] | None = None) -> dict[str, Any]:
+        """The ``assign`` message (PROTOCOL §1 / §3) that sets this match up at its table;
+        ``profile`` is what it carries for the profile (default: its name, for a built-in one)."""
         return {
             "match_id": self.match_id,
             "length": self.length,
@@ -58,7 +60,7 @@ class ScheduledMatch:
                 "A": {"name": self.player_a, "id": self.player_a_id},
                 "B": {"name": self.player_b, "id": self.player_b_id},
             },
-            "profile": self.profile,
+            "profile": self.profile if profile is None else profile,
             "clock": self.clock,
             "start_wall": self.start_wall,
             "round": self.round,
@@ -117,7 +119,7 @@ def control_problem(column: str, value: str) -> str | None:
 
 
 def _row(
-    cells: dict[str, str], line: int, default_profile: str, tz: tzinfo | None
+    cells: dict[str, str], line: int, default_profile: str, tz: tzinfo | None, profiles: ProfileBook
 ) -> tuple[ScheduledMatch | None, list[str]]:
     problems = [p for column, value in cells.items() if (p := control_problem(column, value))]
     if problems:  # a row with a control character is refused as it is, nothing read from it
@@ -151,7 +153,7 @@ def _row(
     profile_name = cells.get("profile", "").strip() or default_profile
     clock: bool | None = None
     try:
-        profile = get_profile(profile_name)
+        profile = profiles.get(profile_name)
         clock = _yes_no(cells.get("clock", ""), "clock")
         if clock is None:
             clock = profile.clock_default
@@ -188,9 +190,15 @@ def _row(
 
 
 def parse_schedule(
-    data: str | bytes, *, default_profile: str = DEFAULT_PROFILE, tz: tzinfo | None = None
+    data: str | bytes,
+    *,
+    default_profile: str = DEFAULT_PROFILE,
+    tz: tzinfo | None = None,
+    profiles: ProfileBook | None = None,
 ) -> list[ScheduledMatch]:
-    """Every match of the CSV, or :class:`ScheduleError` listing every bad line (nothing partial)."""
+    """Every match of the CSV, or :class:`ScheduleError` listing every bad line (nothing partial).
+    A ``profile`` cell names a built-in profile or one of ``profiles`` (the hub's custom ones)."""
+    book = profiles or ProfileBook()
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8-sig")
@@ -235,7 +243,7 @@ def parse_schedule(
                 issues.append(ScheduleIssue(line, f"expected {len(columns)} fields, found {len(cells_list)}"))
                 continue
             cells = dict(zip(columns, cells_list, strict=True))
-            match, problems = _row(cells, line, default_profile, tz)
+            match, problems = _row(cells, line, default_profile, tz, book)
             issues.extend(ScheduleIssue(line, p) for p in problems)
             if match is None:
                 continue

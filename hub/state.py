@@ -23,8 +23,9 @@ from hub.rooms import Rooms
 from hub.rounds import Current, round_ends
 from hub.schedule import ScheduledMatch
 from hub.store import Store, StoreWriteFailed
+from rulebook.custom_profiles import ProfileBook
 from rulebook.errors import ProfileError
-from rulebook.profiles import Profile, get_profile
+from rulebook.profiles import Profile
 from rulebook.wire import parse_snapshot, parse_status
 
 log = logging.getLogger("hub")
@@ -39,6 +40,8 @@ def natural(table: str) -> tuple[int, str]:
 class RoomState:
     #: the rules for a schedule row whose profile is unknown
     default_profile: Profile
+    #: the profiles the schedule may name (the built-in ones and the hub's custom ones)
+    profiles: ProfileBook = field(default_factory=ProfileBook)
     views: dict[str, TableView] = field(default_factory=dict)
     schedule: list[ScheduledMatch] = field(default_factory=list)
     by_id: dict[str, ScheduledMatch] = field(default_factory=dict)
@@ -69,11 +72,11 @@ class RoomState:
     held: dict[str, Hold] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, store: Store, default_profile: Profile) -> RoomState:
+    def load(cls, store: Store, default_profile: Profile, profiles: ProfileBook | None = None) -> RoomState:
         """What the store holds. Start-up never dies on a stored row: one that cannot be read, or
         a cached state or status that no longer passes the wire schema, is set aside by the store
         (``store.quarantined``, alerted once the hub runs); the table sends its state again."""
-        state = cls(default_profile)
+        state = cls(default_profile, profiles or ProfileBook())
         schedule = store.schedule()
         state.registry = store.registry()
         state.set_schedule(schedule)
@@ -176,9 +179,14 @@ class RoomState:
         if match is None:
             return self.default_profile
         try:
-            return get_profile(match.profile)
+            return self.profiles.get(match.profile)
         except ProfileError:
             return self.default_profile
+
+    def assign_payload(self, match: ScheduledMatch) -> dict[str, Any]:
+        """The match's ``assign``, carrying its profile as the table needs it: a built-in name, or
+        a custom profile's base, overrides and digest (the table needs no file of its own)."""
+        return match.assign_payload(self.profiles.wire(match.profile))
 
     def next_round(self, rnd: str) -> str | None:
         """The round played after ``rnd`` (None for the last)."""

@@ -20,7 +20,20 @@ from hub.schedule import ScheduledMatch, round_order
 from hub.state import RoomState, natural
 from hub.store import Store
 from hub.timeline import Filters, timeline
+from rulebook.custom_profiles import ProfileBook
 from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
+
+
+def rules_facts(book: ProfileBook, name: str | None) -> dict[str, Any] | None:
+    """A match's rules for its table page: the name, and for a custom profile the built-in one it
+    is written over and what it changes (its digest shortened, as the table checked it)."""
+    if not name:
+        return None
+    custom = book.custom.get(name)
+    if custom is None:
+        return {"name": name, "base": None, "changes": {}, "digest": None}
+    changes = {k: v for k, v in custom.overrides.items() if k != "name"}
+    return {"name": name, "base": custom.base, "changes": changes, "digest": custom.digest[:12]}
 
 
 class Views:
@@ -104,6 +117,10 @@ class Views:
         )
         out.update(facts)
         out.update(room.rooms.tile_facts(table, now))
+        # the rules, on the tile only where they are not the room's own: what differs is what a
+        # TD walking the room needs to see
+        rules = (match.profile if match else None) or (view.state or {}).get("profile")
+        out["rules"] = rules if rules and rules != self.config.profile else None
         players = out.get("players") or {}
         # what the dashboard's search finds each player by (hub.names): the same words as the hub's
         out["search"] = {side: list(search_words(str(players.get(side) or ""))) for side in ("A", "B")}
@@ -171,6 +188,9 @@ class Views:
             "result": room.results.get(mid) if mid else None,
             "waivers": waivable_penalties(state, commands),
             "undo_end": undoable_end(state, commands),
+            "rules": rules_facts(
+                room.profiles, match.profile if match else (view.state or {}).get("profile")
+            ),
         }
 
     def rounds(self) -> list[dict[str, Any]]:
@@ -212,6 +232,7 @@ class Views:
                 result=m.match_id in room.results,
                 player_a_key=keys.get((m.match_id, "A")),
                 player_b_key=keys.get((m.match_id, "B")),
+                profile_base=room.profiles.base_of(m.profile),
             )
             for m in sorted(room.schedule, key=lambda m: (order[m.round], natural(m.table)))
         ]

@@ -113,6 +113,15 @@ MESSAGES: dict[str, str] = {
     "profile.reasons": "{key}: unknown pause reason(s) {reasons}",
     "profile.unreadable": "profile: cannot read {path}: {detail}",
     "profile.not_toml": "profile: {path} is not valid TOML: {detail}",
+    "profile.name_taken": "name: {name} is a built-in profile; a custom profile needs a name of its own",
+    "profile.name_repeated": "name: two custom profiles are named {name}",
+    "profile.digest_missing": (
+        "profile {name}: a custom profile comes with its digest; the table cannot verify it"
+    ),
+    "profile.digest": (
+        "profile {name}: these rules resolve to another digest here ({digest}…) than the hub's; "
+        "the table does not play them"
+    ),
     # -- journals -----------------------------------------------------------------------------------
     "journal.not_json": "line {line}: not JSON ({detail})",
     "journal.bad_input": "line {line}: {input_code}: {detail}",

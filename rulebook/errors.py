@@ -48,6 +48,25 @@ class ProfileError(RuleError, ValueError):
     """A rules profile (built-in or loaded from TOML) is unknown or invalid; names the key."""
 
 
+class ProfileFileError(ProfileError):
+    """A custom profile file refused: the code and values of the key's refusal, and where it
+    stands (``path``, ``line``: 0 when the key cannot be found on a line of its own)."""
+
+    def __init__(self, code: str, /, *, path: str, line: int, **params: Any) -> None:
+        super().__init__(code, path=path, line=line, **params)
+        self.path = path
+        self.line = line
+
+    @property
+    def message(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        text = english(self.code, self.params)
+        key = self.params.get("key")
+        if key and not text.startswith(f"{key}:"):
+            text = f"{key}: {text}"
+        return f"{where}: {text}"
+
+
 class WireError(FieldError, ValueError):
     """A table's message does not fit the wire schema (``rulebook.wire``).
 
@@ -70,4 +89,12 @@ class JournalError(RuleError, ValueError):
         self.line = line
 
 
-__all__ = ["CommandError", "FieldError", "JournalError", "ProfileError", "RuleError", "WireError"]
+__all__ = [
+    "CommandError",
+    "FieldError",
+    "JournalError",
+    "ProfileError",
+    "ProfileFileError",
+    "RuleError",
+    "WireError",
+]

@@ -14,8 +14,9 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rulebook.custom_profiles import verified_profile
 from rulebook.errors import FieldError, ProfileError, RuleError
-from rulebook.profiles import Profile, get_profile, profile_from_mapping
+from rulebook.profiles import Profile, get_profile
 from rulebook.sides import Pair, Side
 from rulebook.vocab import (
     COMMAND_TYPES,
@@ -260,7 +261,7 @@ def _profile(obj: Obj) -> Profile:
         if isinstance(value, str):
             return get_profile(value)
         if isinstance(value, dict):
-            return profile_from_mapping(value)
+            return verified_profile(value)
     except ProfileError as exc:
         raise FieldError(exc.code, **exc.params) from None
     if "profile" not in obj:

@@ -13,7 +13,6 @@ with a ``ProfileError`` whose code and message name the key.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -322,15 +321,16 @@ def profile_as_mapping(profile: Profile) -> dict[str, Any]:
 
 
 def load_profile(path: str | Path) -> Profile:
-    """Load a custom profile from TOML (``base = "hbf"`` plus overrides)."""
+    """Load a custom profile from TOML (``base = "hbf"`` plus overrides); a refusal is a
+    ``ProfileFileError`` naming the file, the line and the key (``rulebook.custom_profiles``)."""
+    from rulebook.custom_profiles import custom_profile_from_toml  # it builds on this module
+
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise ProfileError("profile.unreadable", path=str(path), detail=exc.strerror) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError("profile.not_toml", path=str(path), detail=str(exc)) from None
-    return profile_from_mapping(data)
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
+        raise ProfileError("profile.unreadable", path=str(path), detail=detail) from None
+    return custom_profile_from_toml(text, path=str(path)).profile
 
 
 __all__ = [

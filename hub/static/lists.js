@@ -39,7 +39,7 @@ export async function loadSchedule() {
       cell("Player A", [m.player_a, m.player_a_id ? h("small", { class: "muted" }, ` ${m.player_a_id}`) : null]),
       cell("Player B", [m.player_b, m.player_b_id ? h("small", { class: "muted" }, ` ${m.player_b_id}`) : null]),
       cell("Length", m.length, "num"), cell("Start", dayTime(m.start_wall)), cell("Clock", m.clock ? "yes" : "no"),
-      cell("Rules", m.profile, "no-print"), cell("State", m.result ? "finished" : m.released ? "released" : m.assigned ? "at its table" : "", "no-print")))
+      cell("Rules", [m.profile, m.profile_base ? h("small", { class: "muted" }, ` custom, over ${m.profile_base}`) : null], "no-print"), cell("State", m.result ? "finished" : m.released ? "released" : m.assigned ? "at its table" : "", "no-print")))
       : h("tr", {}, h("td", { colspan: head.length, class: "muted" }, "No schedule imported yet."))));
 }
 

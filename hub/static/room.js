@@ -114,6 +114,7 @@ function tileEl(t) {
   const clock = clockText(t);
   if (clock) foot.push(clock);
   if (t.penalties && (t.penalties.A || t.penalties.B)) foot.push(h("span", {}, `penalties ${text(t.penalties.A)}/${text(t.penalties.B)}`));
+  if (t.rules) foot.push(h("span", { class: "badge rules", title: `Rules: ${text(t.rules)} (not the room's default)` }, text(t.rules)));
   if (t.automation_suspended) foot.push(h("span", { class: "auto-off", title: "Automatic lateness suspended" }, "⊘ auto off"));
   return h("a", { class: cls.join(" "), href: `#/table/${encodeURIComponent(text(t.table))}`, dataset: { table: text(t.table) },
                   "aria-label": `Table ${text(t.table)}: ${text(t.status_label)}` },

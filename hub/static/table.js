@@ -166,13 +166,23 @@ function scoreboard(d) {
     t.crawford ? h("span", { class: "badge crawford" }, "CRAWFORD") : t.post_crawford ? h("span", { class: "badge postcrawford" }, "post-Crawford") : null), side("B")];
 }
 
+// A custom profile is named with what it changes over its built-in base, so the TD reads the
+// rules the table plays without opening the file.
+function rulesText(rules, played) {
+  const name = played || (rules && rules.name);
+  if (!name) return null;
+  if (!rules || !rules.base || rules.name !== name) return `rules ${name}`;
+  const changes = Object.entries(rules.changes || {}).map(([k, v]) => `${k} ${Array.isArray(v) ? JSON.stringify(v) : v}`);
+  return `rules ${name} (custom, over ${rules.base}${changes.length ? ": " + changes.join(", ") : ""})`;
+}
+
 function facts(d) {
   const t = d.tile, st = d.state || {};
   const clock = st.clock || {};
   return [
     t.game ? `game ${t.game}` : null,
     t.start_wall ? `start ${hhmm(t.start_wall)}` : null,
-    st.profile ? `rules ${st.profile}` : null,
+    rulesText(d.rules, st.profile),
     st.cube && st.cube.value > 1 ? `cube ${st.cube.value}${st.cube.owner ? " owned by " + playerName(t.players, st.cube.owner) : ""}` : null,
     st.penalties && (st.penalties.A || st.penalties.B)
       ? `penalty points: ${playerName(t.players, "A")} ${st.penalties.A}, ${playerName(t.players, "B")} ${st.penalties.B}` : null,

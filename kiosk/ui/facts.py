@@ -14,14 +14,21 @@ from typing import Any
 from rulebook.errors import ProfileError
 from rulebook.match import points_for as _points_for
 from rulebook.policy import Lateness, lateness_at
-from rulebook.profiles import PROFILES, Profile, get_profile
+from rulebook.profiles import PROFILES, Profile, get_profile, profile_from_mapping
 from rulebook.vocab import InputType, ResultKind
 
 SIDES = ("A", "B")
 
 
 def profile_of(snap: dict[str, Any]) -> Profile:
-    """The rules the match is played under (a custom profile reads as the profile it is based on)."""
+    """The rules the match is played under: a custom profile's from the snapshot's ``rules``
+    (failing those, as the profile its name is based on)."""
+    rules = snap.get("rules")
+    if isinstance(rules, dict):
+        try:
+            return profile_from_mapping(rules)
+        except ProfileError:
+            pass
     name = snap.get("profile") or ""
     base = name.split("+", 1)[0]
     try:

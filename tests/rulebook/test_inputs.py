@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from rulebook.custom_profiles import custom_profile
 from rulebook.table import INTERNAL_ERROR, apply, new_table
 from tests.rulebook.helpers import PLAYERS, SECOND, Table
 
@@ -195,8 +196,9 @@ def test_bad_assign_is_rejected(fields: dict[str, Any], fragment: str, code: str
 def test_a_custom_profile_travels_with_the_assignment() -> None:
     """A custom profile (the keys of a TOML profile) may be sent in the assignment itself, so the
     journal replays with the very rules the match was played under."""
+    club = custom_profile({"base": "hbf", "name": "club", "break_minutes": 7})
     t = Table()
-    t.send("assign", **{**GOOD, "profile": {"base": "hbf", "name": "club", "break_minutes": 7}}).ok()
+    t.send("assign", **{**GOOD, "profile": club.wire()}).ok()
     assert t.state.profile.name == "club" and t.state.profile.break_minutes == 7
     assert t.snap()["profile"] == "club"
 

@@ -179,7 +179,7 @@ def test_custom_profile_file_errors_name_the_file(tmp_path: Path) -> None:
         load_profile(tmp_path / "missing.toml")
     unknown = tmp_path / "unknown.toml"
     unknown.write_text('base = "wbgf-2023"\ncrawford = false\n', encoding="utf-8")
-    with pytest.raises(ProfileError, match=r"^crawford: unknown profile key"):
+    with pytest.raises(ProfileError, match=r"unknown.toml:2: crawford: unknown profile key"):
         load_profile(unknown)
 
 
