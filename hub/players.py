@@ -185,9 +185,10 @@ class Registry:
         return self.players.get(key) if key is not None else None
 
     def fed_id_of(self, match: ScheduledMatch, side: str) -> str:
-        """The seat's federation id: the registry's, else the schedule row's."""
+        """The seat's federation id: its player's (empty when no file gave one, or when the TD
+        said the row's id is another player's); the row's for a seat the registry does not hold."""
         player = self.player_at(match.match_id, side)
-        if player is not None and player.fed_id:
+        if player is not None:
             return player.fed_id
         return match.player_a_id if side == "A" else match.player_b_id
 
