@@ -85,7 +85,6 @@ def _nobody() -> str:
     so a wrong name cannot be told from a wrong password by the time the answer takes."""
     return hash_password(secrets.token_urlsafe(16))
 
-
 #: an account's (role, password hash) by name, or None (hub/accounts.py, from the store)
 Lookup = Callable[[str], "tuple[str, str] | None"]
 
