@@ -690,7 +690,9 @@ class MisplacedPoint:
     elsewhere: tuple[str, str, str]
 
 
-def late_elsewhere(t: str, match: ScheduledMatch, state: dict[str, Any], point: MisplacedPoint) -> AlertSpec:
+def late_elsewhere(
+    t: str, match: ScheduledMatch, state: dict[str, Any], point: MisplacedPoint
+) -> AlertSpec:
     """A point to take back: the TD waives it from the alert (the hub never waives by itself).
     Its data is a late alert's (``last_penalty_id``, ``side``, ``given_wall``), which the
     dashboard's *Waive* reads; once the match is over, its result is the TD's to correct."""
