@@ -18,6 +18,7 @@ from hub.app import RunConfig
 from hub.clock import FakeClock
 from hub.config import HubConfig
 from hub.service import HubThread
+from tests.support.patience import WAIT
 
 #: 2030-03-17 13:20 UTC: a fixed start so tests read the same every time
 T0 = 1_900_000_000_000
@@ -140,7 +141,7 @@ class Spy:
         with self._cond:
             return [json.loads(p) for t, p, _ in self.messages if t.endswith(suffix) and p]
 
-    def wait_for(self, predicate: Any, timeout: float = 10.0) -> None:
+    def wait_for(self, predicate: Any, timeout: float = WAIT) -> None:
         with self._cond:
             if not self._cond.wait_for(lambda: predicate(self), timeout):
                 raise TimeoutError("spy: condition not met")

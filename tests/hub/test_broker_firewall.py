@@ -23,9 +23,10 @@ import pytest
 from hub.broker_config import main as broker_config_main
 from hub.broker_firewall import FIREWALL_NAME, NFT_TABLE, PER_SOURCE
 from tests.support.broker import free_port
+from tests.support.patience import patience
 
 EVENT = "fw-room"
-WAIT = 30.0
+WAIT = patience(30.0)
 
 
 def generate(out: Path, *extra: str) -> int:
