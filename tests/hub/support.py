@@ -129,7 +129,7 @@ class Spy:
         self.client.connect(host, port)
         self.client.subscribe(f"bg/v1/{event}/{pattern}", 1)
         self.client.loop_start()
-        if not self._subscribed.wait(10):
+        if not self._subscribed.wait(WAIT):
             raise TimeoutError("spy did not subscribe")
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:

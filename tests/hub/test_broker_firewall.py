@@ -111,7 +111,7 @@ ATTACK = textwrap.dedent(
     """
     import socket, sys, time
     import paho.mqtt.client as mqtt
-    server, port, stranger, table, user, password, count = sys.argv[1:8]
+    server, port, stranger, table, user, password, count, patience = sys.argv[1:9]
     held = []
     for _ in range(int(count)):
         s = socket.socket()
@@ -139,7 +139,7 @@ ATTACK = textwrap.dedent(
     try:
         client.connect(server, int(port), keepalive=30, bind_address=table)
         client.loop_start()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + float(patience)
         while not result and time.monotonic() < deadline:
             time.sleep(0.05)
         client.loop_stop()
@@ -153,7 +153,8 @@ ATTACK = textwrap.dedent(
 def attack(net: Net, port: int, out: Path, count: int) -> tuple[int, str]:
     broker = tomllib.loads((out / "tables" / "1.toml").read_text())["broker"]
     args = [sys.executable, "-c", ATTACK, net.server, str(port), net.stranger, net.table]
-    done = net.run(net.room, [*args, broker["username"], broker["password"], str(count)], timeout=120)
+    args += [broker["username"], broker["password"], str(count), str(patience(5.0))]
+    done = net.run(net.room, args, timeout=patience(120))
     assert done.returncode == 0, done.stderr
     alive, table = done.stdout.split(maxsplit=1)
     return int(alive), table.strip()
@@ -172,8 +173,8 @@ def test_a_stranger_holding_sockets_cannot_keep_a_table_out(tmp_path: Path, net:
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait = f"from tests.support.broker import wait_for_port; wait_for_port({net.server!r}, {port}, 20)"
-        ready = net.run(net.srv, [sys.executable, "-c", wait], timeout=60, cwd=os.getcwd())
+        wait = f"from tests.support.broker import wait_for_port; wait_for_port({net.server!r}, {port})"
+        ready = net.run(net.srv, [sys.executable, "-c", wait], timeout=patience(60), cwd=os.getcwd())
         assert ready.returncode == 0, ready.stderr
         # without the rules: the stranger takes every slot, the table is turned away
         alive, table = attack(net, port, out, slots + 10)

@@ -230,7 +230,7 @@ def test_bad_options_are_refused(tmp_path: Path) -> None:
 # -- what is left behind, and the window --------------------------------------------------------
 
 
-def _settled_threads(before: set[threading.Thread], timeout: float = 10.0) -> list[threading.Thread]:
+def _settled_threads(before: set[threading.Thread], timeout: float = WAIT) -> list[threading.Thread]:
     """Threads started since ``before`` that are still alive after up to ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:

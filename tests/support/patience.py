@@ -11,6 +11,7 @@ to see how close a test runs to its deadline.
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
 from collections.abc import Callable
@@ -54,3 +55,27 @@ def wait_until(predicate: Callable[[], Any], timeout: float = WAIT, what: str = 
             raise TimeoutError(f"{what}: not met within {timeout:.0f}s")
         time.sleep(delay)
         delay = min(delay * 2, 0.2)
+
+
+def scale_default_timeout(func: Callable[..., Any]) -> None:
+    """Scale the default of ``func``'s ``timeout`` parameter, in this test process only.
+
+    The waits of the product's test harnesses (the simulated table, the hub in a thread, a kiosk
+    in a window) have their own default deadlines, and about 250 calls in the suite rely on
+    them: this keeps those calls as they are and makes their deadlines the suite's, like every
+    other wait. What the function does is unchanged; only how long it waits by default.
+    """
+    params = inspect.signature(func).parameters
+    default = params["timeout"].default
+    if not isinstance(default, int | float) or isinstance(default, bool):
+        raise TypeError(f"{func.__qualname__}: no numeric default timeout to scale")
+    if params["timeout"].kind is inspect.Parameter.KEYWORD_ONLY:
+        func.__kwdefaults__ = {**(func.__kwdefaults__ or {}), "timeout": patience(default)}
+        return
+    positional = [p.name for p in params.values() if p.kind in _POSITIONAL and p.default is not p.empty]
+    defaults = list(func.__defaults__ or ())
+    defaults[positional.index("timeout")] = patience(default)
+    func.__defaults__ = tuple(defaults)
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

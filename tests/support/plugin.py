@@ -7,11 +7,29 @@ import os
 import pytest
 
 from tests.support.broker import Mosquitto
-from tests.support.patience import patience
+from tests.support.patience import patience, scale_default_timeout
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The harnesses' own waits (see :func:`~tests.support.patience.scale_default_timeout`)."""
+    from demo.kiosk_window import KioskProcess
+    from demo.simtable import SimTable
+    from hub.service import HubThread
+
+    for func in (
+        SimTable.wait_for,
+        SimTable.wait_cmd,
+        KioskProcess.wait_online,
+        HubThread.start,
+        HubThread.stop,
+        HubThread.wait_for,
+        HubThread.call,
+    ):
+        scale_default_timeout(func)
 
 
 @pytest.fixture(scope="session")
