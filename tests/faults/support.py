@@ -269,7 +269,7 @@ class TdClient:
         request.add_header("Content-Type", "application/json")
         if method != "GET" and getattr(self, "csrf", None):
             request.add_header("X-CSRF-Token", self.csrf)
-        with self.opener.open(request, timeout=10) as response:
+        with self.opener.open(request, timeout=patience(10)) as response:
             return json.loads(response.read())
 
     def get(self, path: str) -> Any:
@@ -277,7 +277,7 @@ class TdClient:
 
     def text(self, path: str) -> str:
         """The response body as sent (to check it is standard JSON)."""
-        with self.opener.open(self.url + path, timeout=10) as response:
+        with self.opener.open(self.url + path, timeout=patience(10)) as response:
             return response.read().decode("utf-8")
 
     def post(self, path: str, body: dict[str, Any] | None = None) -> Any:

@@ -40,6 +40,7 @@ from tests.faults.support import (
     wait_until,
 )
 from tests.support.broker import Mosquitto
+from tests.support.patience import patience
 
 DISK_MB = 16
 
@@ -99,7 +100,7 @@ class HubDisk:
 
 
 def _health(url: str) -> dict:
-    with urllib.request.urlopen(url + "/api/health", timeout=10) as response:
+    with urllib.request.urlopen(url + "/api/health", timeout=patience(10)) as response:
         return json.loads(response.read())
 
 

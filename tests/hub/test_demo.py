@@ -36,7 +36,7 @@ WAIT = patience(60.0)  # seconds on a quiet machine, scaled for a loaded one
 
 
 def get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
+    with urllib.request.urlopen(url, timeout=patience(10)) as response:
         return json.loads(response.read())
 
 
