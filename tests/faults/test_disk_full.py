@@ -89,7 +89,7 @@ class HubDisk:
         subprocess.run(
             ["nsenter", "--target", str(self.pid), "--mount", "--", sys.executable, "-c", code,
              str(self.db), str(out)],
-            check=True, timeout=30,
+            check=True, timeout=patience(30),
         )  # fmt: skip
         return out
 
@@ -170,7 +170,7 @@ def test_a_full_disk_loses_no_event_and_says_so(tmp_path):
             return not problems
 
         try:
-            wait_until(all_in, 60, "delivery after the disk was freed")
+            wait_until(all_in, patience(60), "delivery after the disk was freed")
         except TimeoutError:
             raise AssertionError(f"events not stored exactly once: {problems}") from None
         wait_until(

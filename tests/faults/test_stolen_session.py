@@ -64,7 +64,7 @@ def bghub_user(db: Path, *args: str) -> str:
         [sys.executable, "-m", "hub.cli", "user", *args, "--db", str(db)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=patience(60),
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -159,7 +159,7 @@ def test_passwd_refuses_the_hubs_own_password_account_and_unknown_names(hub, tmp
             [sys.executable, "-m", "hub.cli", "user", "passwd", name, "--password-file", secret, "--db", db],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=patience(60),
             check=False,
         )
         assert done.returncode == 2 and name in done.stderr, done.stderr

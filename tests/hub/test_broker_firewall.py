@@ -41,7 +41,7 @@ def test_the_rule_file_is_valid_nftables_for_every_broker_port(tmp_path: Path):
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=bghub.local",
          "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True, timeout=60,
+        check=True, capture_output=True, timeout=patience(60),
     )  # fmt: skip
     port = generate(tmp_path / "b", "--tls", "--cert", str(cert), "--key", str(key), "--tls-port", "18883")
     rules = (tmp_path / "b" / FIREWALL_NAME).read_text()
@@ -60,7 +60,7 @@ def test_the_rule_file_is_valid_nftables_for_every_broker_port(tmp_path: Path):
 
 
 def ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
+    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=patience(30))
 
 
 class Net:
@@ -90,7 +90,7 @@ class Net:
 
     def down(self) -> None:
         for ns in (self.srv, self.room):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=patience(30))
 
     def run(self, ns: str, args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["ip", "netns", "exec", ns, *args], capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
