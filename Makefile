@@ -9,13 +9,16 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 TEST_ENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy GPIOZERO_PIN_FACTORY=mock
 
-.PHONY: demo test lint typecheck bench soak hardware image system-demo system-test system-image clean
+.PHONY: demo test test-under-load lint typecheck bench soak hardware image system-demo system-test system-load system-image clean
 
 system-demo:
 	@tools/system-packages demo
 
 system-test:
 	@tools/system-packages test
+
+system-load:
+	@tools/system-packages load
 
 system-image:
 	@tools/system-packages image
@@ -41,6 +44,11 @@ test: system-test $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak and not hardware" $(PYTEST_ARGS)
+
+# `make test` three times in a row on a fresh clone while stress-ng keeps 2 CPUs busy (not part of
+# `make test`; hours on a busy machine): tools/test-under-load, RUNS=, STRESS_CPUS=, PYTEST_ARGS=
+test-under-load: system-load
+	tools/test-under-load
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .

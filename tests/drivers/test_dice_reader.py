@@ -14,8 +14,9 @@ import pytest
 from drivers.dice import DiceReader, DiceStatus, Roll, monotonic_ms
 from drivers.dice_protocol import MAX_LINE, format_frame, format_roll
 from drivers.dice_sim import DiceTowerSimulator, PtyPort
+from tests.support.patience import patience
 
-WAIT = 10.0  # generous: a loaded 2-core machine
+WAIT = patience(10.0)  # seconds on a quiet machine, scaled for a loaded one
 
 
 class Watch:

@@ -24,8 +24,9 @@ from drivers.dice_protocol import (
     parse_frame,
 )
 from drivers.dice_sim import DiceTowerSimulator, PtyPort, handle_command
+from tests.support.patience import patience
 
-WAIT = 10.0
+WAIT = patience(10.0)
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -11,8 +11,9 @@ from drivers.hub_link import HubLink
 from drivers.outbox import Outbox
 from drivers.table_link import TableLink
 from tests.support.broker import Mosquitto, free_port
+from tests.support.patience import patience
 
-WAIT = 10.0
+WAIT = patience(10.0)
 
 
 def _self_signed(tmp_path: Path) -> tuple[Path, Path]:

@@ -16,8 +16,9 @@ import pytest
 
 from drivers.mqtt_client import MqttClient
 from tests.support.broker import Mosquitto
+from tests.support.patience import patience
 
-WAIT = 10.0
+WAIT = patience(10.0)
 FAST = (0.05, 0.5)
 _ids = itertools.count()
 _DIRS: list[str] = []

@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.outbox import Outbox
+from tests.support.patience import patience
 
-WAIT = 10.0
+WAIT = patience(10.0)
 REPO = Path(__file__).resolve().parents[2]
 
 

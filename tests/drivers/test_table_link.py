@@ -23,8 +23,9 @@ from drivers.mqtt_topics import Topics
 from drivers.outbox import Outbox
 from drivers.table_link import TableLink
 from tests.support.broker import Mosquitto
+from tests.support.patience import patience
 
-WAIT = 10.0
+WAIT = patience(10.0)
 FAST = (0.05, 0.5)
 REPO = Path(__file__).resolve().parents[2]
 _ids = itertools.count()

@@ -8,6 +8,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.hub.support import PASSWORD
+from tests.support.patience import patience
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -18,7 +19,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--autoplay-policy=no-user-gesture-required",
 ]
-WAIT = 10_000  # ms
+WAIT = round(patience(10.0) * 1000)  # ms, as playwright counts
 #: the sizes the dashboard is checked at: a laptop, a tablet, a phone
 SIZES = {"laptop": (1440, 900), "tablet": (1024, 768), "phone": (390, 844)}
 #: where screenshots go; the documentation's copies are made with BGHUB_SCREENSHOTS=docs/screenshots

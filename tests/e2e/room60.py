@@ -22,6 +22,7 @@ from hub.clock import FakeClock
 from hub.service import HubThread
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, hub_state, schedule_csv, start_hub, tick
+from tests.support.patience import patience
 
 FIRST_LAST = {
     "el": (
@@ -41,6 +42,7 @@ FIRST_LAST = {
     "en": (["Anna", "Jon", "Mia", "Ola", "Kevin", "Ruth"], ["Berg", "Dahl", "Lund", "Walsh"]),
 }
 TABLES = [str(n) for n in range(1, 61)]
+WAIT = patience(30.0)  # seconds on a quiet machine, scaled for a loaded one
 NEVER = {"58", "59", "60"}
 OFFLINE = {"50", "51", "52"}
 
@@ -192,7 +194,7 @@ def _in_sync(hub: HubThread, sims: dict[str, SimTable]) -> None:
             and hub_state(h, t).get("match_id") == sim.state.match_id
             for t, sim in sims.items()
         ),
-        timeout=30,
+        timeout=WAIT,
     )
 
 
@@ -222,7 +224,7 @@ def round_two(room: Room60) -> None:
     room.clock.set(ROUND2)
     tick(hub)
     forfeits = ("31", "32", "33", "34", "35", "36", "43", "44")
-    hub.wait_for(lambda h: all(hub_state(h, t).get("phase") == "finished" for t in forfeits), timeout=30)
+    hub.wait_for(lambda h: all(hub_state(h, t).get("phase") == "finished" for t in forfeits), timeout=WAIT)
     _in_sync(hub, room.sims)
     tick(hub)
 
@@ -255,7 +257,7 @@ def round_two_goes_on(room: Room60) -> None:
         tick(hub)
         _in_sync(hub, s)
     hub.wait_for(
-        lambda h: all(hub_state(h, t).get("penalties", {}).get("B") == 1 for t in ROUND2_READY), timeout=30
+        lambda h: all(hub_state(h, t).get("penalties", {}).get("B") == 1 for t in ROUND2_READY), timeout=WAIT
     )
     _in_sync(hub, s)
     tick(hub)

@@ -20,6 +20,7 @@ from rulebook.custom_profiles import DIGEST_KEY
 from tests.e2e.pages import WAIT, context
 from tests.faults.support import HubProcess, iso, read_db, stored_events, wait_until
 from tests.faults.test_journal_damage import Kiosk
+from tests.support.patience import patience
 
 TABLE = "k1"
 CLUB = """\
@@ -69,14 +70,18 @@ def test_a_club_profile_gives_its_late_point_at_its_own_minute(
         return [e for e in events() if e["type"] == "penalty" and e["reason"] == "late"]
 
     try:
-        wait_until(lambda: any(e["type"] == "assign" for e in events()), 60, "the table takes the assignment")
+        wait_until(
+            lambda: any(e["type"] == "assign" for e in events()),
+            patience(60),
+            "the table takes the assignment",
+        )
         (assign,) = [e for e in events() if e["type"] == "assign"]
         assert assign["profile"] == "club-quick"
         # the table took the rules from the assignment itself, and checked them
         (row,) = [r for r in read_journal(data / "journal.sqlite3") if r.get("input") == "assign"][:1]
         assert row["profile"]["lateness_first_point_min"] == 1 and len(row["profile"][DIGEST_KEY]) == 64
 
-        wait_until(late_points, 150, "the first late point")
+        wait_until(late_points, patience(150), "the first late point")
         first = late_points()[0]
         assert first["against"] == "B" and first["points"] == 1
         waited = first["at"] - assign["at"]  # the table's own monotonic milliseconds

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from http.cookiejar import CookieJar
 from pathlib import Path
@@ -34,32 +34,19 @@ from hub.clock import Clock
 from hub.config import HubConfig
 from hub.service import HubThread
 from tests.support.broker import Mosquitto, free_port, wait_for_port
+from tests.support.patience import patience, wait_until
 
 MIN = 60_000
 #: 2030-03-17 13:20 UTC: fixed, so that the fake-clock tests read the same every run
 T0 = 1_900_000_000_000
 PASSWORD = "td-password-for-fault-tests"
-WAIT = 30.0  # generous: a loaded 2-core machine, and reconnect back-off after an outage
+WAIT = patience(30.0)  # seconds on a quiet machine, scaled for a loaded one
 _ids = itertools.count(1)
 
 
 def event_id(name: str) -> str:
     """A distinct MQTT event id per test run (a test may share the session broker)."""
     return f"f{os.getpid()}-{next(_ids)}-{name}"[:60]
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float = WAIT, what: str = "condition") -> Any:
-    """Poll ``predicate`` until truthy (short polls, a hard deadline); returns its value."""
-    deadline = time.monotonic() + timeout
-    delay = 0.01
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what}: not met within {timeout}s")
-        time.sleep(delay)
-        delay = min(delay * 2, 0.2)
 
 
 # -- brokers ------------------------------------------------------------------------------------
@@ -282,7 +269,7 @@ class TdClient:
         request.add_header("Content-Type", "application/json")
         if method != "GET" and getattr(self, "csrf", None):
             request.add_header("X-CSRF-Token", self.csrf)
-        with self.opener.open(request, timeout=10) as response:
+        with self.opener.open(request, timeout=patience(10)) as response:
             return json.loads(response.read())
 
     def get(self, path: str) -> Any:
@@ -290,7 +277,7 @@ class TdClient:
 
     def text(self, path: str) -> str:
         """The response body as sent (to check it is standard JSON)."""
-        with self.opener.open(self.url + path, timeout=10) as response:
+        with self.opener.open(self.url + path, timeout=patience(10)) as response:
             return response.read().decode("utf-8")
 
     def post(self, path: str, body: dict[str, Any] | None = None) -> Any:

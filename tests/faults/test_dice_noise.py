@@ -21,8 +21,9 @@ import pytest
 from drivers.dice import DiceReader, DiceStatus, Roll
 from drivers.dice_protocol import format_heartbeat, format_roll
 from drivers.dice_sim import PtyPort
+from tests.support.patience import patience
 
-WAIT = 20.0
+WAIT = patience(20.0)
 ROUNDS = int(os.environ.get("SMART_TABLE_DICE_ROUNDS", "2000"))
 
 

@@ -40,6 +40,7 @@ from tests.faults.support import (
     wait_until,
 )
 from tests.support.broker import Mosquitto
+from tests.support.patience import patience
 
 DISK_MB = 16
 
@@ -88,7 +89,7 @@ class HubDisk:
         subprocess.run(
             ["nsenter", "--target", str(self.pid), "--mount", "--", sys.executable, "-c", code,
              str(self.db), str(out)],
-            check=True, timeout=30,
+            check=True, timeout=patience(30),
         )  # fmt: skip
         return out
 
@@ -99,7 +100,7 @@ class HubDisk:
 
 
 def _health(url: str) -> dict:
-    with urllib.request.urlopen(url + "/api/health", timeout=10) as response:
+    with urllib.request.urlopen(url + "/api/health", timeout=patience(10)) as response:
         return json.loads(response.read())
 
 
@@ -169,7 +170,7 @@ def test_a_full_disk_loses_no_event_and_says_so(tmp_path):
             return not problems
 
         try:
-            wait_until(all_in, 60, "delivery after the disk was freed")
+            wait_until(all_in, patience(60), "delivery after the disk was freed")
         except TimeoutError:
             raise AssertionError(f"events not stored exactly once: {problems}") from None
         wait_until(

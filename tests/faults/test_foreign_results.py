@@ -29,6 +29,7 @@ from rulebook.table import apply, new_table
 from tests.faults.support import WAIT, HubProcess, TdClient, schedule_csv, wait_until
 from tests.hub.test_broker_config_broker import Peer
 from tests.support.broker import Mosquitto, free_port
+from tests.support.patience import patience
 
 EVENT = "foreign-room"
 PREFIX = f"bg/v1/{EVENT}"
@@ -68,7 +69,7 @@ class Room:
         self.broker.stop()
 
     def csv_text(self) -> str:
-        with self.td.opener.open(self.hub.url + "/api/results.csv", timeout=10) as response:
+        with self.td.opener.open(self.hub.url + "/api/results.csv", timeout=patience(10)) as response:
             return response.read().decode("utf-8-sig")
 
 

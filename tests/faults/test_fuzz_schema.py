@@ -30,6 +30,7 @@ from rulebook.wire import (
     parse_status,
 )
 from tests.hub.support import MIN, T0, event_id, present, schedule_csv, sim_table, start_hub, tick
+from tests.support.patience import patience
 from tests.support.wire_strategies import hostile, typed_event, valid
 
 HOSTILE = ["h1", "h2", "h3"]
@@ -134,7 +135,7 @@ def test_hostile_values_in_every_field_never_stop_the_healthy_tables(tmp_path, m
             assert due >= 3, "the run must be long enough to award several points"
             assert due < forfeit_points(LENGTH) - 1, "and short enough not to end in a forfeit"
             for t, sim in sims.items():
-                sim.wait_for(lambda s: snapshot(s)["penalties"]["B"] == due, timeout=30)
+                sim.wait_for(lambda s: snapshot(s)["penalties"]["B"] == due, timeout=patience(30))
                 hub.wait_for(lambda h, t=t: (h.views[t].state or {}).get("penalties", {}).get("B") == due)
             tick(hub)
             with lock:

@@ -37,9 +37,10 @@ from drivers.mqtt_topics import Topics
 from kiosk.journal import read_journal
 from rulebook.replay import replay
 from rulebook.table import new_table
+from tests.support.patience import patience
 
 TABLE = "7"
-WAIT = 30.0
+WAIT = patience(30.0)
 RESTORED = re.compile(r"restored (\d+) journal inputs: (\{.*\})\s*$")
 PLAYERS = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
 PLAY = [

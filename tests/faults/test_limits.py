@@ -31,6 +31,7 @@ from tests.faults.support import (
     wait_delivered,
 )
 from tests.hub.support import Spy
+from tests.support.patience import patience
 
 
 class Raw:
@@ -162,7 +163,7 @@ def test_a_listing_never_returns_more_than_its_byte_budget(tmp_path, mosquitto):
     try:
         td = TdClient(hub.url)
         request = urllib.request.Request(hub.url + "/api/tables/3/events?limit=5000")
-        with td.opener.open(request, timeout=30) as response:
+        with td.opener.open(request, timeout=patience(30)) as response:
             body = response.read()
             truncated = response.headers.get("X-Truncated")
         assert len(body) <= LISTING_BYTES + 64 * 1024, len(body)

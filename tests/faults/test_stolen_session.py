@@ -25,6 +25,7 @@ import pytest
 
 from tests.faults.support import HubProcess, event_id
 from tests.support.broker import Mosquitto
+from tests.support.patience import patience
 
 CHIEF_PASSWORD = "chief-password-1"
 
@@ -48,7 +49,7 @@ class Browser:
         if method != "GET":
             request.add_header("X-CSRF-Token", self.csrf)
         try:
-            with self.opener.open(request, timeout=10) as response:
+            with self.opener.open(request, timeout=patience(10)) as response:
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read() or b"{}")
@@ -63,7 +64,7 @@ def bghub_user(db: Path, *args: str) -> str:
         [sys.executable, "-m", "hub.cli", "user", *args, "--db", str(db)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=patience(60),
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -96,12 +97,12 @@ async def ws_closed_by(url: str, cookie: str, change: Any) -> tuple[float, str]:
         aiohttp.ClientSession() as session,
         session.ws_connect(url + "/api/ws", headers={"Cookie": cookie}) as ws,
     ):
-        hello = await ws.receive(timeout=10)
+        hello = await ws.receive(timeout=patience(10))
         assert hello.type == aiohttp.WSMsgType.TEXT and json.loads(hello.data)["type"] == "hello"
         await loop.run_in_executor(None, change)
         started = loop.time()
         while True:
-            msg = await ws.receive(timeout=10)
+            msg = await ws.receive(timeout=patience(10))
             if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
                 return loop.time() - started, str(ws.close_code)
 
@@ -158,7 +159,7 @@ def test_passwd_refuses_the_hubs_own_password_account_and_unknown_names(hub, tmp
             [sys.executable, "-m", "hub.cli", "user", "passwd", name, "--password-file", secret, "--db", db],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=patience(60),
             check=False,
         )
         assert done.returncode == 2 and name in done.stderr, done.stderr

@@ -24,8 +24,9 @@ from typing import Any
 from hub.broker_config import main as broker_config_main
 from tests.faults.support import PASSWORD, TdClient, wait_until
 from tests.support.broker import Mosquitto, free_port, wait_for_port
+from tests.support.patience import patience
 
-WAIT = 40.0
+WAIT = patience(40.0)
 ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "GPIOZERO_PIN_FACTORY": "mock"}
 BIN = Path(sys.executable).parent
 

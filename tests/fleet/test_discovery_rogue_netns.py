@@ -18,6 +18,7 @@ import pytest
 
 from tests.fleet.netns import Lan, td
 from tests.fleet.support import BIN, PASSWORD, WAIT, Lines, stop, wait_until
+from tests.support.patience import patience
 
 EVENT = "fleet-rogue"
 
@@ -134,7 +135,7 @@ def test_two_hubs_of_the_event_make_the_table_wait_for_the_organiser(net: Lan, t
         assert not [line for line in out.lines if line.startswith("code ")]
         # the organiser names the hub in room.txt: the table enrolls there, and only there
         room.write_text(f"event = {EVENT}\nhub = {net.addr['hub']}:8080\n")
-        out.wait_for(r"^code \d{4}$", timeout=60)
+        out.wait_for(r"^code \d{4}$", timeout=patience(60))
         assert devices(net, "hub") == ["dev-t1"] and devices(net, "rogue") == []
     finally:
         for proc in reversed(procs):

@@ -20,6 +20,7 @@ import pytest
 
 from tests.fleet.support import BIN, ENV, WAIT, Enroll, Hub, Room, Table, broker_of, call, cleanup, wait_until
 from tests.support.broker import free_port
+from tests.support.patience import patience
 
 EVENT = "fleet-e2e"
 
@@ -149,7 +150,7 @@ def test_unreachable_hub_is_one_line_and_exit_2(tmp_path: Path):
         ],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=patience(60),
         env=ENV,
     )
     assert proc.returncode == 2

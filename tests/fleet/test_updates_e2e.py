@@ -23,6 +23,7 @@ import pytest
 from drivers.build_id import PACKAGES, running_build
 from tests.faults.support import schedule_csv
 from tests.fleet.support import BIN, ENV, WAIT, Enroll, Hub, Room, Table, cleanup, wait_until
+from tests.support.patience import patience
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENT = "fleet-update"
@@ -45,7 +46,7 @@ def make_wheel(tmp: Path, name: str, *patches: tuple[str, str, str]) -> tuple[Pa
         [sys.executable, "-c", BUILD_SCRIPT, str(tmp / f"wheel-{name}")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=patience(120),
         cwd=src,
         env={**ENV, "PYTHONPATH": str(src)},
         check=True,
@@ -54,7 +55,9 @@ def make_wheel(tmp: Path, name: str, *patches: tuple[str, str, str]) -> tuple[Pa
 
 
 def bghub(*args: str) -> str:
-    proc = subprocess.run([str(BIN / "bghub"), *args], capture_output=True, text=True, timeout=60, env=ENV)
+    proc = subprocess.run(
+        [str(BIN / "bghub"), *args], capture_output=True, text=True, timeout=patience(60), env=ENV
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -212,7 +215,7 @@ def _import_schedule(hub: Hub, csv: str) -> None:
     request = urllib.request.Request(hub.url + "/api/schedule", data=csv.encode(), method="POST")
     request.add_header("Content-Type", "text/csv")
     request.add_header("X-CSRF-Token", hub.td.csrf)
-    with hub.td.opener.open(request, timeout=10) as response:
+    with hub.td.opener.open(request, timeout=patience(10)) as response:
         assert response.status == 200
 
 

@@ -18,6 +18,7 @@ from hub.app import RunConfig
 from hub.clock import FakeClock
 from hub.config import HubConfig
 from hub.service import HubThread
+from tests.support.patience import WAIT
 
 #: 2030-03-17 13:20 UTC: a fixed start so tests read the same every time
 T0 = 1_900_000_000_000
@@ -128,7 +129,7 @@ class Spy:
         self.client.connect(host, port)
         self.client.subscribe(f"bg/v1/{event}/{pattern}", 1)
         self.client.loop_start()
-        if not self._subscribed.wait(10):
+        if not self._subscribed.wait(WAIT):
             raise TimeoutError("spy did not subscribe")
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
@@ -140,7 +141,7 @@ class Spy:
         with self._cond:
             return [json.loads(p) for t, p, _ in self.messages if t.endswith(suffix) and p]
 
-    def wait_for(self, predicate: Any, timeout: float = 10.0) -> None:
+    def wait_for(self, predicate: Any, timeout: float = WAIT) -> None:
         with self._cond:
             if not self._cond.wait_for(lambda: predicate(self), timeout):
                 raise TimeoutError("spy: condition not met")

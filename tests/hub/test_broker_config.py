@@ -27,6 +27,7 @@ from hub.broker_config import (
     toml_string,
     verify_password,
 )
+from tests.support.patience import patience
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -276,7 +277,7 @@ def run_module(*argv: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=patience(60),
     )
 
 

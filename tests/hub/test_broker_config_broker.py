@@ -23,10 +23,11 @@ import pytest
 
 from hub.broker_config import main as broker_config_main
 from tests.support.broker import Mosquitto, free_port
+from tests.support.patience import patience
 
 EVENT = "acl-room"
 PREFIX = f"bg/v1/{EVENT}"
-WAIT = 10.0
+WAIT = patience(10.0)
 
 
 class Peer:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.patience import patience
+
 SYSTEMD = Path(__file__).resolve().parents[2] / "systemd"
 
 
@@ -229,7 +231,7 @@ def test_units_pass_systemd_analyze_verify(tmp_path: Path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=patience(120),
     )
     complaints = [line for line in (done.stdout + done.stderr).splitlines() if ".service" in line]
     assert complaints == []

@@ -23,9 +23,10 @@ import pytest
 from hub.broker_config import main as broker_config_main
 from hub.broker_firewall import FIREWALL_NAME, NFT_TABLE, PER_SOURCE
 from tests.support.broker import free_port
+from tests.support.patience import patience
 
 EVENT = "fw-room"
-WAIT = 30.0
+WAIT = patience(30.0)
 
 
 def generate(out: Path, *extra: str) -> int:
@@ -40,7 +41,7 @@ def test_the_rule_file_is_valid_nftables_for_every_broker_port(tmp_path: Path):
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=bghub.local",
          "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True, timeout=60,
+        check=True, capture_output=True, timeout=patience(60),
     )  # fmt: skip
     port = generate(tmp_path / "b", "--tls", "--cert", str(cert), "--key", str(key), "--tls-port", "18883")
     rules = (tmp_path / "b" / FIREWALL_NAME).read_text()
@@ -59,7 +60,7 @@ def test_the_rule_file_is_valid_nftables_for_every_broker_port(tmp_path: Path):
 
 
 def ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
+    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=patience(30))
 
 
 class Net:
@@ -89,7 +90,7 @@ class Net:
 
     def down(self) -> None:
         for ns in (self.srv, self.room):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=patience(30))
 
     def run(self, ns: str, args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["ip", "netns", "exec", ns, *args], capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
@@ -110,7 +111,7 @@ ATTACK = textwrap.dedent(
     """
     import socket, sys, time
     import paho.mqtt.client as mqtt
-    server, port, stranger, table, user, password, count = sys.argv[1:8]
+    server, port, stranger, table, user, password, count, patience = sys.argv[1:9]
     held = []
     for _ in range(int(count)):
         s = socket.socket()
@@ -138,7 +139,7 @@ ATTACK = textwrap.dedent(
     try:
         client.connect(server, int(port), keepalive=30, bind_address=table)
         client.loop_start()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + float(patience)
         while not result and time.monotonic() < deadline:
             time.sleep(0.05)
         client.loop_stop()
@@ -152,7 +153,8 @@ ATTACK = textwrap.dedent(
 def attack(net: Net, port: int, out: Path, count: int) -> tuple[int, str]:
     broker = tomllib.loads((out / "tables" / "1.toml").read_text())["broker"]
     args = [sys.executable, "-c", ATTACK, net.server, str(port), net.stranger, net.table]
-    done = net.run(net.room, [*args, broker["username"], broker["password"], str(count)], timeout=120)
+    args += [broker["username"], broker["password"], str(count), str(patience(5.0))]
+    done = net.run(net.room, args, timeout=patience(120))
     assert done.returncode == 0, done.stderr
     alive, table = done.stdout.split(maxsplit=1)
     return int(alive), table.strip()
@@ -171,8 +173,8 @@ def test_a_stranger_holding_sockets_cannot_keep_a_table_out(tmp_path: Path, net:
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait = f"from tests.support.broker import wait_for_port; wait_for_port({net.server!r}, {port}, 20)"
-        ready = net.run(net.srv, [sys.executable, "-c", wait], timeout=60, cwd=os.getcwd())
+        wait = f"from tests.support.broker import wait_for_port; wait_for_port({net.server!r}, {port})"
+        ready = net.run(net.srv, [sys.executable, "-c", wait], timeout=patience(60), cwd=os.getcwd())
         assert ready.returncode == 0, ready.stderr
         # without the rules: the stranger takes every slot, the table is turned away
         alive, table = attack(net, port, out, slots + 10)

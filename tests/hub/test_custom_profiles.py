@@ -34,6 +34,7 @@ from tests.hub.support import (
     tick,
 )
 from tests.rulebook.test_custom_profiles import CLUB, _overrides
+from tests.support.patience import patience
 
 FAST = 'base = "hbf"\nclock_default = false\nlateness_first_point_min = 2\nlateness_interval_min = 3\n'
 
@@ -78,7 +79,7 @@ def test_bghub_refuses_to_start_on_a_bad_profile_file(tmp_path: Path, profiles_d
         [sys.executable, "-m", "hub.cli", "run", *args[:-2], "--profile", "club-thursday"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=patience(60),
     )
     assert unknown.returncode == 2 and "unknown profile 'club-thursday'" in unknown.stderr
 

@@ -27,6 +27,7 @@ from hub.dbfile import (
 )
 from hub.store import Store
 from tests.support.broker import free_port
+from tests.support.patience import patience
 
 
 def _hub_db(path: Path, rows: int = 200) -> Path:
@@ -50,7 +51,7 @@ def _bghub(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "hub.cli", "--event", "e1", "--broker", f"127.0.0.1:{free_port()}",
          "--http", f"127.0.0.1:{free_port()}", *args],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=patience(60),
     )  # fmt: skip
 
 

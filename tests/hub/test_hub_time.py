@@ -26,8 +26,9 @@ from hub.dynsec import CONFIG_NAME, DEFAULT_ACL_ACCESS, role_name
 from hub.time_beacon import TimeBeacon
 from tests.hub.support import T0, Spy, event_id, publish, start_hub
 from tests.support.broker import Mosquitto, free_port
+from tests.support.patience import patience
 
-WAIT = 10.0
+WAIT = patience(10.0)
 
 
 class Client:

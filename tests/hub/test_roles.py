@@ -17,6 +17,7 @@ from hub import roles
 from hub.accounts import new_account
 from tests.hub.support import PASSWORD, event_id, one_match, start_hub
 from tests.hub.test_web_api import Client
+from tests.support.patience import patience
 
 ROOT = Path(__file__).resolve().parents[2]
 #: a value for each path parameter (nothing of that name exists: the point is who gets past the door)
@@ -290,7 +291,7 @@ def test_the_boards_live_tiles_need_no_login(tmp_path, mosquitto, clock):
 
         async def scenario(c: Client) -> None:
             async with c.http.ws_connect(c.base + "/api/ws?board=1") as board:
-                hello = await board.receive_json(timeout=10)
+                hello = await board.receive_json(timeout=patience(10))
                 assert hello["type"] == "hello" and "alerts" not in hello
             try:
                 await c.http.ws_connect(c.base + "/api/ws")

@@ -20,6 +20,7 @@ import aiohttp
 from hub.clock import FakeClock
 from tests.hub.support import MIN, PASSWORD, T0, event_id, one_match, schedule_csv, sim_table, start_hub
 from tests.support.broker import free_port, wait_for_port
+from tests.support.patience import patience
 
 
 class Client:
@@ -206,10 +207,10 @@ def test_public_mode_and_live_pushes(tmp_path, mosquitto):
         await c.start_session()
         assert (await c.post("/api/tables/6/commands", {"type": "pause"}))[0] == 401  # reading only
         async with c.http.ws_connect(c.base.replace("http", "ws") + "/api/ws") as ws:
-            hello = await ws.receive_json(timeout=10)
+            hello = await ws.receive_json(timeout=patience(10))
             assert hello["type"] == "hello" and "alerts" in hello
             async with c.http.ws_connect(c.base.replace("http", "ws") + "/api/ws?board=1") as board:
-                hello_board = await board.receive_json(timeout=10)
+                hello_board = await board.receive_json(timeout=patience(10))
                 assert "alerts" not in hello_board and "clock" not in hello_board["tables"][0]
                 with sim_table(ev, "6", mosquitto.host, mosquitto.port, clock) as sim:
                     sim.wait_for(lambda s: s.match_id == "r1-t6")

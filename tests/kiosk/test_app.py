@@ -25,6 +25,7 @@ from kiosk.journal import Journal, read_journal
 from kiosk.notify import Notifier
 from kiosk.ui.events import Expose, Key, Quit, Tap
 from kiosk.ui.window import TOUCH_MOUSEID
+from tests.support.patience import patience
 
 WAIT_S = 10.0
 PLAYERS = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
@@ -354,7 +355,7 @@ def test_no_gpio_means_no_buttons_but_a_running_table(tmp_path):
         ],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=patience(60),
         env=env,
     )
     assert proc.returncode == 0, proc.stderr
@@ -431,7 +432,7 @@ def test_sigterm_stops_cleanly_after_ready(tmp_path):
         assert sock.recv(4096).startswith(b"READY=1")
         assert sock.recv(4096) == b"WATCHDOG=1"
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=patience(30))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -514,7 +515,7 @@ def test_unusable_data_dir_refuses_to_start(tmp_path):
         [sys.executable, "-m", "kiosk.cli", "run", "--headless", "--config", str(config)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=patience(60),
     )
     assert proc.returncode == 2
     assert "bgtable run: journal:" in proc.stderr and "file" in proc.stderr

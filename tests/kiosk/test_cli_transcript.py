@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.patience import patience
+
 GOLDEN = Path(__file__).parents[1] / "golden"
 MATCH = GOLDEN / "g03-wbgf11-clock-passed-redouble.jsonl"
 
@@ -17,7 +19,7 @@ def _bgtable(*args: str, stdin: str | None = None) -> subprocess.CompletedProces
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=patience(60),
     )
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from kiosk import config as cfg
 from kiosk.config import Config, ConfigError, load, save_setting, with_settings
+from tests.support.patience import patience
 
 EXAMPLE = Path(cfg.__file__).with_name("example-config.toml")
 
@@ -110,7 +111,7 @@ def test_bad_config_refuses_to_start(tmp_path):
         [sys.executable, "-m", "kiosk.cli", "run", "--headless", "--config", str(path)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=patience(60),
     )
     assert proc.returncode == 2
     assert "screen.size: expected WIDTHxHEIGHT" in proc.stderr

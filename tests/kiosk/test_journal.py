@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 from kiosk.journal import Journal, JournalClock, JournalError, read_journal
+from tests.support.patience import patience
 
 
 def test_append_and_read_back_in_order(tmp_path):
@@ -96,7 +97,7 @@ def test_committed_rows_survive_sigkill(tmp_path):
         os.kill(os.getpid(), signal.SIGKILL)
         """
     )
-    proc = subprocess.run([sys.executable, "-c", code], timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], timeout=patience(60))
     assert proc.returncode == -9
     assert [r["at"] for r in read_journal(path)] == list(range(20))
     with Journal(path) as journal:  # and the kiosk reopens it after the kill

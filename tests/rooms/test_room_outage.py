@@ -30,11 +30,12 @@ from tests.faults.support import (
     wait_until,
 )
 from tests.rooms.support import add_room, central_broker, start_event
+from tests.support.patience import patience
 
 EVENT = "rooms-outage"
 TABLE = "E1"
 PLAYERS = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
-WAIT = 60.0
+WAIT = patience(60.0)
 
 
 def script(steps: int, rng: random.Random) -> list[dict[str, Any]]:

@@ -14,14 +14,33 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.patience import WAIT
+
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A loopback port that stays free for the process the test starts next, for about a minute.
+
+    A port the kernel just chose for ``bind(("127.0.0.1", 0))`` and released is free only until
+    someone else takes it: on a busy machine another test run binding port 0, or any outgoing
+    connection (the kernel picks their local ports from the same range), took it now and then
+    before the broker, hub or demo the test started could listen on it. So the port is left in
+    TIME_WAIT (a connection to it, closed from the listening side): the kernel then gives it to
+    no ``bind`` to port 0 and no outgoing connection, while a server that sets ``SO_REUSEADDR``
+    — Mosquitto, asyncio's and aiohttp's servers, the demo's port check — can listen on it.
+    """
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port: int = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)) as client:
+            accepted, _ = listener.accept()
+            accepted.close()  # the listening side closes first: it keeps the TIME_WAIT
+            client.recv(1)  # the close has arrived: the client's close ends the handshake
+    return port
 
 
-def wait_for_port(host: str, port: int, timeout: float = 10.0) -> None:
+def wait_for_port(host: str, port: int, timeout: float = WAIT) -> None:
     """Block until something accepts on host:port (polling a socket, not sleeping blindly)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -52,10 +71,7 @@ class Mosquitto:
         conf = self.dir / "mosquitto.conf"
         body = self.extra_conf or "allow_anonymous true\n"
         conf.write_text(
-            f"listener {self.port} {self.host}\n"
-            f"persistence false\n"
-            f"max_queued_messages 100000\n"
-            f"{body}"
+            f"listener {self.port} {self.host}\npersistence false\nmax_queued_messages 100000\n{body}"
         )
         return conf
 
@@ -67,6 +83,8 @@ class Mosquitto:
         )
         try:
             wait_for_port(self.host, self.port)
+            if self.proc.poll() is not None:  # another process answered on its port
+                raise TimeoutError
         except TimeoutError:
             self.stop()
             log = (self.dir / "mosquitto.log").read_text()
