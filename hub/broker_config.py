@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import contextlib
 import dataclasses
 import getpass
 import hashlib
@@ -52,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.mqtt_topics import MAX_PAYLOAD
+from drivers.private_file import write_private
 from hub import bridge_config, broker_tls, dynsec
 from hub.bridge_config import BridgeError, BridgeSettings
 from hub.broker_firewall import FIREWALL_NAME, render_nft
@@ -354,7 +354,9 @@ def render_acl(event: str, tables: Sequence[str]) -> str:
         "\n"
         "# The hub reads and writes everything of this event.\n"
         f"user {HUB_USER}\n"
-        f"topic readwrite {prefix}/#\n" + "".join(f"{line}\n" for line in dynsec.hub_acl_lines()) + "\n"
+        f"topic readwrite {prefix}/#\n"
+        + "".join(f"{line}\n" for line in dynsec.hub_acl_lines())
+        + "\n"
         "# Diagnostics (mosquitto_sub -u monitor): reads everything of this event and the broker's\n"
         "# own statistics, writes nothing; its own client id, so it never disconnects the hub.\n"
         f"user {MONITOR_USER}\n"
@@ -623,7 +625,7 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
             out,
             settings.event,
             names,
-            lambda path, text, broker_reads: _write_private(path, text, owner if broker_reads else None),
+            lambda path, text, broker_reads: write_private(path, text, owner if broker_reads else None),
             renew_ca=force,
         )
         result.files.append(out / broker_tls.TLS_DIR / broker_tls.CA_CERT)
@@ -655,10 +657,10 @@ def generate(settings: BrokerSettings, *, force: bool = False, keep: bool = Fals
         )
     broker_files.update(dynsec.broker_files(out))
     for path, text in broker_files.items():
-        _write_private(path, text, owner)
+        write_private(path, text, owner)
         result.files.append(path)
     for path, text in fragments.items():
-        _write_private(path, text, None)
+        write_private(path, text, None)
         result.files.append(path)
 
     wanted = {f"{table}.toml" for table in settings.tables}
@@ -711,7 +713,7 @@ def _register(central: Path, bridge: bridge_config.Bridge) -> list[Path]:
         if path.exists():
             st = path.stat()
             owner = None if st.st_uid == os.geteuid() else (st.st_uid, st.st_gid)
-        _write_private(path, text, owner)
+        write_private(path, text, owner)
 
     try:
         return bridge_config.register(central, bridge, hash_password=hash_password, write=write)
@@ -774,25 +776,6 @@ def _make_dir(path: Path, mode: int, group: int | None = None) -> None:
     if group is not None:
         os.chown(path, 0, group)
     os.chmod(path, mode)
-
-
-def _write_private(path: Path, text: str, owner: tuple[int, int] | None) -> None:
-    """Write atomically (temp file + rename) a file that only its owner can read."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        if owner is not None:
-            os.chown(tmp, *owner)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,13 +13,11 @@ again. Its fingerprint is on the Tables page and in ``bghub``'s start-up line.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import secrets
 from pathlib import Path
 from typing import Any
 
+from drivers.private_file import write_private
 from drivers.sealed_box import b64encode
 from drivers.signing import (
     SignatureError,
@@ -60,7 +58,7 @@ class HubKey:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             key = cls(new_signing_key())
-            _write_private(path, private_key_text(key._private, "the hub's signing key: keep it 0600"))
+            write_private(path, private_key_text(key._private, "the hub's signing key: keep it 0600"))
             log.info("made the hub's signing key %s (fingerprint %s)", path, key.fingerprint)
             return key
         except OSError as exc:
@@ -76,22 +74,6 @@ def default_path(db: str) -> Path | None:
     if not db or db == ":memory:":
         return None
     return Path(db).resolve().parent / KEY_NAME
-
-
-def _write_private(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
 
 
 #: what a device's ``nonce`` may be (it sends 16 random bytes in base64)

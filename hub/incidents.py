@@ -17,12 +17,7 @@ from hub.watch import AlertSpec
 #: alert kinds raised here (all one-shot)
 KINDS = frozenset(
     {
-        "invalid_message",
-        "flood",
-        "event_cap",
-        "event_size",
-        "table_fault",
-        "quarantined",
+        "invalid_message", "flood", "event_cap", "event_size", "table_fault", "quarantined",
         "score_backwards",
         "not_assigned",
         "result_kept",

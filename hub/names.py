@@ -62,14 +62,14 @@ def _latin(name: str) -> tuple[str, str]:
     return "".join(full).lower(), "".join(short).lower()
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=65536)
 def fold(name: str) -> str:
     """A name's identity across spellings and alphabets: "Dæhlie" is "daehlie", "Иванов"
     "ivanov", "Παπαδόπουλος" "papadopoulos"."""
     return " ".join(_words(_latin(name)[0]))
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=65536)
 def search_words(name: str) -> tuple[str, ...]:
     """Every word ``name`` can be found by (module doc), each once, in a stable order."""
     full, short = _latin(name)

@@ -185,9 +185,10 @@ class Registry:
         return self.players.get(key) if key is not None else None
 
     def fed_id_of(self, match: ScheduledMatch, side: str) -> str:
-        """The seat's federation id: the registry's, else the schedule row's."""
+        """The seat's federation id: its player's (empty when no file gave one, or when the TD
+        said the row's id is another player's); the row's for a seat the registry does not hold."""
         player = self.player_at(match.match_id, side)
-        if player is not None and player.fed_id:
+        if player is not None:
             return player.fed_id
         return match.player_a_id if side == "A" else match.player_b_id
 
@@ -237,7 +238,9 @@ class Registry:
             return None, None, ()
         return None, NAME_MANY, tuple(named)
 
-    def resolve(self, rows: Iterable[ScheduledMatch], choices: Mapping[str, str] | None = None) -> Resolution:
+    def resolve(
+        self, rows: Iterable[ScheduledMatch], choices: Mapping[str, str] | None = None
+    ) -> Resolution:
         """Resolve every seat of ``rows`` (module doc); ``choices``: conflict id -> the TD's
         choice (a candidate's key, or :data:`NEW`). The registry here is left as it was."""
         reg = self.copy()

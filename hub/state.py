@@ -183,6 +183,14 @@ class RoomState:
         except ProfileError:
             return self.default_profile
 
+    def known_rules(self, match: ScheduledMatch) -> Profile | None:
+        """The match's rules, or None when the hub does not know its profile (a custom profile
+        whose file is gone since the import): nothing automatic is decided under guessed rules."""
+        try:
+            return self.profiles.get(match.profile)
+        except ProfileError:
+            return None
+
     def assign_payload(self, match: ScheduledMatch) -> dict[str, Any]:
         """The match's ``assign``, carrying its profile as the table needs it: a built-in name, or
         a custom profile's base, overrides and digest (the table needs no file of its own)."""
@@ -207,6 +215,9 @@ class RoomState:
         state = view.state_for(match.match_id) if view is not None else None
         if view is None or state is None:
             return None
+        profile = self.known_rules(match)
+        if profile is None:
+            return None  # the table refuses the assignment too: the TD sees that alert
         sides = ("A", "B")
         waiting = state.get("phase") == "waiting"
         # a match under way whose player checked in late: when lateness counted from matters too
@@ -215,7 +226,7 @@ class RoomState:
             match,
             state,
             received=view.state_wall,
-            profile=self.profile(match),
+            profile=profile,
             config=config,
             seen=self.first_seen.get((table, match.match_id)),
             elsewhere={s: self.elsewhere(match, s) for s in sides} if waiting else None,

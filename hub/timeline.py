@@ -62,7 +62,6 @@ REASONS = {
     "td": "the TD's decision",
 }
 
-
 @dataclass(frozen=True, slots=True)
 class Filters:
     table: str | None = None

@@ -384,6 +384,9 @@ def opening_due(view: TableView, state: dict[str, Any], config: WatchConfig) -> 
 
 #: the automatic commands' id prefixes (hub.lateness): lateness, break overrun
 AUTO_PREFIXES = ("late", "break")
+#: what takes a done line back from the feed, both by a waiver of its id: the point is taken back,
+#: or the match the forfeit ended is reopened
+TAKE_BACK, REOPEN = "take_back", "reopen"
 #: a match that ended by one of these may have been ended by an automatic forfeit
 FORFEIT_ENDS = frozenset({EndReason.FORFEIT, EndReason.LATENESS})
 
@@ -446,9 +449,9 @@ def done_items(
                     "applied": done,
                     "waived": waived,
                     # what takes it back from the feed: a waiver of its id (an undo for a forfeit)
-                    "undo": "undo"
+                    "undo": REOPEN
                     if forfeit and ended
-                    else "waive"
+                    else TAKE_BACK
                     if p is not None and not waived
                     else None,
                 },

@@ -282,7 +282,7 @@ class KioskApp:
         return int(self.monotonic() * 1000)
 
     def _draw(self) -> None:
-        snap = self.controller.snapshot()
+        snap = self.controller.screen_snapshot()
         overlay = self.fleet.screen() if self.fleet is not None else None
         if overlay is not None:  # identify, the button test: the whole screen for a while
             rects = self.window.draw(overlay[0], overlay[1], self.local, self.wall())
@@ -311,10 +311,10 @@ class KioskApp:
         elif isinstance(event, Tap):
             if self.fleet is not None and self.fleet.take_tap():
                 return
-            snap = self.controller.snapshot()
+            snap = self.controller.screen_snapshot()
             self._intents(self.view.hit(event.pos, snap, self.local))
         elif isinstance(event, Key):
-            snap = self.controller.snapshot()
+            snap = self.controller.screen_snapshot()
             self._intents(self.view.key(event.key, event.mod, snap, self.local))
         elif isinstance(event, Expose):
             self._full_redraw = True  # the picture is intact in the window: present it again

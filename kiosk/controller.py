@@ -24,7 +24,9 @@ from kiosk import checkpoint
 from kiosk.journal import Journal, JournalClock, JournalError, Scan, wall_ms
 from kiosk.journal_health import DAMAGED, LOST, JournalHealth, Notice
 from kiosk.refusal import Refusal, refusal_of
+from rulebook.custom_profiles import custom_rules
 from rulebook.legal import legal_actions
+from rulebook.profiles import Profile
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
 from rulebook.vocab import EventType, InputType, PauseReason
@@ -74,6 +76,8 @@ class TableController:
         self.restored_from = 0
         self._last_at = journal.last_at()
         self._published = snapshot(self.state)
+        #: the profile whose rules the screens were last given, and those rules (screen_snapshot)
+        self._screen_rules: tuple[Profile, dict[str, Any] | None] | None = None
         #: why the last input was refused, with the values its message names (None: it was taken)
         self.refusal: Refusal | None = None
 
@@ -306,6 +310,19 @@ class TableController:
     def snapshot(self, at: int | None = None) -> dict[str, Any]:
         """The state snapshot with clock values as of ``at`` (default: now)."""
         return snapshot(self.state, self.now() if at is None else max(at, self.state.now))
+
+    def screen_snapshot(self, at: int | None = None) -> dict[str, Any]:
+        """The snapshot the screens draw: a custom profile's rules added (``rules``), so that a
+        break's length or a lateness schedule shows as the table plays it. Not published: the
+        hub knows the profile it sent."""
+        snap = self.snapshot(at)
+        profile = self.state.profile
+        if self._screen_rules is None or self._screen_rules[0] is not profile:
+            self._screen_rules = (profile, custom_rules(profile))
+        rules = self._screen_rules[1]
+        if rules is not None:
+            snap["rules"] = rules
+        return snap
 
     def published_snapshot(self) -> dict[str, Any]:
         """The snapshot as of the last change (safe to read from another thread)."""

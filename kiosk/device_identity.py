@@ -15,14 +15,13 @@ table's journal and configuration too).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from drivers.private_file import write_private
 from drivers.sealed_box import b64decode, b64encode, new_private_key, public_key
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -43,29 +42,6 @@ class DeviceIdentity:
     @property
     def public_key_b64(self) -> str:
         return b64encode(public_key(self.private_key))
-
-
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` atomically into a file only its owner can read."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
 
 
 def default_device_id(machine_id: Path = MACHINE_ID) -> str:

@@ -129,6 +129,14 @@ def verified_profile(data: Mapping[str, Any]) -> Profile:
     return custom.profile
 
 
+def custom_rules(profile: Profile) -> dict[str, Any] | None:
+    """Every rule of a custom profile as plain values (None for a built-in one, known by name):
+    what a screen needs to show the rules a table plays when its name alone says nothing."""
+    if PROFILES.get(profile.name) is profile:
+        return None
+    return profile_as_mapping(profile)
+
+
 class ProfileBook:
     """The profiles a hub offers by name: the built-in ones and its custom ones."""
 
@@ -173,6 +181,7 @@ __all__ = [
     "ProfileBook",
     "custom_profile",
     "custom_profile_from_toml",
+    "custom_rules",
     "profile_digest",
     "verified_profile",
 ]

@@ -311,7 +311,7 @@ def profile_as_mapping(profile: Profile) -> dict[str, Any]:
     for key in _FIELDS:
         value = getattr(profile, key)
         if isinstance(value, frozenset):
-            value = sorted(value)
+            value = sorted(str(x) for x in value)  # plain names, as JSON and TOML write them
         elif isinstance(value, tuple):
             value = [list(band) for band in value]
         elif value is None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from rulebook.legal import breaks_allowed_now, legal_actions
-from rulebook.profiles import PROFILES, profile_as_mapping
 from rulebook.sides import SIDES
 from rulebook.state import TableState
 from rulebook.vocab import Phase, plain
@@ -52,7 +51,7 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
             "left_ms": until - now if until is not None else None,
             "away": state.away.of(s),
         }
-    out = {
+    return {
         "schema": SCHEMA,
         "table": state.table,
         "match_id": state.match_id,
@@ -137,11 +136,6 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "legal": legal.as_json(),
         "at": now,
     }
-    if PROFILES.get(state.profile.name) is not state.profile:
-        # a custom profile's every rule (the key is there for custom profiles only), so that the
-        # table's screens, and anyone reading its state, apply the rules the table plays
-        out["rules"] = profile_as_mapping(state.profile)
-    return out
 
 
 def _age(since: int | None, now: int) -> int | None:

@@ -114,9 +114,9 @@ function groupItem(items) {
 function doneItem(a) {
   const d = a.data || {};
   let action = null;
-  if (isTD() && a.table && d.undo === "waive") {
+  if (isTD() && a.table && d.undo === "take_back") {
     action = h("button", { type: "button", class: "small ghost", onclick: () => takeBack(a, "waive") }, "Waive…");
-  } else if (isTD() && a.table && d.undo === "undo") {
+  } else if (isTD() && a.table && d.undo === "reopen") {
     action = h("button", { type: "button", class: "small ghost", onclick: () => takeBack(a, "undo") }, "Undo forfeit…");
   }
   return h("li", { class: `alert ask-done done-line${d.waived ? " waived" : ""}`, dataset: { alert: a.id, kind: a.kind } },

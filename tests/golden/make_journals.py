@@ -13,6 +13,7 @@ Step language (times are durations: ``300ms``, ``12s``, ``5m``; every step happe
 previous one, so reserves can be worked out by hand):
 
     match ID length=N profile=P clock=yes|no|{json} [final] [start=+5m] [round=R]
+                         (P: a built-in name, or one of CUSTOM_PROFILES, sent as the hub sends it)
     checkin S | break S | return S | call_td S | confirm S | press S | invalid S | pickup S
     wait D | tick | undo | pause S REASON | pause td | resume | roll D1-D2
     opening A-B          opening roll (A's die, B's die); with a clock the lower roller presses 1 s later
@@ -41,6 +42,17 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 WALL0 = 1_795_000_000_000  # the wall clock (epoch ms) at each journal's first line
 PLAYERS = {"A": {"name": "Ann Andersen", "id": "p-101"}, "B": {"name": "Bo Berg", "id": "p-202"}}
+
+#: custom profiles the scripts may name: the TOML a club writes (docs/rules.md's worked example)
+CUSTOM_PROFILES: dict[str, str] = {
+    "club-thursday": """
+        base = "wbgf-2023"
+        name = "club-thursday"
+        lateness_first_point_min = 10
+        lateness_interval_min = 10
+        break_allowance = [[7, 0], [10000, 1]]
+    """,
+}
 
 SCRIPTS: dict[str, str] = {
     "g01-wbgf7-clock-crawford-by-gammon": """
@@ -620,6 +632,26 @@ _SETUP_GAMES = {
         win A single 1s
     """,
 }
+SCRIPTS["g15-club7-noclock-custom-lateness"] = """
+        # A club's own profile (CUSTOM_PROFILES: WBGF with a point every 10 minutes late, no break in
+        # a 7-point match), carried by the assignment with its digest. B is 15 min late: 1 point at
+        # 10:00 (WBGF's would be 3: at 5, 10 and 15). B asks for a break between games: refused, the
+        # club gives none up to 7 points. A wins 7-0.
+        match g15 length=7 profile=club-thursday clock=no start=+1m
+        wait 1m
+        checkin A
+        wait 10m
+        cmd penalty id=late:g15:B:1 against=B points=1 reason=late
+        wait 5m
+        checkin B
+        opening 6-1
+        win A single 1m
+        break B
+        opening 1-6
+        win A backgammon 1m
+        opening 5-3
+        win A gammon 1m
+"""
 SETUP_PROFILES = {"wbgf-2023": "wbgf", "hbf": "hbf", "hu": "hu", "ffbg-cdf": "ffbg"}
 
 
@@ -666,6 +698,17 @@ def _duration(text: str) -> int:
     if number:
         raise ValueError(f"duration {text!r} needs a unit")
     return total
+
+
+def _profile(name: str) -> Any:
+    """What the assignment carries: a built-in name, or a custom profile as the hub sends it."""
+    if name not in CUSTOM_PROFILES:
+        return name
+    from textwrap import dedent
+
+    from rulebook.custom_profiles import custom_profile_from_toml
+
+    return custom_profile_from_toml(dedent(CUSTOM_PROFILES[name]), path=f"{name}.toml").wire()
 
 
 def _value(text: str) -> Any:
@@ -770,7 +813,7 @@ class Builder:
             "match_id": args[0],
             "length": int(opts["length"]),
             "players": PLAYERS,
-            "profile": opts["profile"],
+            "profile": _profile(opts["profile"]),
             "clock": clock,
             "wall": WALL0 + self.now,
         }

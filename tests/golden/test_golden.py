@@ -133,6 +133,25 @@ KEY_FACTS: dict[str, dict[str, Any]] = {
         "present": (True, False),
         "rejected": [],
     },
+    "g15-club7-noclock-custom-lateness": {
+        # 1 (B's late point, at the club's 10 min) + 1 single + 3 backgammon + 2 gammon = 7-0
+        "score": (7, 0),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 3,
+        "penalties": (0, 1),
+        "breaks_used": (0, 0),
+        "breaks_allowed": 0,
+        "reserve": (0, 0),
+        "clock": False,
+        "present": (True, True),
+        "rejected": ["break"],
+    },
     "g08-ffbg7-noclock-lateness-dmp-break": {
         "score": (6, 7),
         "winner": "B",
@@ -335,9 +354,10 @@ def test_every_script_has_a_journal_a_snapshot_and_hand_facts() -> None:
     assert len(SCRIPTS) >= 26
     on_disk = {p.name.removesuffix(".jsonl") for p in HERE.glob("*.jsonl")}
     assert on_disk == set(SCRIPTS)
-    profiles = {json.loads(_journal(n)[0])["profile"] for n in SCRIPTS}
+    named = [json.loads(_journal(n)[0])["profile"] for n in SCRIPTS]
+    profiles = {p if isinstance(p, str) else p["name"] for p in named}
     lengths = {json.loads(_journal(n)[0])["length"] for n in SCRIPTS}
-    assert profiles == {"wbgf-2023", "hbf", "hu", "ffbg-cdf"} and {7, 11, 25} <= lengths
+    assert profiles == {"wbgf-2023", "hbf", "hu", "ffbg-cdf", "club-thursday"} and {7, 11, 25} <= lengths
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))

@@ -140,6 +140,16 @@ def test_the_assign_command_carries_what_the_table_verifies(profiles_dir: Path) 
     assert room.assign_payload(plain)["profile"] == "hu"
 
 
+def test_no_automatic_decision_under_a_profile_the_hub_no_longer_knows(profiles_dir: Path) -> None:
+    """A hub started again without the file of a profile its schedule names applies no lateness
+    by guessed rules (the table refuses that assignment too, an alert the TD sees)."""
+    book = load_profiles(profiles_dir)
+    (fast,) = parse_schedule(one_match(profile="fast"), profiles=book)
+    assert RoomState(get_profile(), book).known_rules(fast) == book.get("fast")
+    assert RoomState(get_profile(), ProfileBook()).known_rules(fast) is None
+    assert RoomState(get_profile(), ProfileBook()).assign_payload(fast)["profile"] == "fast"
+
+
 @settings(suppress_health_check=[HealthCheck.too_slow], max_examples=50)
 @given(_overrides())
 def test_any_custom_profile_of_the_hub_is_taken_by_the_table(data: dict[str, Any]) -> None:
@@ -187,5 +197,12 @@ def test_the_hub_assigns_the_custom_profile_and_gives_its_lateness_point_at_its_
             at(T0 + 5 * MIN + 1000)
             sim.wait_for(lambda s: snapshot(s)["penalties"]["B"] == 2)
             assert hub_state(hub.hub, "1")["profile"] == "fast"
+        # the import's preview offers the hub's profiles and refuses an unknown one naming its row
+        rc = hub.hub.round_control
+        with pytest.raises(ScheduleError, match=r"line 2: profile: unknown profile 'fats' \(known: .*fast"):
+            hub.call(rc.preview, one_match(profile="fats"))
+        preview = hub.call(rc.preview, one_match(profile="club-thursday"))
+        (changed,) = preview["updated"]
+        assert changed["match_id"] == "r1-t1" and "profile" in changed["changes"]
     finally:
         hub.stop()

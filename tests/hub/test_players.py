@@ -79,6 +79,7 @@ def test_one_id_with_two_names_needs_the_tds_choice():
     after = reg.resolve([row("2", "1", "Mia Lund", "Jon Dahl", "P1", "P2")], {c.id: NEW}).registry
     mia = after.player_at("r2-t1", "A")
     assert mia.name == "Mia Lund" and mia.fed_id == "" and after.by_fed_id("P1").name == "Anna Berg"
+    assert after.fed_id_of(row("2", "1", "Mia Lund", "Jon Dahl", "P1", "P2"), "A") == ""  # not exported as P1
     # the same player (the file misspells her)
     same = reg.resolve([row("2", "1", "Mia Lund", "Jon Dahl", "P1", "P2")], {c.id: reg.by_fed_id("P1").key})
     assert same.registry.key_of("r2-t1", "A") == reg.key_of("r1-t1", "A")

@@ -396,3 +396,21 @@ def test_an_assignment_without_profile_gets_the_tables(tmp_path):
     )
     assert ctl.snapshot()["profile"] == "hu"
     assert ctl.state == replayed(ctl)
+
+
+def test_a_custom_profile_is_verified_journaled_as_sent_and_its_rules_reach_the_screens(tmp_path):
+    """The table needs no profile file: the assignment carries the rules and their digest; the
+    journal keeps them as sent (a replay verifies them again), and the screens get every rule."""
+    from rulebook.custom_profiles import custom_profile
+
+    club = custom_profile({"base": "hbf", "name": "club", "break_minutes": 9})
+    ctl, _ = make(tmp_path)
+    assign = {"input": "assign", "match_id": "m1", "length": 5, "players": PLAYERS, "clock": True}
+    ctl.submit({**assign, "profile": club.wire()})
+    assert ctl.journal.read_all()[-1]["profile"] == club.wire()
+    assert ctl.snapshot()["profile"] == "club" and "rules" not in ctl.snapshot()
+    assert ctl.screen_snapshot()["rules"]["break_minutes"] == 9
+    assert ctl.state == replayed(ctl)
+    other, _ = make(tmp_path / "other")
+    other.submit({**assign, "profile": {**club.wire(), "break_minutes": 10}})
+    assert other.state.match is None and "rules" not in other.screen_snapshot()

@@ -15,6 +15,7 @@ from rulebook.custom_profiles import (
     ProfileBook,
     custom_profile,
     custom_profile_from_toml,
+    custom_rules,
     profile_digest,
     verified_profile,
 )
@@ -91,16 +92,17 @@ def test_a_bad_file_is_refused_naming_file_line_and_key(text: str, line: int, ke
     assert str(err).startswith(f"profiles/club.toml:{line}: {key}"), str(err)
 
 
-def test_the_tables_state_carries_a_custom_profiles_rules_for_its_screens() -> None:
-    """The snapshot names a built-in profile only; a custom one comes with every rule, and the
-    table's screens read the break and the lateness they show from those (kiosk.ui.facts)."""
+def test_a_custom_profiles_rules_reach_the_tables_screens() -> None:
+    """The state names the profile; the screens get a custom one's every rule (``rules``, added by
+    the kiosk's controller) and read the break and lateness they show from those."""
     from kiosk.ui import facts
 
-    assert "rules" not in Table().send("assign", **_assign("hbf")).ok().snap()
     club = custom_profile_from_toml(CLUB, path="club.toml")
-    snap = Table().send("assign", **_assign(club.wire())).ok().snap()
-    assert snap["rules"]["lateness_first_point_min"] == 10
-    assert facts.profile_of(snap) == club.profile
+    assert custom_rules(get_profile("hbf")) is None
+    rules = custom_rules(Table().send("assign", **_assign(club.wire())).ok().state.profile)
+    assert rules is not None and rules["lateness_first_point_min"] == 10
+    assert facts.profile_of({"profile": "club-thursday", "rules": rules}) == club.profile
+    assert facts.profile_of({"profile": "hbf"}) is get_profile("hbf")
 
 
 def test_a_file_names_its_profile_by_default() -> None:
