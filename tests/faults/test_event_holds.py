@@ -155,7 +155,7 @@ def game(winner: str, kind: str = "single") -> list[dict[str, Any]]:
 CHECK_IN = [{"input": "checkin", "side": "A"}, {"input": "checkin", "side": "B"}]
 CONFIRM = [{"input": "confirm", "side": "A"}, {"input": "confirm", "side": "B"}]
 #: table 2's round 1 until the power cut: its clock runs (B's turn, after A's)
-T2_BEFORE_CUT = [
+T2_BEFORE_CUT: list[dict[str, Any]] = [
     *CHECK_IN,
     {"input": "opening_roll", "A": 5, "B": 2},
     {"input": "press", "side": "B"},
@@ -163,7 +163,7 @@ T2_BEFORE_CUT = [
     {"input": "roll", "dice": [3, 1], "source": "tower"},
     {"input": "press", "side": "B"},
 ]
-T2_AFTER_CUT = [
+T2_AFTER_CUT: list[dict[str, Any]] = [
     {"input": "resume"},  # the TD's key at the table, after the power-cut pause
     {"input": "win", "side": "A", "kind": "single"},
     *game("B", "gammon"),
@@ -433,12 +433,12 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
         # the match that ended while the hub was dead ended when the table says, not when heard of
         assert dead_from <= exported["r1-t2"]["finished_wall"] <= back_at, (dead_from, back_at)
         # one player across both files: round 2's rows carry round 1's federation ids
-        for table, (a, b, _, _) in ROUND2.items():
-            row = rows[f"r2-t{table}"]
+        for number, (a, b, _, _) in ROUND2.items():
+            row = rows[f"r2-t{number}"]
             ids = (row["player_a_id"], row["player_b_id"])
             assert ids == (IDS.get(a, ids[0]), IDS.get(b, ids[1])), row
-        for table, (_, a_id, _, b_id, _, _) in ROUND1.items():
-            row = rows[f"r1-t{table}"]
+        for number, (_, a_id, _, b_id, _, _) in ROUND1.items():
+            row = rows[f"r1-t{number}"]
             assert (row["player_a_id"], row["player_b_id"]) == (a_id, b_id), row
 
         # the late player's points: each once, at the delayed round's marks; nothing else automatic
