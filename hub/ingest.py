@@ -311,8 +311,10 @@ class Ingest:
         link = self._link()
         if link is None:
             return
-        for (table, mid), _seq in sorted(self._lost.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
-            from_seq = self.store.max_seq(table, mid or "") + 1
+        for (table, mid), lost in sorted(self._lost.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+            # from the first event not stored: events stored since (after writes worked again)
+            # may be above it, and the table's answer repeats them only as duplicates
+            from_seq = lost
             self.stats["resyncs"] += 1
             log.info("table %s: asking again for the events of %s from %s (not stored)", table, mid, from_seq)
             link.request_resync(table, mid, from_seq)
@@ -497,7 +499,7 @@ class Ingest:
         key = (table, mid)
         if key not in self._restored:
             self._restored.add(key)
-            self.tracker.restore(table, mid, self.store.max_seq(table, mid or ""))
+            self.tracker.restore(table, mid, *self.store.seq_knowledge(table, mid or ""))
         accepted = self.tracker.accept(table, mid, seq)
         if accepted.kind != "duplicate":
             key = (table, mid)

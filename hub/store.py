@@ -480,6 +480,29 @@ class Store:
         )
         return cur.rowcount
 
+    def seq_knowledge(self, table: str, match_id: str) -> tuple[int, tuple[int, ...]]:
+        """What is stored of a match's events, as the sequence tracker restores it: every seq up
+        to the first is stored, and the second are the seqs stored above a hole. A batch that was
+        rolled back leaves holes below the highest stored event: they must stay asked for, not
+        taken for received."""
+        count, top = self.db.execute(
+            "SELECT COUNT(*), MAX(seq) FROM events WHERE tbl = ? AND match_id = ?", (table, match_id)
+        ).fetchone()
+        if not top or count == top:
+            return top or 0, ()
+        seqs = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT seq FROM events WHERE tbl = ? AND match_id = ? ORDER BY seq", (table, match_id)
+            )
+        ]
+        upto = 0
+        for seq in seqs:
+            if seq != upto + 1:
+                break
+            upto = seq
+        return upto, tuple(q for q in seqs if q > upto)
+
     def max_seq(self, table: str, match_id: str) -> int:
         row = self.db.execute(
             "SELECT MAX(seq) FROM events WHERE tbl = ? AND match_id = ?", (table, match_id)
