@@ -187,6 +187,10 @@ class Ingest:
         self._batch_seqs: dict[tuple[str, str | None], int] = {}
         #: (table, match) -> the lowest seq whose event was rolled back (asked for again later)
         self._lost: dict[tuple[str, str | None], int] = {}
+        #: the last write failed: no table is asked for missing events until one works again (what
+        #: it sent could not be stored either, and the answers of a request per batch flood the
+        #: table's allowance, so that the answer to the one request that counts is dropped)
+        self._writes_failing = False
         #: (table, kind, field) already logged as invalid: logged once, then counted
         self._invalid_logged: set[tuple[str, str, str]] = set()
         self._restored: set[tuple[str, str | None]] = set()
@@ -305,6 +309,7 @@ class Ingest:
     def storage_changed(self, failure: str | None) -> None:
         """The store's listener: after a failure, the states must be saved again; once writes
         work again, every table that lost events is asked for them (from the first not stored)."""
+        self._writes_failing = failure is not None
         if failure is not None:
             self._unsaved_states |= {t for t, v in self.room.views.items() if v.state is not None}
             return
@@ -505,7 +510,7 @@ class Ingest:
             key = (table, mid)
             self._batch_seqs[key] = min(seq, self._batch_seqs.get(key, seq))
         link = self._link()
-        if accepted.kind == "gap" and link is not None:
+        if accepted.kind == "gap" and link is not None and not self._writes_failing:
             self.stats["resyncs"] += 1
             log.info("table %s: events %s of %s missing; asking for them", table, accepted.missing, mid)
             link.request_resync(table, mid, accepted.missing.start)
