@@ -357,6 +357,12 @@ class Hub:
             with guard.table(None, "check the alerts"):
                 self.alerts.sync(now, tables, room_wide=room_wide)
             self._raise_faults(now)
+            # the states the alerts were just decided on go in the same commit: a hub killed
+            # after it restarts from cached states no older than those that resolved an alert
+            # (an older one, still showing a TD call the TD acknowledged and the table then
+            # cleared, would raise the call again as new, its acknowledgement lost)
+            with guard.table(None, "save the tables' states"):
+                self.ingest.save_states()
             self.store.commit()
         with guard.table(None, "update the dashboards"):
             self.display.push(now, tables)
