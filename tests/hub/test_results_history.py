@@ -170,6 +170,7 @@ def test_a_hub_correction_keeps_how_the_match_ended_and_refuses_impossible_final
 
 def test_a_forfeit_result_is_corrected_with_its_winner_short_of_the_length(room: Room) -> None:
     """WBGF 2.2 iv / 4.5: a forfeit explains a winner below the length; the loser cannot have it."""
+    room.synced("2")  # the table has taken its match: the TD's command is judged on its state
     hub = room.hub
     cmd = hub.call(hub.hub.td_command, "2", "forfeit", {"against": "B", "reason": "conduct"}, "td")
     room.sims["2"].wait_cmd(cmd["id"])
