@@ -263,8 +263,6 @@ def journal_alert(table: str, status: dict[str, Any] | None) -> AlertSpec | None
     return AlertSpec(key, "journal", "high", message, table, mid if isinstance(mid, str) else None)
 
 
-
-
 def table_alerts(
     view: TableView,
     match: ScheduledMatch | None,
@@ -294,6 +292,11 @@ def table_alerts(
         note = ""
         if state is not None and state["phase"] == "waiting" and match and now > match.start_wall:
             note = ": lateness is not applied automatically while it is offline"
+        if view.no_device is not None:
+            note = (
+                f": no device is connected ({view.no_device}); nothing automatic happens there "
+                "until one comes online"
+            )
         add(
             f"offline:{t}",
             "offline",
