@@ -135,7 +135,12 @@ class DeviceChanges:
         hub.ingest.drain()  # what the device sent before its credential went is its last word
         hub.round_control.carry_to_next_device(table, why, actor)
         now = hub.clock.now_wall()
-        self._mark(table, why, now)
+        view = hub.room_state.view(table)
+        if view.online or view.status is None:
+            view.status_since = now
+        view.status = {**(view.status or {}), "online": False}
+        view.online, view.no_device = False, why
+        hub.store.put_status(table, view.status, False, view.status_since)
         marks = self._marks()
         marks[table] = {"why": why, "wall": now}
         hub.store.set_meta(NO_DEVICE, json.dumps(marks))
@@ -145,15 +150,6 @@ class DeviceChanges:
         hub.store.commit()
         log.info("table %s: no device connected (%s)", table, why)
         hub.tick_room()
-
-    def _mark(self, table: str, why: str, now: int) -> None:
-        hub = self.hub
-        view = hub.room_state.view(table)
-        if view.online or view.status is None:
-            view.status_since = now
-        view.status = {**(view.status or {}), "online": False}
-        view.online, view.no_device = False, why
-        hub.store.put_status(table, view.status, False, view.status_since)
 
     def _marks(self) -> dict[str, dict[str, Any]]:
         try:

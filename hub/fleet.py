@@ -97,19 +97,6 @@ class FleetRoom(Protocol):
         ...
 
 
-class NoRoom:
-    """A fleet on its own (tests of the fleet alone): no matches, nobody to tell."""
-
-    def in_progress(self, table: str) -> InProgress | None:
-        return None
-
-    def gone(self, table: str, why: str, actor: str) -> None:
-        return None
-
-    def alert(self, spec: AlertSpec) -> None:
-        log.warning("%s", spec.message)
-
-
 @dataclass(frozen=True)
 class FleetSettings:
     """What enrolled tables are given besides their own number and credential."""
@@ -139,8 +126,8 @@ class Fleet:
         link: Callable[[], HubLink | None],
         online: Callable[[str], bool],
         publish: Callable[[dict[str, Any]], None],
+        room: FleetRoom,
         hub_build: Callable[[], str] = lambda: "",
-        room: FleetRoom | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -152,7 +139,7 @@ class Fleet:
         self._online = online
         self._publish = publish
         self._hub_build = hub_build
-        self.room: FleetRoom = room or NoRoom()
+        self.room = room
         self._changed: asyncio.Event = asyncio.Event()
         self.limits = SourceLimits()
         #: one enrollment or retirement of a table at a time (the TD's two tabs, two TDs)

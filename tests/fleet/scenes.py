@@ -20,7 +20,7 @@ import paho.mqtt.client as mqtt
 from drivers.mqtt_topics import PREFIX
 from drivers.sealed_box import b64encode, new_private_key, public_key
 from tests.faults.support import schedule_csv
-from tests.fleet.support import WAIT, Enroll, Hub, Room, wait_until
+from tests.fleet.support import WAIT, Enroll, Hub, Room, TdClient, wait_until
 
 MIN = 60_000
 
@@ -177,8 +177,9 @@ def auto_commands(hub: Hub, table: str) -> list[dict[str, Any]]:
 __all__ = ["WAIT", "wall_now"]
 
 
-class Account:
-    """A named account's browser, reduced to its HTTP calls (``/api/login`` with a user name)."""
+class Account(TdClient):
+    """A named account's browser, reduced to its HTTP calls (``/api/login`` with a user name;
+    ``""``: the hub's own password, the chief TD)."""
 
     def __init__(self, url: str, user: str, password: str) -> None:
         import urllib.request
@@ -187,19 +188,8 @@ class Account:
         self.url = url
         self.jar = CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
-        self.csrf = self.call("GET", "/api/session")["csrf"]
-        self.csrf = self.call("POST", "/api/login", {"user": user, "password": password})["csrf"]
-
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        import urllib.request
-
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method=method)
-        request.add_header("Content-Type", "application/json")
-        if method != "GET" and getattr(self, "csrf", None):
-            request.add_header("X-CSRF-Token", self.csrf)
-        with self.opener.open(request, timeout=10) as response:
-            return json.loads(response.read())
+        self.csrf = self._call("GET", "/api/session")["csrf"]
+        self.csrf = self._call("POST", "/api/login", {"user": user, "password": password})["csrf"]
 
     def cookie(self) -> str:
         return "; ".join(f"{c.name}={c.value}" for c in self.jar)

@@ -99,14 +99,14 @@ def test_codes_and_device_ids_reach_only_the_roles_that_enroll(tmp_path: Path):
             return json.dumps(rows)
 
         for name in ("vera", "sam"):
-            rows = Account(hub.url, name, PASSWORD).call("GET", "/api/fleet")
+            rows = Account(hub.url, name, PASSWORD).get("/api/fleet")
             text = shown(rows)
             assert "bgt-waiting" not in text and "bgt-enrolled" not in text and code not in text, text
             assert [r["table"] for r in rows if r["state"] == "enrolled"] == ["4"]
             assert all(r["key"] for r in rows)  # the page still tells rows apart
         public = json.loads(_anonymous_get(hub.url, "/api/fleet"))
         assert "bgt-" not in json.dumps(public) and code not in json.dumps(public)
-        tom = Account(hub.url, "tom", PASSWORD).call("GET", "/api/fleet")
+        tom = Account(hub.url, "tom", PASSWORD).get("/api/fleet")
         assert "bgt-waiting" not in shown(tom) and code not in shown(tom)
         assert [r["device"] for r in tom if r["state"] == "enrolled"] == ["bgt-enrolled"]  # to act on it
 
