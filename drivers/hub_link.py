@@ -13,6 +13,7 @@ API::
     link.start()
     link.send_assign(table, assign)      # retained, QoS 1
     link.clear_assign(table)             # empty retained payload: the broker forgets it
+    link.clear_status(table)             # the same for a table whose device is gone
     link.send_cmd(table, cmd)            # QoS 1, not retained; cmd needs "id" and "type"
     link.request_resync(table, match_id, from_seq)
     link.send_control(table, message)    # fleet: identify, restart, button test, update (QoS 1)
@@ -143,6 +144,12 @@ class HubLink:
     def clear_assign(self, table: str) -> None:
         """Withdraw the retained assignment (a table keeps the match it already has)."""
         self.client.publish(self.topics.table_assign(table), None, qos=1, retain=True)
+
+    def clear_status(self, table: str) -> None:
+        """Forget the table's retained status: its device was retired or replaced, and the broker
+        dropped it without its Will (Mosquitto's dynamic security does), so the last status kept
+        would say online to whoever subscribes next (a restarted hub, a monitor)."""
+        self.client.publish(self.topics.table_status(table), None, qos=1, retain=True)
 
     def send_cmd(self, table: str, cmd: dict[str, Any]) -> None:
         """Send a TD command (PROTOCOL §3.3); the table answers with a ``cmd_done`` event."""

@@ -44,6 +44,7 @@ ASKS: Final[dict[str, Ask]] = {
     "score_backwards": ACT,
     "not_assigned": ACT,
     "result_kept": ACT,
+    "device_conflict": ACT,
     "cmd_failed": ACT,
     "assign_refused": ACT,
     "dice": ACT,

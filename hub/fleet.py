@@ -14,9 +14,15 @@ table number for that code on the Tables page (``POST /api/fleet/{device}/enroll
    once (the broker drops its connection) and it is told to stop.
 
 Protected because: a device can only say hello and wait — only a logged-in TD's request (session
-and CSRF token, like every action) enrolls; codes expire (:data:`hub.fleet_model.CODE_TTL_MS`) and
-are single-use; hellos are rate-limited per address; a device proves nothing by knowing another
-device's id (what it could fetch is sealed to the other's key).
+and CSRF token, like every action) enrolls, and only with the code on the table's own screen;
+codes expire (:data:`hub.fleet_model.CODE_TTL_MS`) and are single-use, and reach only the roles
+that enroll (:func:`hub.fleet_model.shown_to`); a waiting or enrolled device keeps the key it
+first said hello with (another key for its id is refused, and the TD told); hellos, polls and
+waiting rows are limited per address, the busiest address losing first (:mod:`hub.fleet_limits`);
+a device proves nothing by knowing another device's id (what it could fetch is sealed to the
+other's key). Enrollments and retirements of one table run one at a time, and one that would take
+a match from its players needs the TD to name it (:mod:`hub.device_change`): the room is told at
+once that the table's old device is gone.
 
 Enrolled tables report their health over MQTT (``table/{t}/device``, checked by
 :func:`hub.fleet_model.check_report`) and take the fleet's orders (``table/{t}/control``: identify,
@@ -26,46 +32,69 @@ restart, button test, update, retire), each addressed to one device id.
 from __future__ import annotations
 
 import asyncio
-import collections
+import hashlib
+import hmac
 import json
 import logging
 import secrets
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from drivers.hub_link import HubLink
 from drivers.sealed_box import b64decode, b64encode, seal
 from hub.broker_config import hash_password
 from hub.clock import Clock
+from hub.device_change import REPLACED, RETIRED, InProgress, check_override
+from hub.fleet_limits import PENDING_PER_SOURCE, SourceLimits, Waiting, to_evict
 from hub.fleet_model import (
     CODE_TTL_MS,
     PENDING_FORGET_MS,
+    SETUP,
     Hello,
     ReportError,
+    check_code,
     check_report,
     check_table,
     code_valid,
     new_code,
     public_row,
+    shown_to,
 )
 from hub.fleet_store import Device, FleetStore
+from hub.incidents import device_conflict, hello_flood
 from hub.provision import FleetError, Provisioner
 from hub.state import natural
 from hub.store import Store
+from hub.watch import AlertSpec
 
 log = logging.getLogger("hub.fleet")
 
 #: bound into every sealed configuration (with the device id): a sealed blob is for one purpose
 SEAL_CONTEXT = b"bgtable-enroll-v1:"
-#: hellos per address per minute (a table says hello once, then polls)
-HELLO_RATE = 30
-MAX_PENDING = 1000
 #: the longest a poll waits for the TD
 POLL_WAIT_S = 25.0
 CONTROL_ACTIONS = ("identify", "restart", "button_test", "update")
+#: addresses named in the TD's flood alert (the first ones)
+FLOODERS_NAMED = 100
+
+
+class FleetRoom(Protocol):
+    """What the fleet asks of the room (:class:`hub.device_change.DeviceChanges`)."""
+
+    def in_progress(self, table: str) -> InProgress | None:
+        """The match ``table`` is playing, if any."""
+        ...
+
+    def gone(self, table: str, why: str, actor: str) -> None:
+        """``table`` has no device connected any more (retired or replaced)."""
+        ...
+
+    def alert(self, spec: AlertSpec) -> None:
+        """Tell the TD."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -104,6 +133,7 @@ class Fleet:
         link: Callable[[], HubLink | None],
         online: Callable[[str], bool],
         publish: Callable[[dict[str, Any]], None],
+        room: FleetRoom,
         hub_build: Callable[[], str] = lambda: "",
     ) -> None:
         self.store = store
@@ -116,30 +146,46 @@ class Fleet:
         self._online = online
         self._publish = publish
         self._hub_build = hub_build
+        self.room = room
         self._changed: asyncio.Event = asyncio.Event()
-        self._hellos: dict[str, collections.deque[int]] = {}
+        self.limits = SourceLimits()
+        #: one enrollment or retirement of a table at a time (the TD's two tabs, two TDs)
+        self._table_locks: dict[str, asyncio.Lock] = {}
+        #: tells rows apart where a device's id is not shown (hub.fleet_model.shown_to)
+        self._row_secret = secrets.token_bytes(16)
+        self._flooders: list[str] = []
+        self._enrolling: set[str] = set()
         self._dirty: set[str] = set()
         store.commit()
 
     # -- devices' side (HTTP, unauthenticated) ---------------------------------------------------
 
     def hello(self, h: Hello, ip: str, hub_url: str) -> dict[str, Any]:
-        """A device says it is there; a pending one gets (or keeps) its code."""
+        """A device says it is there; a pending one gets (or keeps) its code. A waiting or enrolled
+        device keeps the key it first said hello with: another key for its id is refused."""
         now = self.clock.now_wall()
-        self._limit(ip, now)
+        if not self.limits.hellos.allow(ip, now):
+            self._flooded(ip)
+            raise FleetError("too many hellos from this address; wait a minute", 429)
         d = self.devices.get(h.device)
-        if d is not None and d.state == "enrolled":
-            if d.key != h.key:
+        if d is not None and d.state != "retired" and not secrets.compare_digest(d.key, h.key):
+            log.warning("a hello from %s with device %s's id and another key: refused", ip, h.device)
+            self.room.alert(device_conflict(ip, d.ip or "an unknown address", d.state))
+            if d.state == "enrolled":
                 raise FleetError(
                     f"device {h.device} is enrolled as table {d.table} with another key: retire it on "
                     "the Tables page to enroll it again",
                     409,
                 )
+            raise FleetError(
+                f"device {h.device} is waiting to be enrolled with another key: refused (the TD was told)",
+                409,
+            )
+        if d is not None and d.state == "enrolled":
             self._seen(d, h, ip, hub_url, now)
             return {"state": "enrolled", "table": d.table}
-        if d is None or d.state == "retired" or d.key != h.key:
-            if sum(1 for x in self.devices.values() if x.state == "pending") >= MAX_PENDING:
-                raise FleetError("too many devices are waiting to be enrolled", 503)
+        if d is None or d.state == "retired":
+            self._make_room(ip)
             d = Device(device=h.device, key=h.key, state="pending", first_seen_wall=now, last_seen_wall=now)
             self.devices[h.device] = d
             log.info("device %s (%s) says hello", h.device, ip)
@@ -165,11 +211,21 @@ class Fleet:
             return {"state": "expired"}
         return self._pending(d)
 
-    async def wait(self, device: str, key: str, timeout: float) -> dict[str, Any]:
-        """:meth:`poll`, after waiting up to ``timeout`` seconds for the device's state to change."""
+    async def wait(self, device: str, key: str, timeout: float, source: str = "") -> dict[str, Any]:
+        """:meth:`poll`, after waiting up to ``timeout`` seconds for the device's state to change
+        (polls are limited per ``source`` address: :mod:`hub.fleet_limits`)."""
+        if not self.limits.polls.allow(source, self.clock.now_wall()):
+            self._flooded(source)
+            raise FleetError("too many polls from this address; wait a minute", 429)
         first = self.poll(device, key)
-        if first["state"] != "pending":
+        if first["state"] != "pending" or not self.limits.hold(source):
             return first
+        try:
+            return await self._wait(device, key, timeout, first)
+        finally:
+            self.limits.release(source)
+
+    async def _wait(self, device: str, key: str, timeout: float, first: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(timeout, POLL_WAIT_S)
         while True:
@@ -208,21 +264,60 @@ class Fleet:
         if hub_url:
             d.hub_url = hub_url
 
-    def _limit(self, ip: str, now: int) -> None:
-        times = self._hellos.setdefault(ip, collections.deque())
-        while times and now - times[0] > 60_000:
-            times.popleft()
-        if len(times) >= HELLO_RATE:
-            raise FleetError("too many hellos from this address; wait a minute", 429)
-        times.append(now)
-        if len(self._hellos) > 10_000:
-            self._hellos = {k: v for k, v in self._hellos.items() if v and now - v[-1] <= 60_000}
+    def _make_room(self, ip: str) -> None:
+        """Before a new waiting row from ``ip``: drop the row :func:`hub.fleet_limits.to_evict`
+        names (the address's own oldest at its share, else the busiest address's oldest)."""
+        waiting = [
+            Waiting(x.device, x.ip, x.last_seen_wall) for x in self.devices.values() if x.state == "pending"
+        ]
+        victim = to_evict(waiting, ip)
+        if victim is None:
+            return
+        log.warning("device %s (%s) dropped from the waiting list: its address has too many", victim.device,
+                    victim.source)  # fmt: skip
+        self._flooded(victim.source)
+        self._forget(victim.device)
+
+    def _flooded(self, ip: str) -> None:
+        """Tell the TD (one alert, naming the first addresses) that ``ip`` asks too much."""
+        if ip in self._flooders or len(self._flooders) >= FLOODERS_NAMED:
+            return
+        self._flooders.append(ip)
+        self.room.alert(hello_flood(self._flooders, PENDING_PER_SOURCE))
+
+    def _forget(self, device: str) -> None:
+        """Drop a waiting device's row (it says hello again if it is still there)."""
+        d = self.devices.pop(device)
+        self._db.delete(device)
+        self._dirty.discard(device)
+        self._publish(
+            {"type": "fleet", "removed": [self.key_of(d.device)], "now_wall": self.clock.now_wall()}
+        )
+
+    def key_of(self, device: str) -> str:
+        """The row's handle where its device's id is not shown (stable while the hub runs)."""
+        return hmac.new(self._row_secret, device.encode(), hashlib.sha256).hexdigest()[:16]
+
+    def _lock(self, table: str | None) -> asyncio.Lock:
+        return self._table_locks.setdefault(table or "", asyncio.Lock())
 
     # -- the TD's actions ------------------------------------------------------------------------
 
-    async def enroll(self, device: str, table_value: Any, actor: str, code: Any = None) -> dict[str, Any]:
-        """Make ``device`` table ``table`` (see module doc); the previous device there is retired."""
+    async def enroll(
+        self, device: str, table_value: Any, actor: str, code: Any = None, override: Any = None
+    ) -> dict[str, Any]:
+        """Make ``device`` table ``table`` (see module doc); the previous device there is retired.
+
+        ``code`` is the one the table's screen shows (required); ``override`` names the match
+        the table is playing and its score, when it plays one (:func:`check_override`). One
+        enrollment or retirement of a table at a time: of two at the same instant, the second
+        replaces the first's device (one working credential)."""
         table = check_table(table_value)
+        typed = check_code(code)
+        async with self._lock(table):
+            return await self._enroll(device, table, actor, typed, override)
+
+    async def _enroll(self, device: str, table: str, actor: str, code: str, override: Any) -> dict[str, Any]:
         d = self.devices.get(device)
         now = self.clock.now_wall()
         if d is None:
@@ -231,16 +326,36 @@ class Fleet:
             raise FleetError(f"device {device} is {d.state}, not waiting to be enrolled", 409)
         if not code_valid(d, now):
             raise FleetError(f"the code of device {device} has expired: it shows a new one soon", 409)
-        if code is not None and str(code).strip() != d.code:
-            raise FleetError(f"code {code} is not the code device {device} shows now ({d.code})", 409)
+        if not secrets.compare_digest(code, d.code or ""):
+            raise FleetError(f"code {code} is not the code device {device} shows now", 409, code="wrong_code")
+        check_override(
+            self.room.in_progress(table), override, f"enrolling device {device} there takes the match over"
+        )
+        if device in self._enrolling:  # the TD's two tabs, as two tables at once
+            raise FleetError(f"device {device} is being enrolled already", 409)
+        self._enrolling.add(device)
+        try:
+            return await self._make_table(d, table, actor)
+        finally:
+            self._enrolling.discard(device)
+
+    async def _make_table(self, d: Device, table: str, actor: str) -> dict[str, Any]:
         previous = [x for x in self.devices.values() if x.state == "enrolled" and x.table == table]
         username = f"table-{table}-{secrets.token_hex(4)}"
         password = secrets.token_urlsafe(24)
         await self.provisioner.grant(username, password, table)
-        # The TD may have acted twice meanwhile (two browser tabs): the first one won.
-        if d.state != "pending":
+        if d.state != "pending":  # dismissed meanwhile
             await self.provisioner.revoke(username)
-            raise FleetError(f"device {device} was enrolled meanwhile", 409)
+            raise FleetError(f"device {d.device} is {d.state} now", 409)
+        try:
+            # the old device goes first: the room hears "offline" before the new one can connect
+            for old in previous:
+                await self._retire(old, actor, f"replaced by device {d.device}", REPLACED)
+        except Exception:
+            await self.provisioner.revoke(username)
+            raise
+        device = d.device
+        now = self.clock.now_wall()
         configuration = self._configuration(d, table, username, password)
         context = SEAL_CONTEXT + d.device.encode()
         d.sealed = b64encode(seal(b64decode(d.key), json.dumps(configuration).encode(), context))
@@ -253,25 +368,35 @@ class Fleet:
             actor, "fleet_enroll", now, table=table, detail={"device": device, "username": username}
         )
         self._save(d, push=True)
-        for old in previous:
-            await self._retire(old, actor, f"replaced by device {device}")
         self.store.commit()
         log.info("device %s enrolled as table %s (%s)", device, table, username)
-        return self.row(d)
+        return {**self.row(d), "replaced": [old.device for old in previous]}
 
-    async def retire(self, device: str, actor: str) -> dict[str, Any]:
+    async def retire(self, device: str, actor: str, override: Any = None) -> dict[str, Any]:
+        """Retire ``device`` (a waiting one: dismissed). An enrolled one playing a match needs
+        ``override`` naming it (:func:`check_override`)."""
         d = self.devices.get(device)
         if d is None:
             raise FleetError(f"no device {device!r}", 404)
-        if d.state == "retired":
-            raise FleetError(f"device {device} is retired already", 409)
-        await self._retire(d, actor, "retired by the TD")
-        self.store.commit()
+        async with self._lock(d.table if d.state == "enrolled" else None):
+            if d.state == "retired":
+                raise FleetError(f"device {device} is retired already", 409)
+            if d.state == "enrolled" and d.table:
+                check_override(
+                    self.room.in_progress(d.table),
+                    override,
+                    "retiring its device leaves the match without a table",
+                )
+            await self._retire(d, actor, "retired by the TD", RETIRED)
+            self.store.commit()
         return self.row(d)
 
-    async def _retire(self, d: Device, actor: str, why: str) -> None:
+    async def _retire(self, d: Device, actor: str, why: str, gone: str) -> None:
+        """Retire ``d``: told to stop, its credential revoked (the broker drops it), and the room
+        told at once that its table has no device (``gone``: why, in the TD's words)."""
         now = self.clock.now_wall()
-        if d.state == "enrolled" and d.table:
+        table = d.table if d.state == "enrolled" else None
+        if table:
             self._send(d, "retire")
         if d.username:
             await self.provisioner.revoke(d.username)
@@ -280,6 +405,8 @@ class Fleet:
         self.store.audit(actor, "fleet_retire", now, table=d.table, detail={"device": d.device, "why": why})
         self._save(d, push=True)
         log.info("device %s (table %s) retired: %s", d.device, d.table, why)
+        if table and not any(x.state == "enrolled" and x.table == table for x in self.devices.values()):
+            self.room.gone(table, gone, actor)
 
     def control(self, device: str, action: str, actor: str) -> dict[str, Any]:
         """Send ``action`` (identify, restart, button_test, update) to an enrolled device."""
@@ -341,27 +468,28 @@ class Fleet:
 
     # -- views and upkeep ------------------------------------------------------------------------
 
-    def row(self, d: Device) -> dict[str, Any]:
+    def row(self, d: Device, who: str = SETUP) -> dict[str, Any]:
+        """The device's row as ``who`` may see it (:func:`hub.fleet_model.shown_to`)."""
         online = bool(d.table) and self._online(d.table or "")
-        return public_row(d, self.clock.now_wall(), online=online, hub_build=self._hub_build())
+        row = public_row(
+            d, self.clock.now_wall(), online=online, hub_build=self._hub_build(), key=self.key_of(d.device)
+        )
+        return shown_to(row, who)
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self, who: str = SETUP) -> list[dict[str, Any]]:
         order = {"pending": 0, "enrolled": 1, "retired": 2}
         devices = sorted(
             self.devices.values(),
             key=lambda d: (order.get(d.state, 3), natural(d.table or ""), -d.last_seen_wall, d.device),
         )
-        return [self.row(d) for d in devices]
+        return [self.row(d, who) for d in devices]
 
     def tick(self) -> None:
         """Forget pending devices gone quiet; save what polls and reports changed."""
         now = self.clock.now_wall()
         for d in list(self.devices.values()):
             if d.state == "pending" and now - d.last_seen_wall > PENDING_FORGET_MS and not code_valid(d, now):
-                del self.devices[d.device]
-                self._db.delete(d.device)
-                self._dirty.discard(d.device)
-                self._publish({"type": "fleet", "removed": [d.device], "now_wall": now})
+                self._forget(d.device)
         for device in list(self._dirty):
             if device in self.devices:
                 self._db.save(self.devices[device])

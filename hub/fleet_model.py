@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drivers.sealed_box import KEY_BYTES, SealedBoxError, b64decode
+from hub import roles
 from hub.fleet_store import Device
 from hub.provision import FleetError
 
@@ -81,6 +82,22 @@ def check_table(value: Any) -> str:
     if not isinstance(table, str) or not TABLE_RE.match(table) or table == "hub":
         raise FleetError("table: expected 1-32 letters, digits, '_' or '-' (e.g. 12)")
     return table
+
+
+CODE_RE = re.compile(r"^[0-9]{4}$")
+
+
+def check_code(value: Any) -> str:
+    """The code the TD read on the table's screen: required for every enrollment, so that only
+    the device whose screen shows it can be enrolled (not a row picked from a list)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    code = value.strip() if isinstance(value, str) else ""
+    if not CODE_RE.match(code):
+        raise FleetError(
+            "code: type the four-digit code the table shows on its screen", 400, code="code_required"
+        )
+    return code
 
 
 def new_code(taken: set[str]) -> str:
@@ -230,13 +247,16 @@ def check_report(obj: dict[str, Any]) -> dict[str, Any]:
 # -- what the TD sees ------------------------------------------------------------------------------
 
 
-def public_row(device: Device, now: int, *, online: bool, hub_build: str) -> dict[str, Any]:
-    """One row of ``GET /api/fleet`` (never a key, a hash or a sealed configuration)."""
+def public_row(device: Device, now: int, *, online: bool, hub_build: str, key: str = "") -> dict[str, Any]:
+    """One row of ``GET /api/fleet`` (never a key, a hash or a sealed configuration), as the
+    roles that enroll see it (:func:`shown_to` for the others). ``key`` tells rows apart where
+    the device's id is not shown."""
     report = device.report or {}
     code = device.code if code_valid(device, now) else None
     version = report.get("version") or device.version
     build = report.get("build") or device.build
     return {
+        "key": key or device.device,
         "device": device.device,
         "code": code,
         "code_expires_wall": device.code_expires_wall if code else None,
@@ -268,3 +288,42 @@ def public_row(device: Device, now: int, *, online: bool, hub_build: str) -> dic
         "clock_offset_ms": device.clock_offset_ms,
         "report_wall": device.report_wall,
     }
+
+
+# -- who sees what -------------------------------------------------------------------------------
+
+#: the roles that enroll (codes and every device's id), those that act on enrolled devices
+#: (identify, restart, button test: their ids), and everyone else who reads the dashboard
+SETUP, CONTROL, READ = "setup", "control", "read"
+_DEVICE_NAMED = re.compile(r"device \S+")
+
+
+def audience(role: str | None) -> str:
+    """What of the fleet ``role`` sees (None: not logged in, a ``--public`` reader)."""
+    if roles.may(role, roles.FLEET_SETUP):
+        return SETUP
+    if roles.may(role, roles.FLEET_CONTROL):
+        return CONTROL
+    return READ
+
+
+def shown_to(row: dict[str, Any], who: str) -> dict[str, Any]:
+    """A row of :func:`public_row` as ``who`` may see it. A waiting device's id and code are what
+    enrolls it (whoever holds them can say hello in its name, or enroll it): only the roles that
+    enroll see them. An enrolled device's id is also shown to the roles that act on it; readers
+    see neither (rows keep their ``key``)."""
+    if who == SETUP:
+        return row
+    out = dict(row, code=None, code_expires_wall=None)
+    if who == READ or row["state"] == "pending":
+        out["device"] = None
+        out["retired_why"] = _DEVICE_NAMED.sub("another device", row["retired_why"] or "")
+    return out
+
+
+def shown_message(message: dict[str, Any], role: str | None) -> dict[str, Any]:
+    """A ``fleet`` push (rows changed, rows removed) as ``role`` may see it."""
+    who = audience(role)
+    if who == SETUP:
+        return message
+    return {**message, "rows": [shown_to(r, who) for r in message.get("rows") or []]}

@@ -22,6 +22,7 @@ from aiohttp import web
 from hub.broker_config import TEMPLATE_NAME, load_table_template
 from hub.config import HubConfig
 from hub.core import Hub
+from hub.device_change import DeviceChanges
 from hub.discovery import Announcer
 from hub.dynsec import DynsecProvisioner
 from hub.fleet import Fleet, FleetSettings
@@ -124,6 +125,7 @@ class FleetService:
             Path(self.options.software) if self.options.software else None,
             release_key=self.options.release_key,
         )
+        changes = DeviceChanges(hub)
         fleet = Fleet(
             hub.store,
             hub.clock,
@@ -133,7 +135,9 @@ class FleetService:
             online=lambda table: bool((view := hub.views.get(table)) and view.online),
             publish=hub._publish,
             hub_build=lambda: software.build,
+            room=changes,
         )
+        changes.mark_at_start()  # a table left without a device before a restart has none still
         if self.embedded:
             for d in fleet.devices.values():
                 if d.username and d.state == "enrolled" and d.secret_hash and d.table:

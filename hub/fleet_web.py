@@ -1,9 +1,12 @@
 """The fleet's HTTP side: the Tables page and its API for the TD, and the devices' own endpoints.
 
 TD side (the dashboard's session and CSRF rules, like every other endpoint; docs/api.md):
-``GET /fleet`` (the page), ``GET /api/fleet``, ``GET /api/fleet/hub`` (the hub's key fingerprint and
-the addresses tables are given), ``POST /api/fleet/{device}/enroll`` ``{"table"}``,
-``POST /api/fleet/{device}/retire``, ``POST /api/fleet/{device}/{identify|restart|button-test|update}``.
+``GET /fleet`` (the page), ``GET /api/fleet`` (and its live rows: what each role may see of them,
+:func:`hub.fleet_model.shown_to`), ``GET /api/fleet/hub`` (the hub's key fingerprint and the
+addresses tables are given), ``POST /api/fleet/{device}/enroll`` ``{"table", "code",
+"override"}``, ``POST /api/fleet/{device}/retire`` ``{"override"}``,
+``POST /api/fleet/{device}/{identify|restart|button-test|update}``. A refusal carries its ``code``
+and parameters beside the sentence (``match_in_progress``: the match and its score).
 
 Devices' side, under ``/device/v1/`` (docs/protocol.md §6): ``POST hello``, ``POST poll``, and the
 software the hub runs (``GET software``, ``GET software/{file}``). A device has no session: these
@@ -20,11 +23,11 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from hub.fleet import Fleet
-from hub.fleet_model import check_hello
+from hub.fleet_model import audience, check_hello, shown_message
 from hub.hub_key import hub_fingerprint, signed_answer
 from hub.provision import FleetError
 from hub.software import Software
-from hub.web import DEVICE_PREFIX, STATIC, _actor, _body, _error, _json, reader, writer
+from hub.web import DEVICE_PREFIX, PUSH_KEY, STATIC, _actor, _body, _error, _json, _session, reader, writer
 
 log = logging.getLogger("hub.fleet_web")
 
@@ -38,7 +41,7 @@ def _fleet_errors(handler: Handler) -> Handler:
         try:
             return await handler(request)
         except FleetError as exc:
-            return _error(exc.status, str(exc))
+            return _error(exc.status, str(exc), **({"code": exc.code} if exc.code else {}), **exc.detail)
 
     return wrapped
 
@@ -50,9 +53,14 @@ async def page_fleet(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(STATIC / "fleet.html", headers={"Cache-Control": "no-cache"})
 
 
+def _role(request: web.Request) -> str | None:
+    session = _session(request)
+    return session.role if session is not None and session.logged_in else None
+
+
 @reader
 async def api_fleet(request: web.Request) -> web.Response:
-    return _json(request.app[FLEET_KEY].rows())
+    return _json(request.app[FLEET_KEY].rows(audience(_role(request))))
 
 
 @reader
@@ -76,7 +84,11 @@ async def api_enroll(request: web.Request) -> web.Response:
     body = await _body(request)
     fleet = request.app[FLEET_KEY]
     row = await fleet.enroll(
-        request.match_info["device"], body.get("table"), _actor(request), body.get("code")
+        request.match_info["device"],
+        body.get("table"),
+        _actor(request),
+        body.get("code"),
+        body.get("override"),
     )
     return _json(row)
 
@@ -84,7 +96,9 @@ async def api_enroll(request: web.Request) -> web.Response:
 @writer
 @_fleet_errors
 async def api_retire(request: web.Request) -> web.Response:
-    return _json(await request.app[FLEET_KEY].retire(request.match_info["device"], _actor(request)))
+    body = await _body(request)
+    fleet = request.app[FLEET_KEY]
+    return _json(await fleet.retire(request.match_info["device"], _actor(request), body.get("override")))
 
 
 def _control(action: str) -> Handler:
@@ -123,7 +137,7 @@ async def device_poll(request: web.Request) -> web.Response:
     wait = body.get("wait", 0)
     if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 <= wait <= 60:
         raise FleetError("wait: expected seconds from 0 to 60")
-    answer = await request.app[FLEET_KEY].wait(device, key, float(wait))
+    answer = await request.app[FLEET_KEY].wait(device, key, float(wait), request.remote or "")
     return _json(signed_answer(request.app[FLEET_KEY], "poll", answer, body))
 
 
@@ -145,6 +159,7 @@ def add_fleet_routes(app: web.Application, fleet: Fleet, software: Software) -> 
     """Register the fleet's pages and endpoints on the dashboard's application."""
     app[FLEET_KEY] = fleet
     app[SOFTWARE_KEY] = software
+    app[PUSH_KEY].shapes["fleet"] = shown_message
     r = app.router
     r.add_get("/fleet", page_fleet)
     r.add_get("/api/fleet", api_fleet)

@@ -14,6 +14,9 @@ from typing import Any
 from hub.guard import Fault
 from hub.watch import AlertSpec
 
+#: raised by the fleet (hub.fleet): a device id said hello with another key
+FLEET_KINDS = frozenset({"device_conflict"})
+
 #: alert kinds raised here (all one-shot)
 KINDS = frozenset(
     {
@@ -22,7 +25,7 @@ KINDS = frozenset(
         "not_assigned",
         "result_kept",
     }
-)
+) | FLEET_KINDS  # fmt: skip
 
 _ARTICLE = {"state": "an invalid state", "event": "an invalid event", "status": "an invalid status"}
 
@@ -90,6 +93,83 @@ def score_backwards(table: str, match_id: str, old: dict[str, Any], new: dict[st
         "The table may have lost its journal: check the score with the players and correct it.",
         table,
         match_id,
+    )
+
+
+def went_lower(before: dict[str, int], after: dict[str, int]) -> bool:
+    """Whether either side has fewer points ``after`` than ``before``."""
+    return any(after[s] < before[s] for s in ("A", "B"))
+
+
+def _score(score: dict[str, int]) -> str:
+    return f"{score['A']}–{score['B']}"
+
+
+def carried(table: str, match_id: str, last: dict[str, int], seq: Any, state: dict[str, Any]) -> AlertSpec:
+    """A table's new device took its match at a lower score than the last known one; the hub
+    sent it the last known score (hub.round_control's carry). Keyed like :func:`score_backwards`,
+    which the same state raises first: one alert, in these words."""
+    return AlertSpec(
+        f"backwards:{table}:{match_id}:{seq}",
+        "score_backwards",
+        "high",
+        f"Table {table}, match {match_id}: the table's new device started the match at "
+        f"{_score(state['score'])}; the last known score was {_score(last)}, and the hub sent it to the "
+        "new device (with the match's clocks). Check the score with the players.",
+        table,
+        match_id,
+    )
+
+
+def carry_failed(
+    table: str, match_id: str, last: dict[str, int], seq: Any, state: dict[str, Any]
+) -> AlertSpec:
+    """A table's new device went on with its match below the last known score before the hub
+    could send that score: only the TD can put it right."""
+    return AlertSpec(
+        f"backwards:{table}:{match_id}:{seq}",
+        "score_backwards",
+        "high",
+        f"Table {table}, match {match_id}: the table's new device went on at {_score(state['score'])} "
+        f"before the hub could send it the last known score {_score(last)}. Check the score with the "
+        "players and correct it.",
+        table,
+        match_id,
+    )
+
+
+def device_conflict(source: str, first: str, state: str) -> AlertSpec:
+    """Something at ``source`` said hello with the id of a device ``state`` (waiting, or enrolled)
+    at ``first``, and another key: refused. Neither the id nor the code is named (every reader
+    of the dashboard sees alerts)."""
+    what = "a table waiting to be enrolled" if state == "pending" else "an enrolled table"
+    return AlertSpec(
+        f"device_conflict:{source}",
+        "device_conflict",
+        "high",
+        f"A device at {source} said hello with the id of {what} (at {first}) and another key: refused. "
+        "Someone on the network may be trying to take a table's place. Enroll tables only by the code "
+        f"on their own screen, and check what is at {source}.",
+        None,
+        None,
+    )
+
+
+def hello_flood(sources: list[str], per_source: int) -> AlertSpec:
+    """Addresses that said hello as more devices than a table ever is (or too often)."""
+    first = sources[0]
+    others = (
+        f" and {len(sources) - 1} other address{'es' if len(sources) > 2 else ''}" if len(sources) > 1 else ""
+    )
+    return AlertSpec(
+        "flood:hello",
+        "flood",
+        "high",
+        f"{first}{others} said hello as more devices than a table ever is (each address keeps at most "
+        f"{per_source} waiting, the busiest loses first) or too often: the excess is refused, and "
+        "real tables still enroll. Check what is at that address.",
+        None,
+        None,
     )
 
 

@@ -391,6 +391,8 @@ class Ingest:
         if view.status is None or online != view.online:
             view.status_since = now
         view.status, view.online = dict(status), online
+        if online:
+            view.no_device = None  # a device is there again (hub.device_change)
         self.store.put_status(table, dict(status), online, view.status_since)
         journal = status.get("journal")
         if journal is not None and journal["problem"] == "lost" and journal["match_id"] is not None:

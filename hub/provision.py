@@ -15,18 +15,27 @@ can do exactly the same things.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from drivers.mqtt_topics import PREFIX
 from hub.actions import ActionError
 
 
 class FleetError(ActionError):
-    """A fleet action that cannot be done; ``status`` is the HTTP status the API answers with."""
+    """A fleet action that cannot be done; ``status`` is the HTTP status the API answers with,
+    ``code`` a stable name for the refusal and ``detail`` its parameters (both in the answer)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        status: int = 400,
+        *,
+        code: str | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, code)
         self.status = status
+        self.detail = detail or {}
 
 
 class ProvisionError(FleetError):

@@ -42,9 +42,10 @@ RESULTS: Final = "results"
 ROOM: Final = "room"
 #: import the schedule (and preview an import)
 SCHEDULE: Final = "schedule"
-#: the Tables page's identify, restart and button test
+#: the Tables page's identify, restart and button test (and the enrolled devices' ids they need)
 FLEET_CONTROL: Final = "fleet-control"
-#: the Tables page's enroll, retire and update
+#: the Tables page's enroll, retire and update, and what enrolls a table: the codes and the
+#: waiting devices' ids (nobody else sees them: :func:`hub.fleet_model.shown_to`)
 FLEET_SETUP: Final = "fleet-setup"
 #: the accounts: list, add, remove
 ACCOUNTS: Final = "accounts"

@@ -31,10 +31,16 @@ class TableView:
     #: a state arrived since the table (last) came online: the one held is not from before an
     #: outage, during which the table kept playing (a player may have arrived meanwhile)
     state_fresh: bool = False
+    #: why no device is connected for this table (its device was retired or replaced: the hub
+    #: said "offline" itself, :mod:`hub.device_change`); None once a device comes online
+    no_device: str | None = None
 
     def is_offline(self, now: int, grace_ms: int) -> bool:
-        """Offline = its Will said so and the grace period has run out (PROTOCOL §3)."""
-        return self.status is not None and not self.online and now - self.status_since >= grace_ms
+        """Offline = its Will said so and the grace period has run out (PROTOCOL §3); at once when
+        its device is gone (nobody is there to reconnect)."""
+        if self.status is None or self.online:
+            return False
+        return self.no_device is not None or now - self.status_since >= grace_ms
 
     def state_for(self, match_id: str) -> dict[str, Any] | None:
         if self.state is not None and self.state.get("match_id") == match_id:

@@ -14,7 +14,10 @@ A moved match keeps its id. Its schedule row names the new table; the hub assign
 withdraws it from the old table. When the match had started, its score (and clocks, and a
 corrected length) are carried: once the new table holds the match, the hub sends the TD's
 ``correct_score`` / ``set_time`` / ``set_length`` for it, and lateness counts from the move.
-Pending carries are kept in the store, so a restarted hub still sends them.
+Pending carries are kept in the store, so a restarted hub still sends them. A table whose device
+is retired or replaced mid-match carries its match the same way to its next device
+(:meth:`RoundControl.carry_to_next_device`, from :mod:`hub.device_change`), and the TD is told
+that the new device's score went back.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from drivers.mqtt_topics import is_valid_id
 from hub.actions import ActionError, Actions
 from hub.clock import Clock
 from hub.config import HubConfig
+from hub.incidents import carried, carry_failed, went_lower
 from hub.players import Conflict, Resolution
 from hub.round_view import both_confirmed
 from hub.schedule import ScheduledMatch, parse_schedule
@@ -267,24 +271,59 @@ class RoundControl:
 
         A match its players had begun (checked in, or playing) starts again at the new table from
         now: lateness there counts from the move, not from the round's start."""
+        carry = self._carry_of(old, new, now, actor)
+        if carry is None:
+            return new
+        self._keep_carry(old.match_id, carry)
+        return replace(new, start_wall=max(new.start_wall, now))
+
+    def _carry_of(
+        self, old: ScheduledMatch, new: ScheduledMatch, now: int, actor: str
+    ) -> dict[str, Any] | None:
+        """What a match begun at ``old.table`` carries to wherever it is played next (None: it
+        has not begun there, nothing to carry)."""
         state = self._state_of(old)
         begun = state is not None and (state["phase"] in IN_PLAY or any(state["present"].values()))
         if not begun or state is None:
-            return new
+            return None
         clock = state.get("clock") or {}
-        carry = {
+        return {
             "from": old.table,
             "to": new.table,
             "actor": actor,
             "wall": now,
             "score": state["score"],
+            "seq": state["seq"],
             "length": state["length"] if state["length"] != new.length else None,
             "reserve_ms": clock.get("reserve_ms") if clock.get("enabled") else None,
         }
+
+    def _keep_carry(self, match_id: str, carry: dict[str, Any]) -> None:
         carries = self.carries()
-        carries[old.match_id] = carry
+        carries[match_id] = carry
         self.store.set_meta(CARRIES, json.dumps(carries))
-        return replace(new, start_wall=max(new.start_wall, now))
+
+    def carry_to_next_device(self, table: str, why: str, actor: str) -> dict[str, Any] | None:
+        """The table's device is retired or replaced in the middle of a match: the next device
+        to hold the match there takes its last known score, length and clocks, as a moved match
+        does (:meth:`carry_moved`), and the TD is told that its score went back. Lateness there
+        counts from when the new device took the match (:func:`hub.lateness.timing`). Returns
+        what is carried (None: no match begun at the table)."""
+        view = self.room.views.get(table)
+        mid = (view.state or {}).get("match_id") if view is not None else None
+        m = self.room.by_id.get(mid) if isinstance(mid, str) else None
+        if m is None or m.table != table or m.match_id in self.room.results:
+            return None
+        carry = self._carry_of(m, m, self.clock.now_wall(), actor)
+        if carry is None:
+            return None
+        carry["device"] = why
+        self._keep_carry(m.match_id, carry)
+        self.store.commit()
+        log.info(
+            "table %s: %s at %s is carried to its next device (%s)", table, m.match_id, carry["score"], why
+        )
+        return carry
 
     def carries(self) -> dict[str, dict[str, Any]]:
         raw = self.store.get_meta(CARRIES)
@@ -306,10 +345,24 @@ class RoundControl:
                 del left[mid]  # moved again, removed or finished meanwhile: nothing to carry
                 continue
             view = self.room.views.get(m.table)
-            state = view.state_for(mid) if view is not None and view.online else None
-            if state is None or state["phase"] not in ("waiting", "opening"):
+            # the state of the table as it is now: not the last one of a device that is gone
+            state = view.state_for(mid) if view is not None and view.online and view.state_fresh else None
+            if state is None:
                 continue
-            note = f"moved from table {c['from']}"
+            device = c.get("device")
+            if state["phase"] not in ("waiting", "opening"):
+                # play went on there before the hub could carry: the score is the TD's to correct
+                if device and went_lower(c["score"], state["score"]):
+                    self.actions.alerts.raise_(
+                        carry_failed(m.table, mid, c["score"], c.get("seq"), state), now
+                    )
+                del left[mid]
+                continue
+            if device and went_lower(c["score"], state["score"]):
+                self.actions.alerts.raise_(carried(m.table, mid, c["score"], c.get("seq"), state), now)
+            note = (
+                "the last known state before the device change" if device else f"moved from table {c['from']}"
+            )
             actor = str(c.get("actor") or "td")
             try:
                 if isinstance(c.get("length"), int) and c["length"] != state["length"]:

@@ -92,7 +92,7 @@ class Views:
             mid = view.state.get("match_id")
             elsewhere = room.by_id.get(mid) if isinstance(mid, str) else None
             if elsewhere is not None and elsewhere.table != table:
-                view = TableView(table, view.status, view.online, view.status_since)
+                view = TableView(table, view.status, view.online, view.status_since, no_device=view.no_device)
         return view, match
 
     def tile(

@@ -300,6 +300,11 @@ def table_alerts(
         note = ""
         if state is not None and state["phase"] == "waiting" and match and now > match.start_wall:
             note = ": lateness is not applied automatically while it is offline"
+        if view.no_device is not None:
+            note = (
+                f": no device is connected ({view.no_device}); nothing automatic happens there "
+                "until one comes online"
+            )
         add(
             f"offline:{t}",
             "offline",

@@ -96,10 +96,12 @@ class Push:
 
     Each connection opened with a logged-in session is filed under that session's token, so that
     logging out, or the session expiring, closes it: what the hub shows stops with the session.
+    A message type with an entry in :attr:`shapes` is shown to each connection as its role may see
+    it (the fleet's rows: codes and device ids only to the roles that enroll), once per role.
     """
 
     def __init__(self, hub: Hub) -> None:
-        self.clients: dict[web.WebSocketResponse, tuple[asyncio.Queue[str], bool]] = {}
+        self.clients: dict[web.WebSocketResponse, tuple[asyncio.Queue[str], bool, str | None]] = {}
         self.by_session: dict[str, set[web.WebSocketResponse]] = {}
         #: the fleet's rows changed since the last fleet push (device -> row, or None: removed)
         self._fleet: dict[str, dict[str, Any] | None] = {}
@@ -107,12 +109,19 @@ class Push:
         self._fleet_flush: asyncio.TimerHandle | None = None
         #: fleet messages pushed (each to every dashboard open): docs/performance.md
         self.fleet_pushes = 0
+        #: message type -> the message as a role (None: not logged in) may see it
+        self.shapes: dict[str, Callable[[dict[str, Any], str | None], dict[str, Any]]] = {}
         self.unsubscribe = hub.subscribe(self.on_message)
 
     def add(
-        self, ws: web.WebSocketResponse, queue: asyncio.Queue[str], board: bool, token: str | None
+        self,
+        ws: web.WebSocketResponse,
+        queue: asyncio.Queue[str],
+        board: bool,
+        token: str | None,
+        role: str | None = None,
     ) -> None:
-        self.clients[ws] = (queue, board)
+        self.clients[ws] = (queue, board, role)
         if token is not None:
             self.by_session.setdefault(token, set()).add(ws)
 
@@ -177,7 +186,9 @@ class Push:
     def _send(self, msg: dict[str, Any]) -> None:
         full: str | None = None
         board: str | None = None
-        for ws, (queue, is_board) in list(self.clients.items()):
+        shape = self.shapes.get(msg["type"])
+        shaped: dict[str | None, str] = {}
+        for ws, (queue, is_board, role) in list(self.clients.items()):
             if is_board:
                 if msg["type"] != "tiles":
                     continue
@@ -185,6 +196,10 @@ class Push:
                     tiles = [board_tile(t) for t in msg["tiles"]]
                     board = json.dumps({"type": "tiles", "tiles": tiles, "now_wall": msg["now_wall"]})
                 data = board
+            elif shape is not None:
+                if role not in shaped:
+                    shaped[role] = json.dumps(shape(msg, role), ensure_ascii=False)
+                data = shaped[role]
             else:
                 if full is None:
                     full = json.dumps(msg, ensure_ascii=False)
@@ -863,7 +878,14 @@ async def api_ws(request: web.Request) -> web.StreamResponse:
     room = hub.board() if board else hub.room()
     queue.put_nowait(json.dumps({"type": "hello", **room}, ensure_ascii=False))
     session = _session(request)
-    push.add(ws, queue, board, session.token if session is not None and session.logged_in else None)
+    logged_in = session is not None and session.logged_in
+    push.add(
+        ws,
+        queue,
+        board,
+        session.token if session is not None and logged_in else None,
+        session.role if session is not None and logged_in else None,
+    )
 
     async def pump() -> None:
         while True:

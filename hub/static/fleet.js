@@ -1,6 +1,6 @@
 // The Tables page: devices waiting to be enrolled (their codes), the enrolled tables' health, and
 // the fleet's actions. Plain JS, no build step; text from the hub only through textContent.
-"use strict";
+import { confirmAction } from "./confirm.js";
 
 const F = { session: null, rows: new Map(), offset: 0, ws: null, retry: 500 };
 
@@ -56,45 +56,80 @@ async function api(method, path, body) {
   const res = await fetch(path, { method, headers, body: payload, credentials: "same-origin" });
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
-  if (!res.ok) { const err = new Error((data && data.error) || res.statusText); err.status = res.status; throw err; }
+  if (!res.ok) {
+    const err = new Error((data && data.error) || res.statusText);
+    err.status = res.status;
+    err.data = data || {};
+    throw err;
+  }
   return data;
+}
+
+// A table playing a match is enrolled or retired only when the TD names the match and its score:
+// the hub refuses with code "match_in_progress" and what the table plays; the TD confirms that
+// sentence (the dashboard's confirmation: Cancel is the default) and the request goes again with
+// the override.
+function playing(d) {
+  const p = d.players || {};
+  return `${d.match_id} (${p.A || "A"} – ${p.B || "B"}, ${d.score.A}–${d.score.B})`;
+}
+async function withOverride(method, path, body, sentence, okLabel) {
+  try {
+    return await api(method, path, body);
+  } catch (e) {
+    if (e.status !== 409 || e.data.code !== "match_in_progress") throw e;
+    if (!await confirmAction(sentence(e.data), { okLabel, danger: true })) {
+      const no = new Error("Not done: the table keeps its match.");
+      no.cancelled = true;
+      throw no;
+    }
+    return api(method, path, { ...body, override: { match_id: e.data.match_id, score: e.data.score } });
+  }
 }
 
 // -- actions ---------------------------------------------------------------------------------------
 
 async function enroll(device, table, code) {
-  const row = await api("POST", `/api/fleet/${encodeURIComponent(device)}/enroll`, { table, code });
-  F.rows.set(row.device, row);
+  const row = await withOverride("POST", `/api/fleet/${encodeURIComponent(device)}/enroll`, { table, code },
+    (d) => `Table ${d.table} is playing ${playing(d)}. Enroll this device as table ${d.table} anyway? ` +
+      `Its old device stops at once; the new one takes the match at ${d.score.A}–${d.score.B}.`, "Enroll anyway");
+  F.rows.set(row.key, row);
   render();
   toast(`Device ${device} is now table ${row.table}`);
 }
 
 async function action(row, what, label) {
-  const table = row.table ? `table ${row.table}` : `device ${row.device}`;
-  if (what === "retire" && !confirm(`Retire ${table}? Its credential stops working at once and the table shows “not set up”.`)) return;
+  const table = row.table ? `table ${row.table}` : "this device";
+  if (what === "retire" && row.state === "enrolled" && !confirm(`Retire ${table}? Its credential stops working at once and the table shows “not set up”.`)) return;
   if (what === "restart" && row.in_match && !confirm(`Restart ${table} during its match? Its clock comes back paused.`)) return;
   try {
-    const res = await api("POST", `/api/fleet/${encodeURIComponent(row.device)}/${what}`, {});
-    if (res && res.state) { F.rows.set(res.device, res); render(); }
+    const res = await withOverride("POST", `/api/fleet/${encodeURIComponent(row.device)}/${what}`, {},
+      (d) => `Table ${d.table} is playing ${playing(d)}. Retire its device anyway? ` +
+        `The match waits for a new device, which takes it at ${d.score.A}–${d.score.B}.`, "Retire anyway");
+    if (res && res.state) { F.rows.set(res.key, res); render(); }
     toast(`${label}: ${table}`);
   } catch (e) {
-    toast(`${label} ${table}: ${e.message}`, true);
+    toast(e.cancelled ? e.message : `${label} ${table}: ${e.message}`, true);
   }
 }
 
 // -- rendering -------------------------------------------------------------------------------------
 
+// Codes and device ids reach only the roles that enroll (the hub leaves them out for the others):
+// a row is known by its key.
 function pendingCard(row) {
   const input = h("input", { "aria-label": `Table number for code ${row.code}`, maxlength: 32, required: true, autocomplete: "off" });
   const form = h("form", { onsubmit: async (ev) => {
     ev.preventDefault();
     try { await enroll(row.device, input.value.trim(), row.code); } catch (e) { toast(e.message, true); }
   } }, input, h("button", { type: "submit" }, "Enroll"));
-  return h("div", { class: "card", "data-device": row.device },
-    h("div", { class: "code", "aria-label": `code ${row.code}` }, row.code || "expired"),
-    h("div", { class: "dim" }, `${row.device} · ${row.ip || "?"} · ${row.hostname || ""}`),
+  const dismiss = h("button", { type: "button", class: "small ghost", onclick: () => action(row, "retire", "Dismissed") }, "Dismiss");
+  return h("div", { class: "card", "data-key": row.key, "data-device": row.device },
+    h("div", { class: "code", "aria-label": row.code ? `code ${row.code}` : "a device is waiting" }, row.code || (row.device ? "expired" : "waiting")),
+    row.device ? h("div", { class: "dim" }, `${row.device} · ${row.ip || "?"} · ${row.hostname || ""}`) : null,
     h("div", { class: "dim" }, `software ${row.version}${row.update_due ? " (differs from the hub)" : ""} · seen ${ago(row.last_seen_wall)}`),
-    can("fleet-setup") && row.code ? form : null);
+    can("fleet-setup") && row.code ? form : null,
+    can("fleet-setup") && row.device ? dismiss : null);
 }
 
 function cellOnline(row) {
@@ -156,11 +191,11 @@ function enrolledRow(row) {
     can("fleet-setup") ? h("button", { type: "button", class: "small ghost", onclick: () => action(row, "update", "Update") }, "Update") : null,
     h("button", { type: "button", class: "small ghost", onclick: () => action(row, "restart", "Restart") }, "Restart"),
     can("fleet-setup") ? h("button", { type: "button", class: "small danger", onclick: () => action(row, "retire", "Retire") }, "Retire") : null) : null;
-  return h("tr", { "data-device": row.device },
+  return h("tr", { "data-key": row.key, "data-device": row.device },
     h("td", { class: "table-no" }, row.table),
     h("td", {}, cellOnline(row), row.screen && row.screen !== "idle" && row.screen !== "match" ? h("div", { class: "warn" }, row.screen.replace("_", " ")) : null),
     h("td", {}, cellVersion(row)),
-    h("td", {}, row.ip || "–", h("div", { class: "dim" }, row.device)),
+    h("td", {}, row.ip || "–", row.device ? h("div", { class: "dim" }, row.device) : null),
     h("td", {}, duration(row.uptime_s)),
     h("td", {}, cellTemp(row)),
     h("td", {}, cellDisk(row)),
@@ -190,14 +225,14 @@ function render() {
   $("retired-count").textContent = `(${retired.length})`;
   $("retired").replaceChildren(
     h("thead", {}, h("tr", {}, ["Device", "Was table", "Retired", "Why"].map((t) => h("th", { scope: "col" }, t)))),
-    h("tbody", {}, retired.map((r) => h("tr", { "data-device": r.device }, h("td", {}, r.device), h("td", {}, r.table || "–"), h("td", {}, ago(r.retired_wall)), h("td", {}, r.retired_why)))));
+    h("tbody", {}, retired.map((r) => h("tr", { "data-key": r.key, "data-device": r.device }, h("td", {}, r.device || "–"), h("td", {}, r.table || "–"), h("td", {}, ago(r.retired_wall)), h("td", {}, r.retired_why)))));
 }
 
 // -- data ------------------------------------------------------------------------------------------
 
 async function load() {
   const rows = await api("GET", "/api/fleet");
-  F.rows = new Map(rows.map((r) => [r.device, r]));
+  F.rows = new Map(rows.map((r) => [r.key, r]));
   render();
   // the fingerprint each table shows on its set-up screen must be this one
   const hub = await api("GET", "/api/fleet/hub");
@@ -212,7 +247,7 @@ function connect() {
   ws.onmessage = (m) => {
     const msg = JSON.parse(m.data);
     if (msg.type !== "fleet") return;
-    for (const row of msg.rows || []) F.rows.set(row.device, row);
+    for (const row of msg.rows || []) F.rows.set(row.key, row);
     for (const id of msg.removed || []) F.rows.delete(id);
     render();
   };

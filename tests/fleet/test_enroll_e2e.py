@@ -48,7 +48,7 @@ def enroll(hub: Hub, tmp: Path, device: str, table: str) -> Path:
     code = proc.code()
     row = hub.wait_device(device, lambda r: r["state"] == "pending", "the device pending")
     assert row["code"] == code
-    enrolled = hub.td.post(f"/api/fleet/{device}/enroll", {"table": table})
+    enrolled = hub.td.post(f"/api/fleet/{device}/enroll", {"table": table, "code": code})
     assert enrolled["state"] == "enrolled" and enrolled["table"] == table
     assert proc.wait() == 0, proc.err.lines
     proc.out.wait_for(rf"^enrolled as table {table}$")
@@ -205,4 +205,4 @@ def test_enrollment_is_protected(tmp_path: Path):
         assert status == 403
         # single use: enrolling the same device again is refused
         with pytest.raises(Exception, match="409"):
-            hub.td.post("/api/fleet/dev-p/enroll", {"table": "4"})
+            hub.td.post("/api/fleet/dev-p/enroll", {"table": "4", "code": code})

@@ -106,3 +106,56 @@ def test_enroll_from_the_page_then_identify_test_and_restart(browser: Browser, t
             assert table.proc.poll() is None, "restart replaced the process image, it did not exit"
             waiting.proc.terminate()
             waiting.proc.wait(WAIT)
+
+
+def test_enrolling_a_table_that_plays_a_match_asks_the_td_naming_the_match_and_its_score(
+    browser: Browser, tmp_path: Path
+):
+    from tests.fleet.scenes import MIN, enroll, seed_waiting, wall_now, write_schedule
+    from tests.fleet.support import wait_until
+
+    schedule = write_schedule(tmp_path, "12", start=wall_now() - 20 * MIN)
+    hub = Hub(tmp_path, EVENT, extra=["--schedule", str(schedule)])
+    with cleanup(hub):
+        old = enroll(hub, tmp_path, "dev-old", "12")
+        seed_waiting(old, "12", "r1-t12", first_point_in_ms=4 * MIN)
+        table = Table(tmp_path, old / "table.toml", "old")
+        with cleanup(table):
+            wait_until(
+                lambda: ((hub.table("12") or {}).get("state") or {}).get("present", {}).get("A"),
+                WAIT,
+                "table 12 playing r1-t12 on the hub",
+            )
+            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            login(page, hub.url)
+            page.goto(hub.url + "/fleet")
+            new = Enroll(tmp_path, hub.url, tmp_path / "new", "dev-new", "--timeout", "90")
+            code = new.code()
+            expect(page.locator("#pending [data-device=dev-new] .code")).to_have_text(code, timeout=MS)
+
+            # the TD types table 12 for the new device: the page names the match and its score
+            # first, in the dashboard's confirmation (Cancel is the default button)
+            dialog = page.locator("#confirm-dialog")
+            page.fill("#quick-code", code)
+            page.fill("#quick-table", "12")
+            page.press("#quick-table", "Enter")
+            expect(dialog).to_be_visible(timeout=MS)
+            asked = page.locator("#confirm-text").inner_text()
+            assert "r1-t12" in asked and "Anna Berg – Jon Dahl" in asked and "0–0" in asked, asked
+            expect(page.locator("#confirm-cancel")).to_be_focused()
+            if os.environ.get(SCREENSHOTS_ENV):
+                page.screenshot(
+                    path=str(Path(os.environ[SCREENSHOTS_ENV]) / "dashboard-tables-mid-match.png")
+                )
+            page.screenshot(path=str(tmp_path / "tables-mid-match.png"))
+            page.click("#confirm-cancel")
+            expect(page.locator("#quick-result")).to_contain_text("keeps its match", timeout=MS)
+            assert hub.device("dev-old")["state"] == "enrolled"  # type: ignore[index]
+
+            page.press("#quick-table", "Enter")
+            expect(dialog).to_be_visible(timeout=MS)
+            page.click("#confirm-ok")
+            expect(page.locator("#quick-result")).to_have_text(f"Code {code} → table 12", timeout=MS)
+            assert new.wait() == 0
+            assert hub.device("dev-old")["state"] == "retired"  # type: ignore[index]
+            wait_until(lambda: not hub.online("12"), WAIT, "table 12 without a device")

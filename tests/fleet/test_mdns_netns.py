@@ -78,7 +78,10 @@ def test_two_tables_find_the_hub_by_mdns_and_enroll(lan: Lan, tmp_path: Path):
         td(
             lan,
             url,
-            [("POST", f"/api/fleet/dev-{n}/enroll", {"table": str(i)}) for i, n in ((1, "t1"), (2, "t2"))],
+            [
+                ("POST", f"/api/fleet/dev-{n}/enroll", {"table": str(i), "code": codes[n]})
+                for i, n in ((1, "t1"), (2, "t2"))
+            ],
         )
         for i, name in ((1, "t1"), (2, "t2")):
             outs[name].wait_for(rf"^enrolled as table {i}$")

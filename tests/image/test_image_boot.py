@@ -251,7 +251,7 @@ def first_boot(card: Card, hub: Hub) -> Iterator[FirstBoot]:
         shown = await_screen(machine, card.work / "first-frame-setup.png", lambda f: is_not_set_up(f, code))
 
         entered = time.monotonic()
-        hub.td.post(f"/api/fleet/{device['device']}/enroll", {"table": TABLE})
+        hub.td.post(f"/api/fleet/{device['device']}/enroll", {"table": TABLE, "code": code})
         machine.wait_for(rf"\benrolled as table {TABLE}\b", BOOT)
         online = bool(wait_until(lambda: hub.online(TABLE), FRAME, f"table {TABLE} online"))
         # a figure for docs/performance.md, not a check: the console log has the boot's own times

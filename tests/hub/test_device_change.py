@@ -1,0 +1,135 @@
+"""A table's device changes in the middle of a match, with a real broker and simulated tables on a
+moved clock: the hub says "offline" itself at once, gives nothing automatic there while no device
+is connected, and the next device takes the match's last known score (the TD told, naming the
+table and the match) — or, when it went on playing before the hub could send that score, the TD is
+told to correct it. The fleet's side (credentials, override) is tested with real processes in
+``tests/fleet/test_device_change.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from demo.simtable import SimTable
+from hub.clock import FakeClock
+from hub.device_change import REPLACED, DeviceChanges, in_progress
+from hub.service import HubThread
+from rulebook.snapshot import snapshot
+from tests.hub.support import MIN, T0, event_id, hub_state, one_match, start_hub, tick
+
+
+class Scene:
+    def __init__(self, tmp: Path, mosquitto) -> None:
+        self.clock = FakeClock(T0 - MIN)
+        self.event = event_id("device")
+        self.mosquitto = mosquitto
+        self.hub: HubThread = start_hub(
+            tmp, mosquitto.host, mosquitto.port, self.event, self.clock, schedule=one_match("1")
+        )
+        self.stack = ExitStack()
+        self.old = self.device()
+
+    def device(self) -> SimTable:
+        sim = SimTable(self.event, "1", self.mosquitto.host, self.mosquitto.port, clock=self.clock).start()
+        self.stack.callback(sim.stop)
+        sim.wait_for(lambda s: s.match_id == "r1-t1")
+        return sim
+
+    def synced(self, sim: SimTable) -> None:
+        self.hub.wait_for(lambda h: hub_state(h, "1").get("seq") == sim.state.seq)
+
+    def gone(self) -> None:
+        """What the fleet does when it retires table 1's device (hub.fleet -> DeviceChanges)."""
+        self.hub.call(lambda: DeviceChanges(self.hub.hub).gone("1", REPLACED, "td"))
+
+    def tile(self) -> dict:
+        return self.hub.call(lambda: self.hub.hub.tile("1"))
+
+    def alerts(self, kind: str) -> list[dict]:
+        return [a for a in self.hub.call(self.hub.hub.alert_list) if a["kind"] == kind]
+
+    def close(self) -> None:
+        self.stack.close()
+        self.hub.stop()
+
+
+@pytest.fixture
+def scene(tmp_path, mosquitto) -> Iterator[Scene]:
+    s = Scene(tmp_path, mosquitto)
+    yield s
+    s.close()
+
+
+def playing(sim: SimTable) -> None:
+    sim.checkin("A")
+    sim.checkin("B")
+    sim.opening_roll(6, 2)
+    sim.press("B")
+
+
+def test_the_next_device_takes_the_match_at_its_last_known_score(scene: Scene):
+    playing(scene.old)
+    scene.old.win("A", "gammon")
+    scene.synced(scene.old)
+    scene.clock.set(T0 + 2 * MIN)
+    tick(scene.hub)
+    assert scene.hub.call(lambda: in_progress(scene.hub.hub.room_state, "1")).score == {"A": 2, "B": 0}
+
+    scene.gone()
+    tile = scene.tile()
+    assert (tile["online"], tile["status"]) == (False, "offline")  # at once, no grace
+    assert "no device" in scene.alerts("offline")[0]["message"]
+    carries = scene.hub.call(scene.hub.hub.round_control.carries)
+    assert carries["r1-t1"]["score"] == {"A": 2, "B": 0} and carries["r1-t1"]["device"] == REPLACED
+    scene.old.stop(graceful=False)  # dropped by the broker
+
+    new = scene.device()  # a new device: the match from its assignment, at 0-0
+    assert snapshot(new.state)["score"] == {"A": 0, "B": 0}
+    scene.synced(new)
+    scene.clock.set(T0 + 3 * MIN)
+    tick(scene.hub)
+    new.wait_for(lambda s: snapshot(s)["score"] == {"A": 2, "B": 0})
+    scene.synced(new)
+    assert scene.tile()["online"] is True and scene.tile()["score"] == {"A": 2, "B": 0}
+    back = scene.alerts("score_backwards")
+    assert len(back) == 1 and back[0]["table"] == "1" and back[0]["match_id"] == "r1-t1"
+    assert "new device" in back[0]["message"] and "2–0" in back[0]["message"]
+    assert scene.hub.call(scene.hub.hub.round_control.carries) == {}
+    assert scene.alerts("offline") == []
+    # lateness at the new device counts from when it took the match: nothing given for the change
+    scene.clock.set(T0 + 7 * MIN)
+    tick(scene.hub)
+    assert snapshot(new.state)["penalties"] == {"A": 0, "B": 0}
+
+
+def test_a_next_device_that_played_on_before_the_carry_leaves_the_score_to_the_td(scene: Scene):
+    playing(scene.old)
+    scene.old.win("A", "gammon")
+    scene.synced(scene.old)
+    scene.gone()
+    scene.old.stop(graceful=False)
+
+    new = scene.device()
+    playing(new)  # the players went on at the new device before the hub could send the score
+    scene.synced(new)
+    tick(scene.hub)
+    back = scene.alerts("score_backwards")
+    assert len(back) == 1 and "correct it" in back[0]["message"] and "2–0" in back[0]["message"]
+    assert snapshot(new.state)["score"] == {"A": 0, "B": 0}  # nothing sent over the players' game
+    assert scene.hub.call(scene.hub.hub.round_control.carries) == {}
+
+
+def test_no_automatic_point_while_a_table_has_no_device(scene: Scene):
+    scene.old.checkin("A")  # Bob is late
+    scene.synced(scene.old)
+    scene.clock.set(T0 + MIN)
+    tick(scene.hub)
+    scene.gone()  # the old device stays silent, as one the broker dropped without its Will
+    scene.clock.set(T0 + 11 * MIN)  # two points' moments pass with no device at table 1
+    tick(scene.hub)
+    assert scene.hub.call(scene.hub.hub.store.commands, "1") == []
+    assert scene.tile()["status"] == "offline"
