@@ -49,7 +49,18 @@ const GROUPS = {
       return `${head}${plural(still, "match", "matches")} still playing${pace ? `; ${pace} more may end after its start` : ""}`;
     },
   },
-  late: { by: (a) => a.round || "", text: (r, items) => `${r ? `Round ${r}: ` : ""}${plural(items.length, "player", "players")} late` },
+  late: {
+    by: (a) => a.round || "",
+    text: (r, items) => {
+      // a player still playing another match is not late: said apart, never counted as late
+      const elsewhere = items.filter((a) => a.data && a.data.elsewhere).length;
+      const late = items.length - elsewhere;
+      const head = r ? `Round ${r}: ` : "";
+      const away = plural(elsewhere, "player", "players") + " still playing another match";
+      if (!late) return `${head}${away}`;
+      return `${head}${plural(late, "player", "players")} late${elsewhere ? `; ${away}` : ""}`;
+    },
+  },
   break_overrun: { by: (a) => a.round || "", text: (r, items) => `${r ? `Round ${r}: ` : ""}${plural(items.length, "player", "players")} back late from a break` },
   not_started: { by: (a) => a.round || "", text: (r, items) => `${r ? `Round ${r}: ` : ""}${plural(items.length, "match", "matches")} not started` },
   offline: { by: () => "", text: (_r, items) => `${plural(items.length, "table", "tables")} offline` },
