@@ -124,6 +124,15 @@ def _sentence(
             return f"Time flag: {name(d.get('winner'))} wins on time"
         case CommandType.TD_ACK:
             return "TD call acknowledged at the table"
+        case CommandType.FORBID_DOUBLE:
+            return f"{name(d.get('side'))} may not double for the rest of the game (HU 7.9)"
+        case CommandType.FORCE_DOUBLE:
+            return f"{name(d.get('side'))}'s double entered by the TD (FFBG 6.8)"
+        case CommandType.CRAWFORD_DOUBLE:
+            kept = "kept" if d.get("choice") == "keep" else "voided"
+            return f"Double in the Crawford game {kept} by the match leader"
+        case CommandType.DOUBLE_LOSS:
+            return "Double loss: both players lose the match (FFBG 10.3)"
         case "ack_alert":
             return f"Alert acknowledged ({str(d.get('alert', '')).split(':')[0]})"
         case "verify_result":

@@ -429,7 +429,9 @@ class KioskApp:
             self._player_input({"input": InputType.ROLL, "dice": dice, "source": RollSource.TOWER})
             return
         state = self.controller.state
-        side = state.clock.running or state.turn
+        # whose throw it was is the rulebook's judgement (the tower cannot tell whose hand dropped
+        # the dice): the player on turn with a clock, otherwise the player whose roll is due
+        side = state.thrower()
         log.info("dice tower: unreadable throw (%s)", roll.reason)
         if side is not None and state.phase == Phase.PLAYING:
             self._player_input({"input": InputType.INVALID_ROLL, "side": side})

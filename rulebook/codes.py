@@ -25,6 +25,7 @@ MESSAGES: dict[str, str] = {
     "field.too_long": "{field}: longer than {limit} characters",
     "cmd.unknown": "unknown command type {type}",
     "cmd.expired": "command expired",
+    "cmd.not_in_profile": "{profile}: these rules give the TD no {type} decision",
     # -- the match and the phase -------------------------------------------------------------------
     "match.none": "no match assigned to this table",
     "match.over": "the match is over",
@@ -53,6 +54,7 @@ MESSAGES: dict[str, str] = {
     "pause.no_clock": "no clock in this match: there is no clock for a player to pause",
     "pause.reason_not_allowed": "reason {reason} does not allow a pause in {profile} ({allowed})",
     "pause.break_in_game": "a break is taken between games, never by pausing a game in progress (2.2 ii)",
+    "pause.break_before_first_game": "a break is taken between games, not before the first game (2.2 ii)",
     "pause.not_in_game": "reason {reason} pauses a game in progress only",
     "pause.table_reason": "reason {reason} is the table's, not a player's",
     # -- the cube (4.4) -----------------------------------------------------------------------------
@@ -64,6 +66,8 @@ MESSAGES: dict[str, str] = {
     "double.max": "the cube is at its highest value ({value})",
     "double.after_roll": "doubling must come before any roll attempt (4.4 ii)",
     "double.clock_wait": "wait for the opponent to finish the turn (press the clock)",
+    "double.forbidden": "the TD has forbidden {side} to double for the rest of this game (HU 7.9)",
+    "crawford.none": "no double made in the Crawford game waits for the leader's choice (HU 7.5, FFBG 6.5)",
     "take.no_offer": "no double to take",
     "take.own": "the doubler cannot take their own double",
     "pass.no_offer": "no double to pass",

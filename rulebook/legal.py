@@ -27,6 +27,9 @@ from rulebook.vocab import (
     Command,
     CommandType,
     CorrectScoreCmd,
+    EndReason,
+    ForbidDoubleCmd,
+    ForceDoubleCmd,
     PauseReason,
     PenaltyCmd,
     Phase,
@@ -66,7 +69,7 @@ def match_refusal(state: TableState) -> RuleError | None:
         return RuleError("match.none")
     if state.phase == Phase.FLAG:
         return RuleError("flag.waiting")
-    if state.match.winner is not None:
+    if state.match.end_reason is not None:
         return RuleError("match.over")
     return None
 
@@ -74,7 +77,7 @@ def match_refusal(state: TableState) -> RuleError | None:
 def phase_refusal(state: TableState, phases: frozenset[Phase] | tuple[Phase, ...]) -> RuleError | None:
     phase = state.phase
     match = state.match
-    if phase in phases and phase != _FLAG and match is not None and match.winner is None:
+    if phase in phases and phase != _FLAG and match is not None and match.end_reason is None:
         return None  # the common case, decided without building anything
     refusal = match_refusal(state)
     if refusal is not None:
@@ -138,9 +141,13 @@ def press_refusal(state: TableState, side: Side) -> RuleError | None:
 
 
 def roll_judgement(state: TableState) -> tuple[Side | None, RuleError | None]:
-    """Whose roll a roll read now is, or why it is premature (4.1 v a: recorded, not applied).
+    """Whose roll a roll read now is, or why it is premature.
 
-    Without a clock no press ends a turn: a roll after the mover's roll is the opponent's.
+    Without a clock no press ends a turn: a roll after the mover's roll is the opponent's. With a
+    clock, a roll before the opponent finished is premature: recorded, not applied, where the
+    opponent chooses (WBGF 4.1 v a, HU 6.11); where it counts (HBF 4.1 v a, FFBG 5.14; profile
+    key ``premature_roll_counts``) it is the roll of the player whose turn comes next (``early``).
+    No roll while a double waits (HU 7.10, FFBG 6.9: the doubler waits for the answer).
     """
     match = state.match
     assert match is not None
@@ -153,17 +160,47 @@ def roll_judgement(state: TableState) -> tuple[Side | None, RuleError | None]:
     if offer is not None and (offer == turn or rolled):
         return turn, RuleError("roll.double_waiting")
     if rolled and turn is not None:
+        if state.profile.premature_roll_counts and state.early_roll is None:
+            return other(turn), None
         return turn, RuleError("roll.premature", side=turn)
-    if clock.enabled and turn is not None and clock.running != turn:
+    counts = state.profile.premature_roll_counts
+    if clock.enabled and turn is not None and clock.running != turn and not counts:
         return turn, RuleError("roll.clock_not_running", side=turn)
     return turn, None
 
 
+def invalid_roll_side(state: TableState) -> Side | None:
+    """Whose throw an unreadable throw read now is (None when no roll is due): with a clock or
+    presses, the player on turn; otherwise the player whose roll is due (``roll_judgement``: a
+    dice tower cannot tell whose hand dropped the dice)."""
+    match = state.match
+    if match is None or state.phase != Phase.PLAYING:
+        return None
+    if state.is_turn_end_known():
+        return state.turn
+    return roll_judgement(state)[0]
+
+
 def invalid_roll_refusal(state: TableState, side: Side) -> RuleError | None:
+    """An invalid roll (4.3 v) is a roll attempt: the thrower may no longer double this turn (HU
+    0.16, WBGF/HBF 4.4 ii). With a clock or presses it is the turn's player's; with dice alone it is
+    the throw of the player whose roll is due, like a roll (a tower's throw after the mover's roll
+    is the opponent's); a scoreboard, which sees no turn, takes the side it is told."""
     refusal = phase_refusal(state, PLAYING)
-    if refusal is None and state.is_turn_known() and state.turn is not None and side != state.turn:
-        return RuleError("roll.not_yours", side=state.turn)
-    return refusal
+    if refusal is not None:
+        return refusal
+    if state.is_turn_end_known():
+        if state.turn is not None and side != state.turn:
+            return RuleError("roll.not_yours", side=state.turn)
+        return None
+    if not state.rolls_seen:
+        return None
+    due, premature = roll_judgement(state)
+    if premature is not None:
+        return premature
+    if due is not None and side != due:
+        return RuleError("roll.not_yours", side=due)
+    return None
 
 
 def pickup_refusal(state: TableState, side: Side) -> RuleError | None:
@@ -182,7 +219,10 @@ def cube_refusal(state: TableState, side: Side) -> RuleError | None:
     if refusal is not None:
         return refusal
     assert state.match is not None
-    return state.match.double_refusal(side, state.profile.max_cube, state.profile.dead_cube)
+    profile = state.profile
+    return state.match.double_refusal(
+        side, profile.cube_limit(), profile.dead_cube, profile.crawford_double != "refused"
+    )
 
 
 def double_timing(state: TableState, side: Side) -> RuleError | bool:
@@ -199,6 +239,9 @@ def double_timing(state: TableState, side: Side) -> RuleError | bool:
     turn = state.turn
     if turn is None or not state.is_turn_known():
         return False
+    if state.early_roll is not None and side != turn:
+        # HBF 4.1 v a, FFBG 5.14: the early roller "ne peut plus utiliser le videau"
+        return RuleError("double.after_roll")
     if turn == side:
         if state.roll_attempted:
             return RuleError("double.after_roll")
@@ -234,7 +277,9 @@ def _answer_refusal(
 
 
 def take_refusal(state: TableState, side: Side) -> RuleError | None:
-    return _answer_refusal(state, side, phase_refusal(state, PLAYING), "take.no_offer", "take.own")
+    """A take may also come during a pause in the game: the act alone binds (WBGF/HBF 4.4 iii),
+    as a pass, a win and a resignation do."""
+    return _answer_refusal(state, side, result_refusal(state), "take.no_offer", "take.own")
 
 
 def pass_refusal(state: TableState, side: Side) -> RuleError | None:
@@ -271,10 +316,24 @@ def pause_refusal(state: TableState, side: Side, reason: PauseReason) -> RuleErr
         allowed = ", ".join(r for r in PAUSE_ORDER if r in profile.pause_reasons and r not in TABLE_PAUSES)
         return RuleError("pause.reason_not_allowed", reason=reason, profile=profile.name, allowed=allowed)
     in_game = state.is_in_game()
-    if reason == PauseReason.BREAK and in_game:
-        return RuleError("pause.break_in_game")
+    if reason == PauseReason.BREAK:
+        return _break_pause_refusal(state, side, in_game)
     if reason == PauseReason.INVALID_ROLL and not in_game:
         return RuleError("pause.not_in_game", reason=reason)
+    return None
+
+
+def _break_pause_refusal(state: TableState, side: Side, in_game: bool) -> RuleError | None:
+    """WBGF/HBF 2.2 ii: "Pauser kan bare tas mellom partier", within the player's allowance; a
+    clock paused for a break uses one of the player's breaks (4.3 ii b)."""
+    if in_game:
+        return RuleError("pause.break_in_game")
+    assert state.match is not None
+    if state.match.game == 0:
+        return RuleError("pause.break_before_first_game")
+    used, allowed = state.breaks_used.of(side), breaks_allowed_now(state)
+    if used >= allowed:
+        return RuleError("break.none_left", used=used, allowed=allowed)
     return None
 
 
@@ -416,7 +475,64 @@ def td_refusal(state: TableState, kind: CommandType) -> RuleError | None:
             return None if state.phase == Phase.FLAG and state.match is not None else RuleError("flag.none")
         case CommandType.TD_ACK:
             return None
+        case CommandType.FORBID_DOUBLE:
+            if not state.profile.td_forbids_double:
+                return _not_in_profile(state, kind)
+            return _game_refusal(state)
+        case CommandType.FORCE_DOUBLE:
+            if not state.profile.td_forces_double:
+                return _not_in_profile(state, kind)
+            return phase_refusal(state, PLAYING)
+        case CommandType.CRAWFORD_DOUBLE:
+            return crawford_choice_refusal(state)
+        case CommandType.DOUBLE_LOSS:
+            if not state.profile.double_loss:
+                return _not_in_profile(state, kind)
+            if state.match is None:
+                return RuleError("match.none")
+            # FFBG 10.3: the five minutes taken from each clock may have made one of them flag
+            return RuleError("match.over") if state.match.is_over() else None
     raise AssertionError(kind)  # pragma: no cover - every command type has a case
+
+
+def _not_in_profile(state: TableState, kind: CommandType) -> RuleError:
+    return RuleError("cmd.not_in_profile", profile=state.profile.name, type=kind)
+
+
+def _game_refusal(state: TableState) -> RuleError | None:
+    """A game in progress (also paused): what the TD's cube decisions apply to."""
+    refusal = match_refusal(state)
+    if refusal is None and state.match is not None and not state.match.in_game:
+        return RuleError("double.no_game")
+    return refusal
+
+
+def crawford_choice_refusal(state: TableState) -> RuleError | None:
+    """Whether the leader's choice about a double made in the Crawford game may be entered now:
+    in the profiles whose rules give it (HU 7.5, FFBG 6.5), while the choice is open: from the
+    double to its answer (FFBG 6.5: "avant d'avoir marqué le score"; 6.10: a take ratifies the
+    cube), or to the next game's start (HU: "a következő játék megkezdése előtti pillanatig")."""
+    if state.profile.crawford_double == "refused":
+        return _not_in_profile(state, CommandType.CRAWFORD_DOUBLE)
+    match = state.match
+    if match is None:
+        return RuleError("match.none")
+    if state.phase == Phase.FLAG:
+        return RuleError("flag.waiting")
+    if match.is_over() and match.end_reason != EndReason.POINTS:
+        return RuleError("match.over")
+    if not match.crawford_double_open:
+        return RuleError("crawford.none")
+    return None
+
+
+def side_command_refusal(state: TableState, kind: CommandType, side: Side) -> RuleError | None:
+    """The TD's cube decision about one player (HU 7.9, FFBG 6.8), once the command is allowed."""
+    assert state.match is not None
+    if kind == CommandType.FORBID_DOUBLE:
+        return RuleError("double.forbidden", side=side) if state.match.double_forbidden.of(side) else None
+    # FFBG 6.8: the TD enters the double the player must make: one the cube and the turn allow now
+    return double_refusal(state, side)
 
 
 def command_refusal(state: TableState, cmd: Command, cmd_id: str | None = None) -> RuleError | None:
@@ -439,6 +555,8 @@ def command_refusal(state: TableState, cmd: Command, cmd_id: str | None = None) 
         return m.length_refusal(match, cmd.length, at_once=state.profile.length_correction == "at_once")
     elif isinstance(cmd, CorrectScoreCmd) and match is not None:
         return m.score_refusal(match.length, cmd.score, match.winner, match.end_reason)
+    elif isinstance(cmd, ForbidDoubleCmd | ForceDoubleCmd):
+        return side_command_refusal(state, kind, cmd.side)
     return None
 
 
@@ -457,6 +575,9 @@ class SideLegal:
     double: bool
     #: a double now would be made during the opponent's turn: premature, it stands (4.4 v)
     premature_double: bool
+    #: a double now would be made in the Crawford game: recorded for the match leader to keep or
+    #: void (HU 7.5, FFBG 6.5); elsewhere such a double is refused (``double.crawford``)
+    crawford_double: bool
     take: bool
     pass_: bool
     #: no profile allows beavers (WBGF/HBF 4.4 viii, HU 7.1, FFBG 6.2): always false
@@ -481,6 +602,7 @@ class SideLegal:
             "invalid_roll": self.invalid_roll,
             "double": self.double,
             "premature_double": self.premature_double,
+            "crawford_double": self.crawford_double,
             "take": self.take,
             "pass": self.pass_,
             "beaver": self.beaver,
@@ -536,11 +658,16 @@ class TdLegal:
     #: how a length correction is applied in these rules (``next_game``: 4.8; ``at_once``)
     length_correction: str
     why: Mapping[str, str] = field(default_factory=dict)
+    #: the sides the TD may forbid to double (HU 7.9) / whose double the TD may enter (FFBG 6.8)
+    forbid_double: tuple[Side, ...] = ()
+    force_double: tuple[Side, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {str.__str__(k): v for k, v in self.allowed.items()}
         out["waive"] = list(self.waive)
         out["start_clock"] = list(self.start_clock)
+        out["forbid_double"] = list(self.forbid_double)
+        out["force_double"] = list(self.force_double)
         out["length_correction"] = self.length_correction
         out["why"] = dict(self.why)
         return out
@@ -578,6 +705,8 @@ def _side_legal(state: TableState, side: Side) -> SideLegal:
     timing: RuleError | bool = cube if cube is not None else double_timing(state, side)
     if isinstance(timing, RuleError):
         why["double"] = timing.code
+    match = state.match
+    crawford = not isinstance(timing, RuleError) and match is not None and match.is_crawford_game()
     win_ok = _ok(why, "win", win_refusal(state, side))
     resign_ok = _ok(why, "resign", result_refusal(state))
     pauses = tuple(r for r in PAUSE_ORDER if r not in TABLE_PAUSES and pause_refusal(state, side, r) is None)
@@ -589,8 +718,9 @@ def _side_legal(state: TableState, side: Side) -> SideLegal:
         checkin=_ok(why, "checkin", checkin_refusal(state, side)),
         press=_ok(why, "press", press_refusal(state, side)),
         invalid_roll=_ok(why, "invalid_roll", invalid_roll_refusal(state, side)),
-        double=timing is False,
-        premature_double=timing is True,
+        double=timing is False and not crawford,
+        premature_double=timing is True and not crawford,
+        crawford_double=crawford,
         take=_ok(why, "take", take_refusal(state, side)),
         pass_=_ok(why, "pass", pass_refusal(state, side)),
         beaver=False,
@@ -634,12 +764,25 @@ def legal_actions(state: TableState) -> Legal:
         if state.ended_by is not None and state.ended_by not in ids:
             ids.append(state.ended_by)
         waive = tuple(ids)
+    sided: dict[CommandType, tuple[Side, ...]] = {}
+    for kind in (CommandType.FORBID_DOUBLE, CommandType.FORCE_DOUBLE):
+        sides: list[Side] = []
+        if allowed[kind]:
+            for side in SIDES:
+                refusal = side_command_refusal(state, kind, side)
+                if refusal is None:
+                    sides.append(side)
+                else:
+                    td_why[f"{kind}.{side}"] = refusal.code
+        sided[kind] = tuple(sides)
     td = TdLegal(
         allowed=allowed,
         waive=waive,
         start_clock=SIDES if allowed[CommandType.START_CLOCK] else (),
         length_correction=state.profile.length_correction,
         why=td_why,
+        forbid_double=sided[CommandType.FORBID_DOUBLE],
+        force_double=sided[CommandType.FORCE_DOUBLE],
     )
     return Legal(_side_legal(state, "A"), _side_legal(state, "B"), table, td)
 
@@ -663,14 +806,33 @@ def check_command(state_or_snapshot: TableState | Mapping[str, Any], cmd: Comman
         raise CommandError(refusal.code, **refusal.params)
 
 
+#: TD commands a table publishing ``legal`` may not know yet (its ``legal.td`` lacks them)
+NEW_COMMANDS: frozenset[CommandType] = frozenset(
+    {
+        CommandType.FORBID_DOUBLE,
+        CommandType.FORCE_DOUBLE,
+        CommandType.CRAWFORD_DOUBLE,
+        CommandType.DOUBLE_LOSS,
+    }
+)
+
+
 def _snapshot_refusal(snap: Mapping[str, Any], cmd: Command) -> RuleError | None:
     legal = snap.get("legal")
     td = legal.get("td") if isinstance(legal, Mapping) else None
     if not isinstance(td, Mapping):
         return None
     kind = COMMAND_TYPES[type(cmd)]
+    if kind not in td and kind in NEW_COMMANDS:
+        return RuleError("cmd.unknown", type=kind)  # a table older than the command
     why = td.get("why")
     code = why.get(kind) if isinstance(why, Mapping) else None
+    if isinstance(cmd, ForbidDoubleCmd | ForceDoubleCmd):
+        listed = td.get(kind)
+        if isinstance(listed, list) and cmd.side in listed:
+            return None
+        side_code = why.get(f"{kind}.{cmd.side}") if isinstance(why, Mapping) else None
+        return RuleError(str(code or side_code or "phase.wrong"), phase=snap.get("phase"))
     if isinstance(cmd, WaiveCmd | StartClockCmd):
         listed = td.get(kind)
         value = cmd.penalty_id if isinstance(cmd, WaiveCmd) else cmd.side

@@ -84,11 +84,19 @@ class Match:
     #: the TD's command that decided the result, beside how it ended (``end_reason``):
     #: ``correct_score``, ``resolve_flag`` or ``forfeit``; None when play (or lateness) ended it
     decision: str | None = None
+    #: HU 7.9: a side the TD has forbidden to double for the rest of the game in progress
+    double_forbidden: Pair[bool] = Pair(False, False)
+    #: HU 7.5, FFBG 6.5: a double was made in the Crawford game and the leader has not chosen yet
+    crawford_double_open: bool = False
+    #: the cube the leader chose to keep in the Crawford game (centred at 1 until a choice to keep):
+    #: what a later void goes back to
+    crawford_kept: Cube = Cube()
 
     # -- predicates ----------------------------------------------------------------------------
 
     def is_over(self) -> bool:
-        return self.winner is not None
+        """The match has ended: won (``winner``), or lost by both players (FFBG 10.3)."""
+        return self.end_reason is not None
 
     def away(self, side: Side) -> int:
         return max(0, self.length - self.score.of(side))
@@ -108,6 +116,16 @@ class Match:
     def is_double_match_point(self) -> bool:
         return self.away("A") == 1 and self.away("B") == 1
 
+    def crawford_leader(self) -> Side | None:
+        """The match leader of the Crawford game (the player one point away when it started), or
+        None outside it (and when both started it one point away: nobody leads)."""
+        if self.crawford_game is None or self.game != self.crawford_game:
+            return None
+        start = self.game_start_score
+        if start.a == start.b:
+            return None
+        return "A" if start.a > start.b else "B"
+
     def penalties(self) -> Pair[int]:
         a = sum(p.points for p in self.penalty_log if p.against == "A" and not p.waived)
         b = sum(p.points for p in self.penalty_log if p.against == "B" and not p.waived)
@@ -125,12 +143,19 @@ class Match:
             if p.against == side and p.reason in LATENESS_REASONS and not p.waived
         )
 
-    def double_refusal(self, side: Side, max_cube: int, dead_cube_rule: bool) -> RuleError | None:
-        """Why ``side`` may not double now (cube rules only; the turn is judged by ``legal``)."""
+    def double_refusal(
+        self, side: Side, max_cube: int, dead_cube_rule: bool, crawford_recorded: bool = False
+    ) -> RuleError | None:
+        """Why ``side`` may not double now (cube rules only; the turn is judged by ``legal``).
+
+        ``crawford_recorded``: the rules record a double made in the Crawford game for the match
+        leader to keep or void (HU 7.5, FFBG 6.5) instead of refusing it (WBGF/HBF 4.4 iv)."""
         if not self.in_game:
             return RuleError("double.no_game")
-        if self.is_crawford_game():
+        if self.is_crawford_game() and not (crawford_recorded and self.crawford_leader() is not None):
             return RuleError("double.crawford")
+        if self.double_forbidden.of(side):
+            return RuleError("double.forbidden", side=side)
         if self.cube.offered_by is not None:
             return RuleError("double.offered")
         if self.cube.owner is not None and self.cube.owner != side:
@@ -154,20 +179,36 @@ def start_game(match: Match) -> Match:
     if match.is_crawford_next():
         crawford = number
     return replace(
-        match, game=number, in_game=True, crawford_game=crawford, cube=Cube(), game_start_score=match.score
+        match,
+        game=number,
+        in_game=True,
+        crawford_game=crawford,
+        cube=Cube(),
+        game_start_score=match.score,
+        double_forbidden=Pair(False, False),
+        crawford_double_open=False,
+        crawford_kept=Cube(),
     )
 
 
 def offer_double(
-    match: Match, side: Side, max_cube: int, dead_cube_rule: bool, turned_to: int | None
+    match: Match,
+    side: Side,
+    max_cube: int,
+    dead_cube_rule: bool,
+    turned_to: int | None,
+    crawford_recorded: bool = False,
 ) -> tuple[Match, int | None]:
     """Offer a double. Returns the match and the corrected value when the cube was turned wrong."""
-    refusal = match.double_refusal(side, max_cube, dead_cube_rule)
+    refusal = match.double_refusal(side, max_cube, dead_cube_rule, crawford_recorded)
     if refusal:
         raise refusal
     legal = match.cube.value * 2
     corrected = turned_to if turned_to is not None and turned_to != legal else None
     cube = replace(match.cube, offered_by=side, offered_value=legal)
+    if match.is_crawford_game():
+        # HU 7.5, FFBG 6.5: recorded; the leader keeps or voids it (the TD enters the choice)
+        return replace(match, cube=cube, crawford_double_open=True), corrected
     return replace(match, cube=cube), corrected
 
 
@@ -215,7 +256,7 @@ def end_game(
 
 
 def finish_if_won(match: Match, reason: EndReason = EndReason.POINTS) -> Match:
-    if match.winner is not None:
+    if match.is_over():
         return match
     for side in SIDES:
         if match.score.of(side) >= match.length:

@@ -16,7 +16,7 @@ from typing import Any
 
 from rulebook.custom_profiles import verified_profile
 from rulebook.errors import FieldError, ProfileError, RuleError
-from rulebook.profiles import Profile, get_profile
+from rulebook.profiles import CUBE_CEILING, Profile, get_profile
 from rulebook.sides import Pair, Side
 from rulebook.vocab import (
     COMMAND_TYPES,
@@ -31,7 +31,12 @@ from rulebook.vocab import (
     CommandType,
     Confirm,
     CorrectScoreCmd,
+    CrawfordChoice,
+    CrawfordDoubleCmd,
     Double,
+    DoubleLossCmd,
+    ForbidDoubleCmd,
+    ForceDoubleCmd,
     ForfeitCmd,
     ImposeClockCmd,
     Input,
@@ -226,6 +231,7 @@ _RESULT_KINDS = {k.value: k for k in ResultKind}
 _ROLL_SOURCES = {s.value: s for s in RollSource}
 _INPUT_TYPES = {t.value: t for t in InputType}
 _COMMAND_TYPES = {t.value: t for t in CommandType}
+_CRAWFORD_CHOICES = {c.value: c for c in CrawfordChoice}
 
 
 # -- inputs -----------------------------------------------------------------------------------------
@@ -338,7 +344,7 @@ def _pause(o: Obj, at: int, wall: int | None) -> Pause:
 
 
 def _double(o: Obj, at: int, wall: int | None) -> Double:
-    return Double(at, wall, side(o), optional_int(o, "value", 2, 4096))
+    return Double(at, wall, side(o), optional_int(o, "value", 2, 2 * CUBE_CEILING))
 
 
 def _roll(o: Obj, at: int, wall: int | None) -> Roll:
@@ -461,6 +467,10 @@ _COMMANDS: dict[CommandType, Callable[[Obj], Command]] = {
     ),
     CommandType.RESOLVE_FLAG: lambda o: ResolveFlagCmd(side(o, "winner")),
     CommandType.TD_ACK: lambda o: TdAckCmd(),
+    CommandType.FORBID_DOUBLE: lambda o: ForbidDoubleCmd(side(o)),
+    CommandType.FORCE_DOUBLE: lambda o: ForceDoubleCmd(side(o)),
+    CommandType.CRAWFORD_DOUBLE: lambda o: CrawfordDoubleCmd(choice(o, "choice", _CRAWFORD_CHOICES)),
+    CommandType.DOUBLE_LOSS: lambda o: DoubleLossCmd(optional_text(o, "note")),
 }
 
 

@@ -46,6 +46,18 @@ WBGF_PAUSE_REASONS: frozenset[PauseReason] = frozenset(
 LengthCorrection = Literal["next_game", "at_once"]
 LENGTH_CORRECTIONS: tuple[LengthCorrection, ...] = ("next_game", "at_once")
 
+#: a double made in the Crawford game: refused (WBGF 4.4 iv: void; HBF 4.4 iv: voided), or
+#: recorded for the match leader to keep or void: before it is answered (FFBG 6.5: before the score
+#: is marked; 6.10: a take ratifies the cube), or until the next game starts (HU 7.5: also a double
+#: the leader took)
+CrawfordDouble = Literal["refused", "leader_before_answer", "leader_until_next_game"]
+CRAWFORD_DOUBLES: tuple[CrawfordDouble, ...] = ("refused", "leader_before_answer", "leader_until_next_game")
+
+#: the highest cube the table records, whatever the rules: 2**20 = 1,048,576, twenty doublings in
+#: one game. A profile without a limit (FFBG: "aucune limite au nombre de redoubles") stops here;
+#: with the dead-cube rule a match of at most 99 points never passes 128 anyway.
+CUBE_CEILING = 2**20
+
 
 @dataclass(frozen=True, slots=True)
 class Profile:
@@ -89,7 +101,24 @@ class Profile:
     length_correction: LengthCorrection = "next_game"
     #: 4.4 vii: a cube that already wins the match for its owner cannot be redoubled
     dead_cube: bool = True
-    max_cube: int = 64
+    #: the highest cube value; None = no limit (FFBG: "aucune limite au nombre de redoubles"),
+    #: which the table records up to ``CUBE_CEILING``
+    max_cube: int | None = 64
+    #: HBF 4.1 v a ("η ζαριά μετράει"), FFBG 5.14 ("doit impérativement utiliser le jet"): a roll
+    #: made before the opponent finished counts (WBGF 4.1 v a, HU 6.11: the opponent chooses)
+    premature_roll_counts: bool = False
+    #: what becomes of a double made in the Crawford game (``CrawfordDouble``)
+    crawford_double: CrawfordDouble = "refused"
+    #: HU 7.9: the TD may forbid a player who touched the cube to double for the rest of the game
+    td_forbids_double: bool = False
+    #: FFBG 6.8: handling the cube can oblige a player to double: the TD enters the double
+    td_forces_double: bool = False
+    #: FFBG 10.3: a table abandoned on a neutralised clock can make both players lose (0 points each)
+    double_loss: bool = False
+
+    def cube_limit(self) -> int:
+        """The highest cube value the table records in these rules."""
+        return CUBE_CEILING if self.max_cube is None else self.max_cube
 
     def allowed_pause(self, reason: str) -> bool:
         return reason in ALWAYS_ALLOWED_PAUSES or reason in self.pause_reasons
@@ -134,6 +163,8 @@ _HBF = dataclasses.replace(
     # HBF 4.4 iv keeps the take/pass acts but not WBGF's "pausing counts as passing"
     pause_passes_double=False,
     gin_exception=False,
+    # HBF 4.1 v a: "η ζαριά μετράει" (WBGF 4.1 v a gives the opponent the choice)
+    premature_roll_counts=True,
 )
 
 _HU = Profile(
@@ -158,6 +189,10 @@ _HU = Profile(
     ),
     gin_exception=True,
     length_correction="at_once",
+    # 7.5: the leader who took a double in the Crawford game may void it until the next game starts
+    crawford_double="leader_until_next_game",
+    # 7.9: the referee may forbid a player who touched the cube to double in that game
+    td_forbids_double=True,
 )
 
 _FFBG = Profile(
@@ -178,6 +213,17 @@ _FFBG = Profile(
     ),
     gin_exception=True,
     length_correction="at_once",
+    # game rules: "Il n'y a aucune limite au nombre de redoubles dans un jeu"
+    max_cube=None,
+    # 5.14: "un joueur ayant lancé les dés avant son tour doit impérativement utiliser le jet"
+    premature_roll_counts=True,
+    # 6.5: the leader may void a double sent in the Crawford game before the score is marked;
+    # 6.10: "L'acceptation d'un videau ratifie la validité de celui-ci"
+    crawford_double="leader_before_answer",
+    # 6.8: handling the cube "peut donc entraîner l'obligation de doubler ou de redoubler"
+    td_forces_double=True,
+    # 10.3: "auquel cas les deux joueurs marquent 0 point"
+    double_loss=True,
 )
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (_WBGF, _HBF, _HU, _FFBG)}
@@ -245,6 +291,13 @@ def _length_correction(key: str, value: Any) -> LengthCorrection:
     raise ProfileError("profile.type", key=key, expected=" or ".join(LENGTH_CORRECTIONS))
 
 
+def _crawford_double(key: str, value: Any) -> CrawfordDouble:
+    for word in CRAWFORD_DOUBLES:
+        if value == word and isinstance(value, str):
+            return word
+    raise ProfileError("profile.type", key=key, expected=" or ".join(CRAWFORD_DOUBLES))
+
+
 def _ranged(lo: float, hi: float, *, whole: bool = True, optional: bool = False) -> Any:
     def check(key: str, value: Any) -> Any:
         if optional and value is False:  # TOML has no null: false switches an optional number off
@@ -282,7 +335,12 @@ _CHECKS: dict[str, Any] = {
     "gin_exception": _boolean,
     "length_correction": _length_correction,
     "dead_cube": _boolean,
-    "max_cube": _ranged(2, 4096),
+    "max_cube": _ranged(2, CUBE_CEILING, optional=True),
+    "premature_roll_counts": _boolean,
+    "crawford_double": _crawford_double,
+    "td_forbids_double": _boolean,
+    "td_forces_double": _boolean,
+    "double_loss": _boolean,
 }
 assert set(_CHECKS) == set(_FIELDS), "every profile key needs its check"
 
@@ -334,6 +392,8 @@ def load_profile(path: str | Path) -> Profile:
 
 
 __all__ = [
+    "CRAWFORD_DOUBLES",
+    "CUBE_CEILING",
     "DEFAULT_PROFILE",
     "PAUSE_REASONS",
     "PROFILES",

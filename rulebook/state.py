@@ -74,6 +74,9 @@ class TableState:
     #: a roll was attempted this turn (after which doubling is no longer allowed, 4.4 ii)
     roll_attempted: bool = False
     dice: tuple[int, int] | None = None
+    #: HBF 4.1 v a, FFBG 5.14: the opponent's roll made before the player on turn finished, which
+    #: counts: it becomes the opponent's roll when the turn passes (with a clock: at the press)
+    early_roll: tuple[int, int] | None = None
     #: a press was seen in this match: without a clock, presses mark where turns end
     presses_seen: bool = False
     #: a roll was seen in this match: without a clock or presses, the dice mark where turns start
@@ -135,6 +138,14 @@ class TableState:
         from rulebook.legal import cube_refusal, double_timing  # legal reads this module
 
         return cube_refusal(self, side) is None and double_timing(self, side) is False
+
+    def thrower(self) -> Side | None:
+        """Whose throw a throw of the dice read now is: the side whose roll is due (as
+        ``rulebook.legal.roll_judgement`` says), the side on turn with a clock or presses. What the
+        table attributes an unreadable tower throw (``invalid_roll``) to."""
+        from rulebook.legal import invalid_roll_side  # legal reads this module
+
+        return invalid_roll_side(self)
 
     def is_offer_premature(self) -> bool:
         """A double waits that was made during the opponent's turn (4.4 v): the opponent is still

@@ -38,9 +38,14 @@ from rulebook.vocab import (
     CommandType,
     Confirm,
     CorrectScoreCmd,
+    CrawfordChoice,
+    CrawfordDoubleCmd,
     Double,
+    DoubleLossCmd,
     EndReason,
     EventType,
+    ForbidDoubleCmd,
+    ForceDoubleCmd,
     ForfeitCmd,
     ImposeClockCmd,
     InputType,
@@ -366,14 +371,16 @@ def on_press(state: TableState, inp: Press, at: int) -> Result:
     # a press ends the presser's turn, unless it is the doubler's press that hands the decision
     # to the opponent (the turn stays the doubler's until the answer)
     if side == turn and match.cube.offered_by != side:
+        early = state.early_roll
         new = replace(
             state,
             clock=clock,
             opening_lower=None,
             turn=other(side),
-            rolled=False,
-            roll_attempted=False,
-            dice=None,
+            rolled=early is not None,
+            roll_attempted=early is not None,
+            dice=early,
+            early_roll=None,
             presses_seen=True,
         )
     else:
@@ -395,17 +402,27 @@ def on_roll(state: TableState, inp: Roll, at: int) -> Result:
                 "code": premature.code,
             }
         ]
+    event: Event = {"type": _ROLL, "dice": list(inp.dice), "source": inp.source, "side": turn}
+    if state.clock.enabled and (state.rolled or state.clock.running != state.turn):
+        # HBF 4.1 v a, FFBG 5.14: a roll before the opponent finished counts
+        event["premature"] = True
+        if state.rolled:
+            # the opponent's roll for the turn that comes next: it is theirs once the turn passes
+            return replace(state, early_roll=inp.dice, rolls_seen=True), [event]
     new = replace(state, turn=turn, rolled=True, roll_attempted=True, dice=inp.dice, rolls_seen=True)
-    return new, [{"type": _ROLL, "dice": list(inp.dice), "source": inp.source, "side": turn}]
+    return new, [event]
 
 
 def on_invalid_roll(state: TableState, inp: InvalidRoll, at: int) -> Result:
     side = inp.side
     _check(legal.invalid_roll_refusal(state, side))
     clock = state.clock.restart_delay(side, at) if state.clock.enabled else state.clock
-    turn = state.turn if state.is_turn_known() else side
-    # 4.4 ii: an invalid roll is a roll attempt: no doubling for the rest of this turn.
-    new = replace(state, clock=clock, turn=turn, rolled=False, roll_attempted=True, dice=None)
+    # 4.4 ii, HU 0.16: an invalid roll is a roll attempt: no doubling for the rest of this turn. It is
+    # the thrower's turn (``legal.invalid_roll_refusal`` judged whose throw it was); without a clock
+    # or presses the dice mark the turns from now on, as a roll does.
+    new = replace(
+        state, clock=clock, turn=side, rolled=False, roll_attempted=True, dice=None, rolls_seen=True
+    )
     return new, [{"type": EventType.INVALID_ROLL, "side": side}]
 
 
@@ -429,6 +446,9 @@ def on_pause(state: TableState, inp: Pause, at: int) -> Result:
         passed, events = on_pass(state, Pass(inp.at, inp.wall, side), at)
         notice: Event = {"type": EventType.PAUSE, "side": side, "reason": inp.reason, "passes": True}
         return passed, [notice, *events]
+    if inp.reason == PauseReason.BREAK:
+        # 2.2 ii, 4.3 ii b: the clock paused for a player's break uses one of his breaks
+        state = replace(state, breaks_used=state.breaks_used.set(side, state.breaks_used.of(side) + 1))
     return _pause(state, inp.reason, side, at)
 
 
@@ -459,13 +479,18 @@ def _undo_point(state: TableState) -> UndoPoint:
 
 
 def on_double(state: TableState, inp: Double, at: int) -> Result:
-    side = inp.side
+    return _double(state, inp.side, inp.value)
+
+
+def _double(state: TableState, side: Side, value: int | None, *, forced: bool = False) -> Result:
     _check(legal.cube_refusal(state, side))
     timing = legal.double_timing(state, side)
     if isinstance(timing, RuleError):
         raise timing
+    profile = state.profile
+    crawford = profile.crawford_double != "refused"
     match2, corrected = m.offer_double(
-        _match(state), side, state.profile.max_cube, state.profile.dead_cube, inp.value
+        _match(state), side, profile.cube_limit(), profile.dead_cube, value, crawford
     )
     if timing is False and state.turn != side:
         # a scoreboard, or dice alone, learn the turn from the double: the doubler's, before rolling
@@ -483,6 +508,11 @@ def on_double(state: TableState, inp: Double, at: int) -> Result:
     event: Event = {"type": EventType.DOUBLE, "side": side, "value": match2.cube.offered_value}
     if corrected is not None:
         event["corrected_from"] = corrected
+    if match2.crawford_double_open and match2.is_crawford_game():
+        # HU 7.5, FFBG 6.5: made in the Crawford game; the leader keeps or voids it
+        event["crawford"] = True
+    if forced:
+        event["forced"] = True
     if timing is True:
         # 4.4 v: a double before the opponent finished stands; the opponent finishes the turn
         # knowing of it (and may still roll), then answers.
@@ -494,6 +524,9 @@ def on_take(state: TableState, inp: Take, at: int) -> Result:
     side = inp.side
     _check(legal.take_refusal(state, side))
     match2 = m.take(_match(state), side)
+    if match2.crawford_double_open and state.profile.crawford_double == "leader_before_answer":
+        # FFBG 6.10: "L'acceptation d'un videau ratifie la validité de celui-ci"
+        match2 = replace(match2, crawford_double_open=False, crawford_kept=match2.cube)
     new = replace(state, match=match2, undo=_undo_point(state))
     return new, [{"type": EventType.TAKE, "side": side, "value": match2.cube.value}]
 
@@ -522,6 +555,12 @@ def _end_game(
 ) -> Result:
     undo = _undo_point(state)
     match = m.end_game(_match(state), winner, kind, points, resigned=resigned, at=at, wall=state.wall_at(at))
+    if match.crawford_double_open and (
+        kind == GAME_PASSED or state.profile.crawford_double != "leader_until_next_game"
+    ):
+        # FFBG 6.5: the leader's choice comes before the score is marked; HU 7.5: a double the
+        # leader took may be voided until the next game starts (a pass stands: nothing was taken)
+        match = replace(match, crawford_double_open=False)
     clock = state.clock.stop(at) if state.clock.enabled else state.clock
     over = match.is_over()
     new = replace(
@@ -536,6 +575,7 @@ def _end_game(
         rolled=False,
         roll_attempted=False,
         dice=None,
+        early_roll=None,
         opening_lower=None,
         undo=undo,
         finished_at=at if over else None,
@@ -721,6 +761,9 @@ SCORE_COMMANDS = frozenset(
         CommandType.SET_LENGTH,
         CommandType.CORRECT_SCORE,
         CommandType.RESOLVE_FLAG,
+        CommandType.FORCE_DOUBLE,
+        CommandType.CRAWFORD_DOUBLE,
+        CommandType.DOUBLE_LOSS,
     }
 )
 
@@ -912,6 +955,10 @@ def cmd_set_length(state: TableState, cmd: SetLengthCmd, inp: Cmd) -> Result:
     event: Event = {"type": EventType.SET_LENGTH, "length": cmd.length, "pending": False}
     if match.crawford_game != was_crawford:
         event["crawford_game"] = match.crawford_game
+        if match.is_crawford_game():
+            # the game in progress became the Crawford game: a cube turned before stays (only a
+            # double made from now on is one the leader may void)
+            match = replace(match, crawford_kept=replace(match.cube, offered_by=None, offered_value=None))
     if match.is_over():
         # HU 4.3, FFBG 4.5: the length in force is reached: the match is won
         return _end_match(state, match, inp.id, inp.at), [event, _match_over(match)]
@@ -973,6 +1020,70 @@ def cmd_td_ack(state: TableState, cmd: TdAckCmd, inp: Cmd) -> Result:
     return replace(state, td_call=None, td_calls=NOT_PRESENT), [{"type": EventType.TD_ACK}]
 
 
+def cmd_forbid_double(state: TableState, cmd: ForbidDoubleCmd, inp: Cmd) -> Result:
+    """HU 7.9: the player who touched the cube without doubling may not double for the rest of
+    the game (``double.forbidden``); the next game frees him."""
+    match = _match(state)
+    match = replace(match, double_forbidden=match.double_forbidden.set(cmd.side, True))
+    return replace(state, match=match), [{"type": EventType.FORBID_DOUBLE, "side": cmd.side}]
+
+
+def cmd_force_double(state: TableState, cmd: ForceDoubleCmd, inp: Cmd) -> Result:
+    """FFBG 6.8: handling the cube obliges the player to double: the TD enters that double, which
+    the opponent then answers as any other (the event ``double`` carries ``forced``)."""
+    new, events = _double(state, cmd.side, None, forced=True)
+    return new, [{"type": EventType.FORCE_DOUBLE, "side": cmd.side}, *events]
+
+
+def cmd_crawford_double(state: TableState, cmd: CrawfordDoubleCmd, inp: Cmd) -> Result:
+    """HU 7.5, FFBG 6.5: the match leader keeps or voids the double(s) made in the Crawford game.
+
+    Voided during the game, the cube goes back to what the leader kept (the Crawford game starts
+    with a centred cube, and every double in it is one the rule forbids: so at 1 unless the leader
+    kept one before) and any offer is withdrawn; the doubler's turn goes on. Voided after the game
+    (HU: until the next game starts), the game is scored again at that cube, and a match that this
+    ended is reopened."""
+    match = _match(state)
+    event: Event = {"type": EventType.CRAWFORD_DOUBLE, "choice": cmd.choice}
+    cube = match.cube
+    if cmd.choice == CrawfordChoice.KEEP:
+        kept = cube
+        if cube.offered_by is not None:
+            # the double stands; the opponent still answers it (a pass ends the game at once)
+            kept = m.Cube(value=cube.offered_value or cube.value * 2, owner=other(cube.offered_by))
+        elif not match.in_game and match.games:
+            kept = m.Cube(value=match.games[-1].cube)
+        match = replace(match, crawford_double_open=False, crawford_kept=replace(kept, offered_by=None))
+        return replace(state, match=match), [event]
+    kept = match.crawford_kept
+    if match.in_game:
+        match = replace(match, cube=kept, crawford_double_open=False)
+        event["value"] = kept.value
+        return replace(state, match=match), [event]
+    last = match.games[-1]
+    points = m.points_for(ResultKind(last.kind), kept.value)
+    score = match.score.set(last.winner, match.score.of(last.winner) - (last.points - points))
+    record = replace(last, cube=kept.value, points=points)
+    match = replace(match, games=(*match.games[:-1], record), score=score, crawford_double_open=False)
+    event.update(game=last.game, value=kept.value, points=points, score=score.as_dict())
+    if state.phase == Phase.FINISHED and max(score.a, score.b) < match.length:
+        event["reopened"] = True
+        return _reopen(state, match, inp.at), [event]
+    return replace(state, match=match), [event]
+
+
+def cmd_double_loss(state: TableState, cmd: DoubleLossCmd, inp: Cmd) -> Result:
+    """FFBG 10.3: a table abandoned by both players on a neutralised clock: the sanction can make
+    both players lose the match, "auquel cas les deux joueurs marquent 0 point": the match ends
+    with no winner (``end_reason`` ``double_loss``); the score stays as played."""
+    match = replace(_match(state), winner=None, end_reason=EndReason.DOUBLE_LOSS, in_game=False)
+    event: Event = {"type": EventType.DOUBLE_LOSS, "note": cmd.note}
+    new = _end_match(state, match, inp.id, inp.at)
+    if state.phase == Phase.FLAG:
+        new = replace(new, td_call=None, td_calls=NOT_PRESENT)
+    return new, [event, _match_over(match)]
+
+
 Handler = Callable[[TableState, Any, int], Result]
 CommandHandler = Callable[[TableState, Any, Cmd], Result]
 
@@ -1015,6 +1126,10 @@ _COMMAND_DISPATCH: dict[type, CommandHandler] = {
     CorrectScoreCmd: cmd_correct_score,
     ResolveFlagCmd: cmd_resolve_flag,
     TdAckCmd: cmd_td_ack,
+    ForbidDoubleCmd: cmd_forbid_double,
+    ForceDoubleCmd: cmd_force_double,
+    CrawfordDoubleCmd: cmd_crawford_double,
+    DoubleLossCmd: cmd_double_loss,
 }
 
 #: the handler of each input and command by its name (what a reader asks: "does this table take

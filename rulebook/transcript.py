@@ -37,6 +37,10 @@ _COMMAND_WORDS = {
     "correct_score": "score corrected",
     "resolve_flag": "time flag resolved",
     "td_ack": "TD at the table",
+    "forbid_double": "no more doubling in this game",
+    "force_double": "a double the player must make",
+    "crawford_double": "the leader's choice about a double in the Crawford game",
+    "double_loss": "both players lose the match",
 }
 
 
@@ -159,9 +163,23 @@ def build(events: Iterable[Mapping[str, Any]], info: Mapping[str, Any] | None = 
                     side=_side(e.get("side")),
                     dice=_dice(e.get("dice")),
                     source=e.get("source"),
+                    early=bool(e.get("premature")),
                 )
             )
-        elif kind in ("double", "take"):
+        elif kind == "double":
+            entries.append(
+                _entry(
+                    kind,
+                    e,
+                    game_no,
+                    side=_side(e.get("side")),
+                    value=_int(e.get("value")),
+                    premature=bool(e.get("premature")),
+                    crawford=bool(e.get("crawford")),
+                    forced=bool(e.get("forced")),
+                )
+            )
+        elif kind == "take":
             entries.append(_entry(kind, e, game_no, side=_side(e.get("side")), value=_int(e.get("value"))))
         elif kind == "game_over":
             won = _score(e.get("score"))
@@ -224,6 +242,24 @@ def build(events: Iterable[Mapping[str, Any]], info: Mapping[str, Any] | None = 
             if won is not None:
                 score = won
             entries.append(_entry("correct_score", e, game_no, before=e.get("before"), score=dict(score)))
+        elif kind == "crawford_double":
+            rescored = _score(e.get("score"))
+            if rescored is not None:
+                # HU 7.5: voided after the game: that game is scored again without the cube
+                score = rescored
+                voided = next((g for g in games if g.game == _int(e.get("game"))), None)
+                if voided is not None and voided.winner is not None:
+                    voided.points, voided.cube = _int(e.get("points")), _int(e.get("value")) or 1
+            entries.append(
+                _entry(
+                    "crawford_double",
+                    e,
+                    game_no,
+                    choice=e.get("choice"),
+                    points=_int(e.get("points")),
+                    score=dict(score),
+                )
+            )
         elif kind == "match_over":
             result = {
                 "winner": _side(e.get("winner")),
@@ -244,9 +280,9 @@ def build(events: Iterable[Mapping[str, Any]], info: Mapping[str, Any] | None = 
             if "side" in fields:
                 fields["side"] = _side(fields["side"])
             entries.append(_entry(kind, e, game_no, **fields))
-    if result is None and info.get("winner") in ("A", "B"):
+    if result is None and (info.get("winner") in ("A", "B") or info.get("end_reason")):
         result = {
-            "winner": info["winner"],
+            "winner": _side(info.get("winner")),
             "end_reason": info.get("end_reason"),
             "score": _score(info.get("score")),
         }
@@ -257,10 +293,13 @@ def build(events: Iterable[Mapping[str, Any]], info: Mapping[str, Any] | None = 
         "round": info.get("round"),
         "length": _int(info.get("length")),
         "profile": info.get("profile"),
+        "cube_limit": _cube_limit(info.get("profile")),
         "clock": bool(clock.get("enabled")) if isinstance(clock, Mapping) else None,
         "players": players,
         "result": result,
         "games": [g.as_dict() for g in games],
+        #: the score as the events leave it (the result's, once the match is over)
+        "score": dict(score),
         "entries": entries,
     }
 
@@ -320,48 +359,167 @@ def to_text(t: Mapping[str, Any], tz: tzinfo | None = None) -> str:
 
 
 def to_mat(t: Mapping[str, Any], tz: tzinfo | None = None) -> str:
-    """The Jellyfish ``.mat`` layout: header tags, games with dice and cube actions, moves blank."""
+    """The Jellyfish ``.mat`` layout: header tags, games with dice and cube actions, moves blank.
+
+    The format knows games, cubes and game results only. What else moves the score is written the
+    way GNU Backgammon reads it back to the table's final score (``docs/rules.md``, "The match
+    file"): penalty points and score corrections between games in the next game's header score; a
+    match that ended with a game unfinished at a score below the length (time, forfeit, lateness, a
+    double loss) with that game left unfinished, or an empty game whose header is the final score;
+    penalty points that reach the length during a game as that game's "Wins" line (when the cube
+    of that game can say that many points). Each such entry is also named in a header comment
+    (``Termination``, ``Penalty``, ``Note``), which readers skip; what the format cannot say at all
+    (who won on time, a double loss) is said only there.
+    """
     tz = tz or _local_tz()
     names = {s: _mat_name(_name(t, s)) for s in ("A", "B")}
     out: list[str] = []
     first_wall = next((e.get("wall") for e in t.get("entries") or [] if e.get("wall")), None)
-    tags = {"Player 1": names["A"], "Player 2": names["B"]}
+    tags: list[tuple[str, str]] = [("Player 1", names["A"]), ("Player 2", names["B"])]
     if first_wall:
         when = datetime.fromtimestamp(first_wall / 1000, tz)
-        tags["EventDate"] = when.strftime("%Y.%m.%d")
-        tags["EventTime"] = when.strftime("%H.%M")
+        tags += [("EventDate", when.strftime("%Y.%m.%d")), ("EventTime", when.strftime("%H.%M"))]
     if t.get("round"):
-        tags["Round"] = str(t["round"])
+        tags.append(("Round", str(t["round"])))
     if t.get("match_id"):
-        tags["Match ID"] = str(t["match_id"])
-    tags.update({"Crawford": "On", "Jacoby": "Off", "Beaver": "Off", "CubeLimit": "64"})
-    out += [f'; [{k} "{v}"]' for k, v in tags.items()]
-    out += ["", f" {t.get('length') or 0} point match", ""]
+        tags.append(("Match ID", str(t["match_id"])))
+    tags += [("Crawford", "On"), ("Jacoby", "Off"), ("Beaver", "Off")]
+    if t.get("cube_limit"):
+        tags.append(("CubeLimit", str(t["cube_limit"])))
+    length = _int(t.get("length")) or 0
+    games = list(t.get("games") or [])
     by_game: dict[int, list[dict[str, Any]]] = {}
     for e in t.get("entries") or []:
         by_game.setdefault(e["game"], []).append(e)
-    for g in t.get("games") or []:
-        out.append(f" Game {g['game']}")
-        before = g["score_before"]
-        out.append(f" {names['A']} : {before['A']}".ljust(38) + f"{names['B']} : {before['B']}")
-        out += _mat_game(by_game.get(g["game"], []), g)
-        out.append("")
+    bodies = [_mat_game(by_game.get(g["game"], []), g) for g in games]
+    ending, notes = _mat_ending(t, games, bodies, by_game, names, length)
+    tags += _mat_notes(t, names) + notes
+    if length > GNUBG_MAX_LENGTH:
+        tags.append(("Note", f"GNU Backgammon reads matches of up to {GNUBG_MAX_LENGTH} points"))
+    out += [f'; [{k} "{_mat_text(v)}"]' for k, v in tags]
+    out += ["", f" {length} point match", ""]
+    for g, body in zip(games, bodies, strict=True):
+        out += [f" Game {g['game']}", _mat_score_line(names, g["score_before"]), *_mat_lines(body), ""]
+    if ending is not None:
+        out += [f" Game {ending[0]}", _mat_score_line(names, ending[1]), ""]
     return "\n".join(out) + "\n"
 
 
+#: the longest match GNU Backgammon imports ("Match length must be between 0 ... and 64")
+GNUBG_MAX_LENGTH = 64
 #: width of the left (player 1) column of a move line, and the word that ends a game
 _COLUMN = 34
 WINS = "Wins "
+#: the most a game's result says: a backgammon, three times the cube (GNU Backgammon reads
+#: "Wins N points" as a resignation of N / cube, from 1 to 3)
+_MAX_KIND = 3
+
+Cell = tuple[str, str]
 
 
-def _mat_game(entries: list[dict[str, Any]], game: Mapping[str, Any]) -> list[str]:
-    """Move lines: one cell per action, A in the left column and B in the right."""
-    cells: list[tuple[str, str]] = []
+def _mat_score_line(names: Mapping[str, str], score: Mapping[str, Any]) -> str:
+    return f" {names['A']} : {score.get('A', 0)}".ljust(38) + f"{names['B']} : {score.get('B', 0)}"
+
+
+def _mat_text(text: str) -> str:
+    return "".join(ch for ch in text.replace("–", "-") if ch.isprintable() and ch != '"')
+
+
+def _mat_notes(t: Mapping[str, Any], names: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Header comments: how the match ended when not on points, and every penalty that stands."""
+    notes: list[tuple[str, str]] = []
+    result = t.get("result") or {}
+    reason = result.get("end_reason")
+    if reason and reason != "points":
+        notes.append(("Termination", _result_line(result, names)))
+    entries = t.get("entries") or []
+    waived = {e.get("penalty_id") for e in entries if e["event"] == "waive"}
+    for e in entries:
+        if e["event"] == "penalty" and e.get("id") not in waived:
+            when = f"game {e['game']}" if e["game"] else "before game 1"
+            against = names.get(e.get("against") or "", "?")
+            points = e.get("points")
+            notes.append(("Penalty", f"{when}: {points} point(s) against {against} ({e.get('reason')})"))
+        elif e["event"] == "correct_score":
+            notes.append(("Note", f"game {e['game']}: the TD corrected the score from {e.get('before')}"))
+    return notes
+
+
+def _gnubg_score(games: list[Mapping[str, Any]]) -> dict[str, int]:
+    """The score a reader takes from the games written: the last header plus its result."""
+    if not games:
+        return {"A": 0, "B": 0}
+    last = games[-1]
+    score = {s: int(last["score_before"].get(s, 0)) for s in ("A", "B")}
+    res = last.get("result")
+    if res and res.get("winner") in ("A", "B"):
+        score[res["winner"]] += int(res.get("points") or 0)
+    return score
+
+
+def _mat_ending(
+    t: Mapping[str, Any],
+    games: list[Mapping[str, Any]],
+    bodies: list[list[Cell]],
+    by_game: Mapping[int, list[dict[str, Any]]],
+    names: Mapping[str, str],
+    length: int,
+) -> tuple[tuple[int, Mapping[str, int]] | None, list[tuple[str, str]]]:
+    """What brings a reader from the games written to the table's final score: an empty game at
+    that score, or a "Wins" line closing the unfinished last game (added to its cells), or, when
+    the format cannot say it, a note."""
+    final = _score((t.get("result") or {}).get("score")) or _score(t.get("score"))
+    if final is None or final == _gnubg_score(games):
+        return None, []
+    if max(final.values()) < length:
+        number = games[-1]["game"] + 1 if games else 1
+        note = f"game {number} below is not a game played: it carries the final score {_score_text(final)}"
+        return (number, final), [("Note", note)]
+    winner = "A" if final["A"] >= final["B"] else "B"
+    last = games[-1] if games else None
+    if last is not None and not last.get("result"):
+        start = last["score_before"]
+        points = final[winner] - int(start.get(winner, 0))
+        loser = "B" if winner == "A" else "A"
+        cube = _mat_cube(by_game.get(last["game"], []))
+        if (
+            final[loser] == int(start.get(loser, 0))
+            and points % cube == 0
+            and 1 <= points // cube <= _MAX_KIND
+        ):
+            bodies[-1].append((winner, f"{WINS}{points} point{'s' if points != 1 else ''}"))
+            note = f"game {last['game']}: the Wins line is the points that ended the match, not a game won"
+            return None, [("Note", note)]
+    return None, [("Note", f"the match ended at {_score_text(final)}, which the games above do not reach")]
+
+
+def _mat_cube(entries: list[dict[str, Any]]) -> int:
+    """The cube of a game as a reader of the file has it at its end: the last value taken."""
+    cube = 1
+    for e in entries:
+        if e["event"] == "take" and isinstance(e.get("value"), int) and not _in_crawford_void(e, entries):
+            cube = e["value"]
+    return cube
+
+
+def _in_crawford_void(take: Mapping[str, Any], entries: list[dict[str, Any]]) -> bool:
+    return any(
+        e["event"] == "crawford_double"
+        and e.get("choice") == "void"
+        and (e.get("seq") or 0) > (take.get("seq") or 0)
+        for e in entries
+    )
+
+
+def _mat_game(entries: list[dict[str, Any]], game: Mapping[str, Any]) -> list[Cell]:
+    """The game's cells: one per action, the side that made it and its text."""
+    cells: list[Cell] = []
     opening = game.get("opening") or {}
     if opening.get("dice") and opening.get("first") in ("A", "B"):
         first = opening["first"]
         d = opening["dice"]
         cells.append((first, f"{d[0]}{d[1]}:" if first == "A" else f"{d[1]}{d[0]}:"))
+    kept = len(cells)
     for e in entries:
         kind, side = e["event"], e.get("side")
         if kind == "roll" and side in ("A", "B") and e.get("dice"):
@@ -370,6 +528,17 @@ def _mat_game(entries: list[dict[str, Any]], game: Mapping[str, Any]) -> list[st
             cells.append((side, f" Doubles => {e.get('value') or 2}"))
         elif kind == "take" and side in ("A", "B"):
             cells.append((side, " Takes"))
+        elif kind == "crawford_double":
+            if e.get("choice") == "keep":
+                kept = len(cells)
+                continue
+            # HU 7.5, FFBG 6.5: the double was void: the file never had it
+            cells = [
+                c for i, c in enumerate(cells) if i < kept or not c[1].startswith((" Doubles", " Takes"))
+            ]
+            if e.get("points") is not None and cells and cells[-1][1].startswith(WINS):
+                points = e["points"]
+                cells[-1] = (cells[-1][0], f"{WINS}{points} point{'s' if points != 1 else ''}")
         elif kind == "undo":
             # the last score or cube entry was taken back at the table (never a roll)
             if cells and not cells[-1][1].endswith(":"):
@@ -382,6 +551,11 @@ def _mat_game(entries: list[dict[str, Any]], game: Mapping[str, Any]) -> list[st
                 cells.append(("B" if winner == "A" else "A", " Drops"))
             points = e.get("points") or 0
             cells.append((winner, f"{WINS}{points} point{'s' if points != 1 else ''}"))
+    return cells
+
+
+def _mat_lines(cells: list[Cell]) -> list[str]:
+    """Move lines: A in the left column and B in the right, numbered; a result on its own line."""
     lines: list[str] = []
     row: dict[str, str] = {}
     number = 0
@@ -407,6 +581,14 @@ def _mat_game(entries: list[dict[str, Any]], game: Mapping[str, Any]) -> list[st
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+def _cube_limit(profile: Any) -> int | None:
+    """The highest cube of a built-in profile (a custom one is not known by its name alone)."""
+    from rulebook.profiles import PROFILES
+
+    found = PROFILES.get(profile) if isinstance(profile, str) else None
+    return found.cube_limit() if found is not None else None
 
 
 def _in_order(events: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -515,6 +697,8 @@ def _kind_words(res: Mapping[str, Any]) -> str:
 def _result_line(result: Mapping[str, Any], names: Mapping[str, str]) -> str:
     winner = result.get("winner")
     score = result.get("score") or {}
+    if winner not in ("A", "B") and result.get("end_reason") == "double_loss":
+        return f"both players lose at {_score_text(score)} (double_loss: FFBG 10.3)"
     who = names.get(winner, "?") if isinstance(winner, str) else "?"
     return f"{who} wins {_score_text(score)} ({result.get('end_reason') or 'points'})"
 
@@ -538,9 +722,31 @@ def _describe(e: Mapping[str, Any], names: Mapping[str, str], clock: bool = True
         return f"{who} presses the clock" + (f" after {_duration(used)}" if isinstance(used, int) else "")
     if k == "roll":
         d = e.get("dice") or ["?", "?"]
-        return f"{who or 'roll'} {d[0]}-{d[1]}" + (f" ({e['source']})" if e.get("source") else "")
+        text = f"{who or 'roll'} {d[0]}-{d[1]}" + (f" ({e['source']})" if e.get("source") else "")
+        return text + (", before the opponent finished: it counts" if e.get("early") else "")
     if k == "double":
-        return f"{who} doubles to {e.get('value')}"
+        text = f"{who} doubles to {e.get('value')}"
+        if e.get("forced"):
+            text += " (entered by the TD: the player must double)"
+        if e.get("crawford"):
+            text += " in the Crawford game (the leader may void it)"
+        if e.get("premature"):
+            text += " before the opponent finished (premature: it stands)"
+        return text
+    if k == "forbid_double":
+        return f"TD: {who} may not double for the rest of this game"
+    if k == "force_double":
+        return f"TD: {who} must double"
+    if k == "crawford_double":
+        if e.get("choice") == "keep":
+            return "TD: the leader keeps the double made in the Crawford game"
+        rescored = f" — game scored again: {e.get('points')} point(s), score {_score_text(e['score'])}"
+        return "TD: the double made in the Crawford game is void" + (
+            rescored if e.get("points") is not None and e.get("score") else ""
+        )
+    if k == "double_loss":
+        note = f" ({e['note']})" if e.get("note") else ""
+        return f"TD: both players lose the match{note}"
     if k == "take":
         return f"{who} takes ({e.get('value')})"
     if k == "game_over":

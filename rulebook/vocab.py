@@ -67,6 +67,14 @@ class CommandType(StrEnum):
     CORRECT_SCORE = "correct_score"
     RESOLVE_FLAG = "resolve_flag"
     TD_ACK = "td_ack"
+    #: HU 7.9: a player who touched the cube without doubling may not double for the rest of the game
+    FORBID_DOUBLE = "forbid_double"
+    #: FFBG 6.8: a player who handled the cube without doubling must double: the TD enters it
+    FORCE_DOUBLE = "force_double"
+    #: HU 7.5, FFBG 6.5: the leader keeps or voids a double made in the Crawford game
+    CRAWFORD_DOUBLE = "crawford_double"
+    #: FFBG 10.3: a table abandoned on a neutralised clock can cost both players the match
+    DOUBLE_LOSS = "double_loss"
 
 
 class EventType(StrEnum):
@@ -111,6 +119,10 @@ class EventType(StrEnum):
     CORRECT_SCORE = "correct_score"
     RESOLVE_FLAG = "resolve_flag"
     TD_ACK = "td_ack"
+    FORBID_DOUBLE = "forbid_double"
+    FORCE_DOUBLE = "force_double"
+    CRAWFORD_DOUBLE = "crawford_double"
+    DOUBLE_LOSS = "double_loss"
 
 
 class Phase(StrEnum):
@@ -162,6 +174,15 @@ class EndReason(StrEnum):
     FORFEIT = "forfeit"
     LATENESS = "lateness"
     TD = "td"
+    #: FFBG 10.3: both players lose the match (no winner; each scores 0 match points)
+    DOUBLE_LOSS = "double_loss"
+
+
+class CrawfordChoice(StrEnum):
+    """The match leader's choice about a double made in the Crawford game (HU 7.5, FFBG 6.5)."""
+
+    KEEP = "keep"
+    VOID = "void"
 
 
 class RollSource(StrEnum):
@@ -426,6 +447,26 @@ class TdAckCmd:
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class ForbidDoubleCmd:
+    side: Side
+
+
+@dataclass(frozen=True, slots=True)
+class ForceDoubleCmd:
+    side: Side
+
+
+@dataclass(frozen=True, slots=True)
+class CrawfordDoubleCmd:
+    choice: CrawfordChoice
+
+
+@dataclass(frozen=True, slots=True)
+class DoubleLossCmd:
+    note: str
+
+
 Command: TypeAlias = (
     PenaltyCmd
     | ForfeitCmd
@@ -439,6 +480,10 @@ Command: TypeAlias = (
     | CorrectScoreCmd
     | ResolveFlagCmd
     | TdAckCmd
+    | ForbidDoubleCmd
+    | ForceDoubleCmd
+    | CrawfordDoubleCmd
+    | DoubleLossCmd
 )
 
 #: the command type of each command class (the inverse of the parser's table)
@@ -455,6 +500,10 @@ COMMAND_TYPES: dict[type, CommandType] = {
     CorrectScoreCmd: CommandType.CORRECT_SCORE,
     ResolveFlagCmd: CommandType.RESOLVE_FLAG,
     TdAckCmd: CommandType.TD_ACK,
+    ForbidDoubleCmd: CommandType.FORBID_DOUBLE,
+    ForceDoubleCmd: CommandType.FORCE_DOUBLE,
+    CrawfordDoubleCmd: CommandType.CRAWFORD_DOUBLE,
+    DoubleLossCmd: CommandType.DOUBLE_LOSS,
 }
 
 
@@ -537,9 +586,14 @@ __all__ = [
     "CommandType",
     "Confirm",
     "CorrectScoreCmd",
+    "CrawfordChoice",
+    "CrawfordDoubleCmd",
     "Double",
+    "DoubleLossCmd",
     "EndReason",
     "EventType",
+    "ForbidDoubleCmd",
+    "ForceDoubleCmd",
     "ForfeitCmd",
     "ImposeClockCmd",
     "Input",

@@ -14,8 +14,8 @@ about one function call per field: a busy room sends thousands of snapshots a se
 (``bench/bench_wire.py``). The returned values are ``TypedDict`` s rather than dataclasses
 because the hub stores and forwards them as JSON: no conversion on the way in or out.
 
-Pure: no I/O, no clock. The ranges follow the rules engine (``MAX_LENGTH``, ``max_cube`` up to
-4096, ``MAX_TEXT``) with room to spare, never tighter than what a correct table can send.
+Pure: no I/O, no clock. The ranges follow the rules engine (``MAX_LENGTH``, the cube up to
+``CUBE_CEILING``, ``MAX_TEXT``) with room to spare, never tighter than what a correct table can send.
 """
 
 from __future__ import annotations
@@ -26,18 +26,20 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, NotRequired, Protocol, TypedDict, cast
 
 from rulebook.errors import WireError
-from rulebook.vocab import GAME_PASSED, CommandType, EndReason, Phase, ResultKind
+from rulebook.profiles import CUBE_CEILING
+from rulebook.vocab import GAME_PASSED, CommandType, CrawfordChoice, EndReason, Phase, ResultKind
 
 # -- ranges -----------------------------------------------------------------------------------
 
 #: match length (rulebook.table.MAX_LENGTH); 0 in a snapshot of a table without a match
 MAX_LENGTH: Final = 99
-#: largest cube (profiles accept max_cube up to 4096)
-MAX_CUBE: Final = 4096
+#: largest cube: the rulebook's ceiling (a profile without a limit, FFBG's, records up to it)
+MAX_CUBE: Final = CUBE_CEILING
 #: one game is worth at most a backgammon on the largest cube
 MAX_GAME_POINTS: Final = 3 * MAX_CUBE
-#: scores and penalty totals: far above anything a match reaches, small enough for any reader
-MAX_POINTS: Final = 1_000_000
+#: scores and penalty totals: a score is below the length (at most 99, or a TD's correction up to
+#: 990) before a match's last game, which adds at most a backgammon on the largest cube
+MAX_POINTS: Final = 4 * MAX_CUBE
 #: event numbers per match; games and penalties per match
 MAX_SEQ: Final = 2**31 - 1
 MAX_GAMES: Final = 1000
@@ -585,9 +587,15 @@ _SIDE_ACTIONS = (
     "checkin", "press", "invalid_roll", "double", "premature_double", "take", "pass", "beaver",
     "pause_passes", "break", "return", "call_td", "withdraw_call", "confirm", "premature_pickup",
 )  # fmt: skip
+#: the TD's commands ``legal.td`` lists by side or id, and those newer tables add
+_TD_LATER: Final = frozenset(
+    {"waive", "start_clock", "forbid_double", "force_double", "crawford_double", "double_loss"}
+)
 _SIDE_LEGAL = Obj(
     (
         *(Field(name, Bool()) for name in _SIDE_ACTIONS),
+        # HU 7.5, FFBG 6.5 (an addition: older tables omit it)
+        Field("crawford_double", Bool(), required=False),
         Field("win", _KINDS),
         Field("resign", _KINDS),
         Field("pause", _REASONS),
@@ -617,9 +625,14 @@ LEGAL: Final = Obj(
             "td",
             Obj(
                 (
-                    *(Field(c.value, Bool()) for c in CommandType if c not in ("waive", "start_clock")),
+                    *(Field(c.value, Bool()) for c in CommandType if c not in _TD_LATER),
                     Field("waive", Array(Text(MAX_TEXT, 1), MAX_LOG)),
                     Field("start_clock", Array(SIDE, 2)),
+                    # the TD's cube decisions (additions: older tables omit them)
+                    Field("forbid_double", Array(SIDE, 2), required=False),
+                    Field("force_double", Array(SIDE, 2), required=False),
+                    Field("crawford_double", Bool(), required=False),
+                    Field("double_loss", Bool(), required=False),
                     Field("length_correction", LABEL),
                     Field("why", _WHY),
                 )
@@ -819,6 +832,8 @@ EVENT_FIELDS: Final[Mapping[str, tuple[Field, ...]]] = {
         _F("value", Int(1, 2 * MAX_CUBE, nullable=True), False),
         _F("corrected_from", Int(1, 2 * MAX_CUBE), False),
         _F("premature", Bool(), False),
+        _F("crawford", Bool(), False),
+        _F("forced", Bool(), False),
     ),
     "take": (_F("side", SIDE, False), _F("value", CUBE, False)),
     "pass": (_F("side", SIDE, False),),
@@ -886,6 +901,17 @@ EVENT_FIELDS: Final[Mapping[str, tuple[Field, ...]]] = {
     ),
     "resolve_flag": (_F("winner", SIDE, False),),
     "td_ack": (),
+    "forbid_double": (_F("side", SIDE, False),),
+    "force_double": (_F("side", SIDE, False),),
+    "crawford_double": (
+        _F("choice", Choice(tuple(c.value for c in CrawfordChoice)), False),
+        _F("value", CUBE, False),
+        _F("game", Int(1, MAX_GAMES), False),
+        _F("points", Int(0, MAX_GAME_POINTS), False),
+        _F("score", _SCORE, False),
+        _F("reopened", Bool(), False),
+    ),
+    "double_loss": (_F("note", TEXT, False),),
 }
 
 #: a table's journal problem (PROTOCOL §3.2 ``journal``), null while the journal is sound

@@ -9,6 +9,7 @@ const HOW = {
   forfeit: "by forfeit",
   lateness: "by forfeit for lateness",
   td: "by the TD's decision",
+  double_loss: "as a double loss (FFBG 10.3)",
 };
 
 export const pts = (n) => `${n} point${n === 1 ? "" : "s"}`;
@@ -25,6 +26,7 @@ export const reasonText = (r) => REASONS[r] || r || "";
 
 /** "Jon Dahl won 7–4 on points" / "Anna Berg won by forfeit (Jon Dahl forfeited)". */
 export function outcome(players, winner, score, reason) {
+  if (reason === "double_loss") return `Both players lost${score ? ` at ${score.A}–${score.B}` : ""}: a double loss (FFBG 10.3)`;
   if (winner !== "A" && winner !== "B") return "";
   const loser = otherSide(winner);
   const w = playerName(players, winner), l = playerName(players, loser);
@@ -84,6 +86,20 @@ export const say = {
     const each = mpp * (need("A") + need("B")) / 2;
     return `Impose a clock at ${matchLabel(c.match_id, c.players)}: ${mpp} min per point, ${delay} s delay — ` +
       `each player gets about ${Math.round(each)} min?`;
+  },
+  forbidDouble(c, side) {
+    return `${playerName(c.players, side)} may not double for the rest of this game at ${c.match_id} (HU 7.9)?`;
+  },
+  forceDouble(c, side) {
+    return `Enter ${playerName(c.players, side)}'s double at ${c.match_id} (FFBG 6.8)? ${playerName(c.players, otherSide(side))} then takes or passes.`;
+  },
+  crawfordDouble(c, choice) {
+    return choice === "void"
+      ? `Void the double made in the Crawford game at ${c.match_id}: the cube goes back to where it was (the leader's choice)?`
+      : `Keep the double made in the Crawford game at ${c.match_id} (the leader's choice)?`;
+  },
+  doubleLoss(c) {
+    return `Double loss at ${matchLabel(c.match_id, c.players)}: both players lose the match (FFBG 10.3)?`;
   },
   startClock(c, side) {
     return `Start ${playerName(c.players, side)}'s clock at ${c.match_id} (it runs until they arrive)?`;

@@ -237,6 +237,10 @@ function describeCommand(c, players) {
     case "correct_score": return b.score ? `${who("A")} ${b.score.A}, ${who("B")} ${b.score.B}` : "";
     case "set_length": return `${b.length} points`;
     case "impose_clock": return `${b.minutes_per_point} min/point, ${b.delay_s} s delay`;
+    case "forbid_double": return `${who(b.side)} may not double in this game`;
+    case "force_double": return `${who(b.side)}'s double entered`;
+    case "crawford_double": return b.choice === "void" ? "Crawford double void" : "Crawford double kept";
+    case "double_loss": return `both players lose${b.note ? ` (${b.note})` : ""}`;
     default: return "";
   }
 }
@@ -291,6 +295,8 @@ function offered(d, kind) {
     case "impose_clock": return hasMatch(d) && !clockOn(d) && LIVE_PHASES.includes(phase);
     case "start_clock": return clockOn(d) && ["waiting", "opening", "between_games", "break"].includes(phase);
     case "correct_score": return hasMatch(d);
+    // the TD's cube decisions and the double loss: only a table whose rules publish them knows them
+    case "forbid_double": case "force_double": case "crawford_double": case "double_loss": return false;
     default: return hasMatch(d);
   }
 }
@@ -317,7 +323,11 @@ const ACTIONS = [
   { id: "impose_clock", label: "Impose clock…", when: (d) => offered(d, "impose_clock"), form: imposeForm },
   { id: "correct_score", label: "Correct score…", when: (d) => offered(d, "correct_score"), form: scoreForm },
   { id: "set_length", label: "Set length…", when: (d) => offered(d, "set_length"), form: lengthForm },
+  { id: "crawford_double", label: "Crawford double…", when: (d) => offered(d, "crawford_double"), form: crawfordForm },
+  { id: "forbid_double", label: "Forbid doubling…", when: (d) => offered(d, "forbid_double"), form: forbidForm },
+  { id: "force_double", label: "Forced double…", when: (d) => offered(d, "force_double"), form: forceForm },
   { id: "forfeit", label: "Forfeit…", cls: "danger-ghost", when: (d) => offered(d, "forfeit"), form: forfeitForm },
+  { id: "double_loss", label: "Double loss…", cls: "danger-ghost", when: (d) => offered(d, "double_loss"), form: doubleLossForm },
   { id: "move", label: "Move…", cls: "ghost", when: (d) => !!d.match_id && !d.result && !!d.tile.match_id, form: moveForm },
   { id: "automation", label: "Automation…", cls: "ghost", when: () => true, run: toggleAutomation },
   { id: "release", label: "Release…", cls: "ghost", when: (d) => !!d.tile.match_id, run: release },
@@ -571,6 +581,60 @@ function forfeitForm(d) {
     if (!against || !await confirmAction(say.forfeit(ctx(), against), { okLabel: "Forfeit", danger: true })) return false;
     return send("forfeit", { against, reason: "td" });
   }, { danger: true });
+}
+
+/** A side the rules list for a command now (``legal.td[kind]``): the others are not offered. */
+function sidesOffered(form, kind) {
+  return (dd) => {
+    const td = tdLegal(dd);
+    const sides = td && Array.isArray(td[kind]) ? td[kind] : [];
+    for (const o of form.el.querySelectorAll("option[data-side]")) o.disabled = !sides.includes(o.dataset.side);
+  };
+}
+
+/** A cube decision about one player (HU 7.9, FFBG 6.8): who, a sentence to confirm, the command. */
+function cubeSideForm(kind, title, label, submit, okLabel, sentence, note) {
+  const f = makeForm(title, [sideSelect("side", label)], submit, async (form) => {
+    const side = pickSide(form, "side", label.toLowerCase());
+    if (!side || !await confirmAction(sentence(ctx(), side), { okLabel })) return false;
+    return send(kind, { side });
+  }, { note: h("p", { class: "muted" }, note) });
+  f.onSync = sidesOffered(f, kind);
+  return f;
+}
+
+function forbidForm(d) {
+  return cubeSideForm("forbid_double", "Forbid doubling for the rest of the game", "Who may not double",
+    "Forbid…", "Forbid doubling", (c, side) => say.forbidDouble(c, side),
+    "HU 7.9: a player who touched the cube without doubling may be forbidden to double in that game.");
+}
+
+function forceForm(d) {
+  return cubeSideForm("force_double", "Enter the double a player must make", "Who must double",
+    "Enter the double…", "Enter the double", (c, side) => say.forceDouble(c, side),
+    "FFBG 6.8: handling the cube without doubling can oblige the player to double; the opponent answers.");
+}
+
+function crawfordForm(d) {
+  const choice = h("label", { class: "field" }, h("span", {}, "The leader"),
+    h("select", { name: "choice", required: true, "aria-label": "the leader's choice" },
+      h("option", { value: "" }, "— choose —"),
+      h("option", { value: "keep" }, "keeps the double"),
+      h("option", { value: "void" }, "voids the double")));
+  return makeForm("A double made in the Crawford game", [choice], "Enter the choice…", async (f) => {
+    const value = f.elements.choice.value;
+    if (value !== "keep" && value !== "void") { toast("Choose: keep or void", true); return false; }
+    if (!await confirmAction(say.crawfordDouble(ctx(), value), { okLabel: value === "void" ? "Void the double" : "Keep the double" })) return false;
+    return send("crawford_double", { choice: value });
+  }, { note: h("p", { class: "muted" }, "HU 7.5, FFBG 6.5: the match leader may void a double made in the Crawford game.") });
+}
+
+function doubleLossForm(d) {
+  return makeForm("Double loss", [h("label", { class: "field wide" }, h("span", {}, "Why"), h("input", { name: "note", placeholder: "reason", "aria-label": "note" }))],
+    "Double loss…", async (f) => {
+      if (!await confirmAction(say.doubleLoss(ctx()), { okLabel: "Both lose", danger: true })) return false;
+      return send("double_loss", { note: f.elements.note.value });
+    }, { danger: true, note: h("p", { class: "muted" }, "FFBG 10.3: the table was left by both players on a neutralised clock; both lose the match.") });
 }
 
 function moveForm(d) {

@@ -20,26 +20,23 @@ SIDES = ("A", "B")
 #: dialogs that belong to one player's half of the screen (``overlay_side`` names the player)
 SIDE_OVERLAYS = frozenset({"lang", "pass", "break", "dice"})
 #: dialogs over the whole screen below the top bar
-#: the TD menu's pages (reached only through the PIN)
-TD_OVERLAYS = frozenset(
+#: TD pages about the match on the table (left for the menu when another match is assigned)
+TD_MATCH_PAGES = frozenset(
     {
-        "td",
         "td_time",
         "td_clock",
-        "td_lang",
-        "td_table",
-        "td_settings",
         "td_score",
         "td_penalty",
         "td_forfeit",
         "td_flag",
         "td_confirm",
+        "td_forbid",
+        "td_force",
+        "td_crawford",
     }
 )
-#: TD pages about the match on the table (left for the menu when another match is assigned)
-TD_MATCH_PAGES = frozenset(
-    {"td_time", "td_clock", "td_score", "td_penalty", "td_forfeit", "td_flag", "td_confirm"}
-)
+#: the TD menu's pages (reached only through the PIN)
+TD_OVERLAYS = frozenset({"td", "td_lang", "td_table", "td_settings"}) | TD_MATCH_PAGES
 FULL_OVERLAYS = frozenset({"result", "pause", "undo", "opening", "pin"}) | TD_OVERLAYS
 OVERLAYS = SIDE_OVERLAYS | FULL_OVERLAYS
 RESULT_KINDS = ("single", "gammon", "backgammon")
@@ -47,8 +44,21 @@ RESULT_KINDS = ("single", "gammon", "backgammon")
 PENALTY_REASONS = ("conduct", "late", "clock_handling", "checker_handling")
 #: TD commands that are confirmed on their own page before they are sent
 CONFIRMED_COMMANDS = frozenset(
-    {CommandType.RESOLVE_FLAG, CommandType.FORFEIT, CommandType.PENALTY, CommandType.CORRECT_SCORE}
+    {
+        CommandType.RESOLVE_FLAG,
+        CommandType.FORFEIT,
+        CommandType.PENALTY,
+        CommandType.CORRECT_SCORE,
+        CommandType.FORBID_DOUBLE,
+        CommandType.FORCE_DOUBLE,
+        CommandType.CRAWFORD_DOUBLE,
+        CommandType.DOUBLE_LOSS,
+    }
 )
+#: ``legal``'s words for a double that is not a proper one but stands: made during the opponent's
+#: turn (WBGF 4.4 v), or in the Crawford game where the leader may void it (HU 7.5, FFBG 6.5).
+#: Each is asked once more before it is sent.
+ASKED_DOUBLES = ("premature_double", "crawford_double")
 MAX_PENALTY_POINTS = 25
 
 #: transient notices (message ids, translated when shown)
@@ -99,6 +109,9 @@ class LocalState:
     td_mpp: float = 2.0
     td_delay_s: int = 12
     td_table: str = ""
+    #: the player whose double that is not a proper one (``ASKED_DOUBLES``) waits for the second
+    #: touch that confirms it
+    double_ask: str | None = None
     #: the player chosen on a TD page (none until the TD touches a name), points and reason
     td_side: str | None = None
     td_points: int = 1
@@ -165,6 +178,14 @@ class LocalState:
 
     def _ui_dismiss(self, intent: dict[str, Any]) -> None:
         """A touch on a refusal's note: it goes (``apply`` already cleared it)."""
+
+    def _ui_double_ask(self, intent: dict[str, Any]) -> None:
+        """A first touch on "Double early" (or a double in the Crawford game): asked once more."""
+        side = intent.get("side")
+        self.double_ask = side if side in SIDES else None
+
+    def _ui_double_cancel(self, intent: dict[str, Any]) -> None:
+        self.double_ask = None
 
     def _ui_close(self, intent: dict[str, Any]) -> None:
         self.overlay = None
@@ -316,6 +337,8 @@ class LocalState:
             cmd = {"input": InputType.CMD, "type": CommandType.RESOLVE_FLAG, "winner": side}
         elif kind == CommandType.FORFEIT:
             cmd = {"input": InputType.CMD, "type": CommandType.FORFEIT, "against": side, "reason": "forfeit"}
+        elif kind in (CommandType.FORBID_DOUBLE, CommandType.FORCE_DOUBLE):
+            cmd = {"input": InputType.CMD, "type": kind, "side": side}
         else:
             return
         self._ui_td_confirm({"cmd": cmd, "back": intent.get("back")})
@@ -353,6 +376,7 @@ class LocalState:
             self.langs = _sides()
             self.opening = _sides()
             self.refusal = None
+            self.double_ask = None
             if self.overlay not in TD_OVERLAYS and self.overlay != "pin":
                 self._ui_close({})
             elif self.overlay in TD_MATCH_PAGES:
@@ -362,3 +386,8 @@ class LocalState:
             self._ui_close({})
         if snap.get("phase") not in ("opening", "between_games") and any(self.opening.values()):
             self.opening = _sides()
+        if self.double_ask is not None:
+            legal = (snap.get("legal") or {}).get(self.double_ask) or {}
+            if not any(legal.get(word) for word in ASKED_DOUBLES):
+                # the turn passed (the double is a proper one now) or no double is possible
+                self.double_ask = None

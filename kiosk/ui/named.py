@@ -129,6 +129,52 @@ DIALOGS: dict[str, NamedDialog] = {
             "td_pending": _cmd(CommandType.PENALTY, against="B", points=1, reason="late"),
         },
     ),
+    "double-early": NamedDialog(
+        "a premature double (WBGF 4.4 v), asked once more: the second touch names the rule",
+        "playing",
+        {"double_ask": "A"},
+    ),
+    "double-crawford": NamedDialog(
+        "a double in the Crawford game (HU 7.5), asked once more", "crawford_hu", {"double_ask": "B"}
+    ),
+    "td-cube-menu": NamedDialog(
+        "the TD menu with a double in the Crawford game to decide (HU)",
+        "crawford_hu_doubled",
+        {"overlay": "td"},
+    ),
+    "td-crawford": NamedDialog(
+        "TD: the leader keeps or voids a double made in the Crawford game (HU 7.5, FFBG 6.5)",
+        "crawford_hu_doubled",
+        {"overlay": "td_crawford"},
+    ),
+    "td-forbid": NamedDialog(
+        "TD: forbid a player's doubles for the rest of the game (HU 7.9)",
+        "hu_playing",
+        {"overlay": "td_forbid"},
+    ),
+    "td-force": NamedDialog(
+        "TD: enter the double a player must make (FFBG 6.8)", "ffbg_playing", {"overlay": "td_force"}
+    ),
+    "td-confirm-forbid": NamedDialog(
+        "TD: confirm a player's doubles forbidden",
+        "hu_playing",
+        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.FORBID_DOUBLE, side="A")},
+    ),
+    "td-confirm-force": NamedDialog(
+        "TD: confirm a forced double",
+        "ffbg_playing",
+        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.FORCE_DOUBLE, side="B")},
+    ),
+    "td-confirm-crawford-void": NamedDialog(
+        "TD: confirm the leader voids the Crawford double",
+        "crawford_hu_doubled",
+        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.CRAWFORD_DOUBLE, choice="void")},
+    ),
+    "td-confirm-double-loss": NamedDialog(
+        "TD: confirm a double loss (FFBG 10.3)",
+        "ffbg_playing",
+        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.DOUBLE_LOSS, note="")},
+    ),
     "td-confirm-score": NamedDialog(
         "TD: confirm a score correction",
         "crawford",

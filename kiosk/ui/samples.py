@@ -90,9 +90,9 @@ def _game(j: Journal, first: str, winner: str, kind: str, cube: bool = False) ->
     return j
 
 
-def playing() -> Journal:
+def playing(**kw: Any) -> Journal:
     """Game 1 under way: B to play, B's delay running."""
-    j = started("A")
+    j = started("A", **kw)
     j.add(20_000, input=InputType.PRESS, side="A")
     j.add(4_300, input=InputType.TICK)
     return j
@@ -221,6 +221,68 @@ def idle() -> Journal:
     return Journal().add(0, input=InputType.TICK)
 
 
+def crawford_hu() -> Journal:
+    """HU, the Crawford game at 6-1: B, the trailer, is on turn before rolling. A double now is one
+    the rule forbids; HU 7.5 records it for the leader (A) to keep or void."""
+    j = checked_in(profile="hu")
+    _game(j, "A", "A", "gammon", cube=True)
+    _game(j, "B", "B", "single")
+    _game(j, "A", "A", "gammon")
+    _start_game(j, "B")
+    j.add(15_000, input=InputType.PRESS, side="B")
+    j.add(20_000, input=InputType.PRESS, side="A")
+    j.add(3_000, input=InputType.TICK)
+    return j
+
+
+def crawford_hu_doubled() -> Journal:
+    """B doubled in the Crawford game and pressed: the leader's choice is open (HU 7.5)."""
+    j = crawford_hu()
+    j.add(2_000, input=InputType.DOUBLE, side="B")
+    j.add(500, input=InputType.PRESS, side="B")
+    return j
+
+
+def ffbg_playing() -> Journal:
+    """FFBG with a clock: B's turn, before B rolls (the TD may enter a forced double, 6.8)."""
+    return playing(profile="ffbg-cdf")
+
+
+def hu_playing() -> Journal:
+    """HU with a clock: B's turn (the TD may forbid a player's doubles, 7.9)."""
+    return playing(profile="hu")
+
+
+def _redoubled(j: Journal, doubles: int) -> Journal:
+    """A game at a scoreboard in which the players double and take ``doubles`` times."""
+    j.add(5_000, input=InputType.OPENING_ROLL, A=5, B=3)
+    doubler, taker = "B", "A"
+    for _ in range(doubles):
+        j.add(10_000, input=InputType.DOUBLE, side=doubler)
+        j.add(5_000, input=InputType.TAKE, side=taker)
+        doubler, taker = taker, doubler
+    return j
+
+
+def big_cube() -> Journal:
+    """FFBG, 99 points: "aucune limite au nombre de redoubles": the cube at 128."""
+    return _redoubled(checked_in(length=99, clock=False, profile="ffbg-cdf"), 7)
+
+
+def huge_cube() -> Journal:
+    """A custom profile without the dead-cube rule: the cube at the table's ceiling, 2**20."""
+    profile = {"base": "ffbg-cdf", "dead_cube": False}
+    return _redoubled(checked_in(length=99, clock=False, profile=profile), 20)
+
+
+def double_loss() -> Journal:
+    """FFBG 10.3: the table was left on a neutralised clock; the TD declared a double loss."""
+    j = ffbg_playing()
+    j.add(1_000, input=InputType.CMD, id="td-p", type=CommandType.PAUSE, reason="td")
+    j.add(10 * 60_000, input=InputType.CMD, id="td-dl", type=CommandType.DOUBLE_LOSS, note="10.3")
+    return j
+
+
 SAMPLES: dict[str, Callable[[], Journal]] = {
     "idle": idle,
     "waiting": waiting,
@@ -242,6 +304,13 @@ SAMPLES: dict[str, Callable[[], Journal]] = {
     "finished": finished,
     "td_called": td_called,
     "no_clock": no_clock,
+    "crawford_hu": crawford_hu,
+    "crawford_hu_doubled": crawford_hu_doubled,
+    "ffbg_playing": ffbg_playing,
+    "hu_playing": hu_playing,
+    "big_cube": big_cube,
+    "huge_cube": huge_cube,
+    "double_loss": double_loss,
 }
 
 

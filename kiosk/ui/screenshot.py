@@ -20,6 +20,7 @@ from kiosk.ui import named
 from kiosk.ui.local import LocalState
 from rulebook.replay import JournalFormatError, replay_lines
 from rulebook.snapshot import snapshot
+from rulebook.vocab import CommandType, InputType
 
 SIZE_RE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 
@@ -195,6 +196,10 @@ SCREENS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     "td-score": ("crawford", "td-score", {}),
     "td-flag-winner": ("flag", "td-flag-winner", {}),
     "td-table-fixed": ("playing", "td-table-fixed", {}),
+    "double-early": ("playing", "double-early", {}),
+    "double-crawford": ("crawford_hu", "double-crawford", {}),
+    "td-crawford": ("crawford_hu_doubled", "td-crawford", {}),
+    "td-force": ("ffbg_playing", "td-force", {}),
 }
 GALLERY_SIZES = ((800, 480), (1280, 720))
 GALLERY_LANGS = ("en", "el")
@@ -210,6 +215,22 @@ EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
     "crawford-1280x720-bg": ("crawford", (1280, 720), "bg", {}),
     "players-languages-800x480": ("playing", (800, 480), "fr", {"langs": {"A": "hu", "B": "nb"}}),
     "idle-800x480-en": ("idle", (800, 480), "en", {}),
+    # the proper Double (B, on turn) and A's smaller Double early, one touch from its confirmation
+    "early-double-button-800x480-en": ("playing", (800, 480), "en", {}),
+    "crawford-double-button-800x480-hu": ("crawford_hu", (800, 480), "hu", {}),
+    "td-cube-menu-800x480-en": ("crawford_hu_doubled", (800, 480), "en", {"overlay": "td"}),
+    "td-confirm-double-loss-800x480-fr": (
+        "ffbg_playing",
+        (800, 480),
+        "fr",
+        {
+            "overlay": "td_confirm",
+            "td_pending": {"input": InputType.CMD, "type": CommandType.DOUBLE_LOSS, "note": ""},
+        },
+    ),
+    "double-loss-800x480-en": ("double_loss", (800, 480), "en", {}),
+    "big-cube-800x480-en": ("big_cube", (800, 480), "en", {}),
+    "huge-cube-800x480-en": ("huge_cube", (800, 480), "en", {}),
     # a roll the tower read before B's turn was over: both halves, each in its player's language
     "refusal-800x480-fr-bg": (
         "playing",

@@ -513,6 +513,135 @@ SCRIPTS: dict[str, str] = {
         move A 12s
         win B backgammon 3s
     """,
+    "g15-hu7-noclock-forbid-crawford-void": """
+        # HU, 7 points, no clock (a scoreboard). 7.9: A touched the cube without doubling; the
+        # referee forbids A to double for the rest of game 1 (game 2 frees him). 7.5: in the Crawford
+        # game the leader A takes B's double, then voids it before the next game: game 3 is scored
+        # without the cube.
+        match g15 length=7 profile=hu clock=no
+        checkin A
+        checkin B
+        # game 1: A's double is refused (forbidden); B doubles, A takes, A wins a gammon at 2: 4-0
+        opening 6-1
+        wait 20s
+        cmd forbid_double id=td-forbid side=A
+        try-double A 5s
+        double B 10s
+        take A 4s
+        wait 60s
+        win A gammon 2s
+        # game 2: A doubles at once, B takes; A wins a single at 2: 6-0, the Crawford game next
+        opening 3-1
+        double A 10s
+        take B 4s
+        wait 60s
+        win A single 2s
+        # game 3, the Crawford game: B doubles (recorded for the leader), A takes, B wins a gammon
+        # at 2 (6-4); A voids the double before game 4: the gammon is scored at 1: 6-2
+        opening 2-5
+        wait 10s
+        double B 3s
+        take A 4s
+        wait 60s
+        win B gammon 2s
+        wait 30s
+        cmd crawford_double id=td-crawford choice=void
+        # game 4, post-Crawford: A wins a single: 7-2
+        opening 6-2
+        wait 40s
+        win A single 3s
+    """,
+    "g16-ffbg7-clock-early-roll-force-crawford-keep": """
+        # FFBG, 7 points with a clock (21 min + 5 min of breaks, 15 s delay). 5.14: B rolls before A
+        # has finished: the roll counts, it is B's next roll. 6.8: A handled the cube: the TD enters
+        # A's double. 6.5: in the Crawford game the leader A keeps B's double and takes it (6.10).
+        match g16 length=7 profile=ffbg-cdf clock=yes
+        checkin A
+        checkin B
+        # game 1: B's early 5-5 is B's roll once A presses; A's forced double, B takes; A wins a
+        # single at 2: 2-0. Only A's last move passes the delay: 20 s, 5 s charged.
+        opening 6-1
+        wait 5s
+        roll 5-5
+        first-move A 10s
+        turn B 8s
+        cmd force_double id=td-force side=A
+        wait 2s
+        press A
+        take B 4s
+        move A 20s
+        move B 10s
+        win A single 2s
+        # game 2: A doubles, B takes; A wins a gammon at 2: 6-0, the Crawford game next
+        opening 1-6
+        first-move B 10s
+        double A 5s
+        take B 4s
+        move A 10s
+        win A gammon 2s
+        # game 3, the Crawford game: B doubles; the leader keeps it and takes; B's 30 s move costs
+        # him 15 s; B wins a single at 2: 6-2
+        opening 2-5
+        first-move B 10s
+        turn A 10s
+        double B 3s
+        cmd crawford_double id=td-keep choice=keep
+        take A 4s
+        move B 30s
+        move A 10s
+        win B single 2s
+        # game 4, post-Crawford: A wins a single: 7-2
+        opening 6-3
+        first-move A 10s
+        move B 10s
+        win A single 2s
+    """,
+    "g17-ffbg99-noclock-cube-128": """
+        # FFBG, 99 points, no clock (a scoreboard): "Il n'y a aucune limite au nombre de redoubles":
+        # seven doubles, each taken, bring the cube to 128, past the 64 where the other profiles stop.
+        # A's redouble of a cube that already wins the match is refused (dead cube, 4.4 vii, kept for
+        # FFBG); A wins a single at 128: 128-0.
+        match g17 length=99 profile=ffbg-cdf clock=no
+        checkin A
+        checkin B
+        opening 6-1
+        double B 10s
+        take A 5s
+        double A 10s
+        take B 5s
+        double B 10s
+        take A 5s
+        double A 10s
+        take B 5s
+        double B 10s
+        take A 5s
+        double A 10s
+        take B 5s
+        double B 10s
+        take A 5s
+        try-double A 10s
+        win A single 30s
+    """,
+    "g18-ffbg9-clock-double-loss": """
+        # FFBG, 9 points with a clock (27 min + 5 min of breaks, 15 s delay). 10.3: both players leave
+        # the table while the clock is neutralised; the TD's sanction makes both lose: a double loss,
+        # no winner (each scores 0). No turn passes the delay: the reserves are whole.
+        match g18 length=9 profile=ffbg-cdf clock=yes
+        checkin A
+        checkin B
+        # game 1: A wins a gammon: 2-0
+        opening 6-1
+        first-move A 10s
+        move B 10s
+        win A gammon 2s
+        # game 2: the TD neutralises the clock; both leave; 10 minutes later the double loss
+        opening 1-6
+        first-move B 10s
+        wait 5s
+        pause td
+        wait 10m
+        raw {"at": "now", "input": "cmd", "id": "td-10-3", "type": "double_loss", "note": "FFBG 10.3"}
+    """,
 }
 
 
@@ -653,6 +782,9 @@ SCRIPTS["g15-club7-noclock-custom-lateness"] = """
         win A gammon 1m
 """
 SETUP_PROFILES = {"wbgf-2023": "wbgf", "hbf": "hbf", "hu": "hu", "ffbg-cdf": "ffbg"}
+#: profiles whose rules record a double made in the Crawford game for the match leader to keep or
+#: void (HU 7.5, FFBG 6.5): there A, the leader, voids B's double, and the match goes on as elsewhere
+LEADER_VOIDS = ("hu", "ffbg-cdf")
 
 
 def setup_script_name(number: int, profile: str, setup: str) -> str:
@@ -671,6 +803,10 @@ def _setup_scripts() -> dict[str, str]:
         match s{number:02d} length=9 profile={profile} clock={clock}
         checkin A
         checkin B"""
+            if profile in LEADER_VOIDS:
+                games = games.replace(
+                    "B's double is refused;", "B's double is recorded, A (the leader) voids it;"
+                ).replace("try-double B 2s", "try-double B 2s\n        cmd crawford_double choice=void")
             scripts[setup_script_name(number, profile, setup)] = head + games
     return scripts
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rulebook.replay import replay_lines
 from rulebook.snapshot import snapshot
 from tests.golden.test_golden import assert_snapshot_matches
@@ -117,3 +119,42 @@ def test_replay_of_garbage_json_lines() -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["seq"] == 4  # four rejections, each an event
     assert done.stderr.count("journal.bad_input") == 4
+
+
+#: the TD commands added for HU 7.5/7.9 and FFBG 6.5/6.8/10.3, each malformed, with the code and the
+#: message ``bgtable replay`` must name
+NEW_COMMANDS_MALFORMED = [
+    ({"type": "forbid_double"}, "field.missing: side: required"),
+    ({"type": "force_double", "side": "C"}, "field.choice: side: expected one of A, B, got 'C'"),
+    ({"type": "crawford_double", "choice": "maybe"}, "field.choice: choice: expected one of keep, void"),
+    ({"type": "crawford_double"}, "field.missing: choice: required"),
+    ({"type": "double_loss", "note": 5}, "field.type: note: expected a string, got 5"),
+]
+
+
+def _journal_with(command: dict[str, object]) -> tuple[str, int]:
+    """A golden journal with ``command`` as a TD command halfway through; its line number."""
+    journal = HERE / "g16-ffbg7-clock-early-roll-force-crawford-keep.jsonl"
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    at = json.loads(lines[20])["at"]
+    cmd = json.dumps({"at": at, "input": "cmd", "id": "td-bad", **command})
+    return "\n".join([*lines[:21], cmd, *lines[21:]]) + "\n", 22
+
+
+@pytest.mark.parametrize(("command", "said"), NEW_COMMANDS_MALFORMED, ids=lambda v: str(v)[:40])
+def test_replay_refuses_each_new_malformed_command_with_its_code_and_line(
+    command: dict[str, object], said: str
+) -> None:
+    text, line = _journal_with(command)
+    done = _run("-", stdin=text)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"line {line}: {said}" in done.stderr, done.stderr
+    assert "[journal.bad_input]" in done.stderr
+
+
+def test_replay_lenient_reports_the_new_malformed_commands_and_applies_them_as_refusals() -> None:
+    text, line = _journal_with(NEW_COMMANDS_MALFORMED[0][0])
+    done = _run("--lenient", "-", stdin=text)
+    assert done.returncode == 0, done.stderr
+    assert f"line {line}: field.missing" in done.stderr
+    assert json.loads(done.stdout)["score"] == {"A": 7, "B": 2}  # refused: the match as played

@@ -260,6 +260,73 @@ KEY_FACTS: dict[str, dict[str, Any]] = {
         "breaks_allowed": 2,
         "rejected": [],
     },
+    # HU 7.9 and 7.5: game 1 A +4 (a gammon at 2; A's forbidden double refused), game 2 A +2 (6-0),
+    # game 3 the Crawford game: B +4 (a gammon at 2), voided to a gammon at 1: +2 (6-2); game 4 A +1.
+    "g15-hu7-noclock-forbid-crawford-void": {
+        "score": (7, 2),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": True,
+        "crawford_game": 3,
+        "games": 4,
+        "clock": False,
+        "reserve": (0, 0),
+        "first_game": {"winner": "A", "kind": "gammon", "cube": 2, "points": 4},
+        "last_game": {"winner": "A", "kind": "single", "cube": 1, "points": 1},
+        "rejected": ["forbidden A to double"],
+    },
+    # FFBG 5.14, 6.8, 6.5/6.10: game 1 A +2 (the forced double taken), game 2 A +4 (6-0), game 3 the
+    # Crawford game, B's double kept and taken: B +2 (6-2), game 4 A +1. 26 min each: A's only turn
+    # past the 15 s delay is 20 s (5 s), B's 30 s (15 s).
+    "g16-ffbg7-clock-early-roll-force-crawford-keep": {
+        "score": (7, 2),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 7,
+        "crawford": False,
+        "post_crawford": True,
+        "crawford_game": 3,
+        "games": 4,
+        "reserve": (26 * MIN - 5 * S, 26 * MIN - 15 * S),
+        "first_game": {"winner": "A", "kind": "single", "cube": 2, "points": 2},
+        "last_game": {"winner": "A", "kind": "single", "cube": 1, "points": 1},
+        "rejected": [],
+    },
+    # FFBG (no limit to redoubles): 2, 4, ..., 128 in seven doubles; A owns 128 >= 99: dead; A +128.
+    "g17-ffbg99-noclock-cube-128": {
+        "score": (128, 0),
+        "winner": "A",
+        "end_reason": "points",
+        "phase": "finished",
+        "length": 99,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 1,
+        "clock": False,
+        "reserve": (0, 0),
+        "first_game": {"winner": "A", "kind": "single", "cube": 128, "points": 128},
+        "rejected": ["dead cube"],
+    },
+    # FFBG 10.3: game 1 A +2; in game 2 the double loss: no winner. 27 + 5 = 32 min each, no turn
+    # past the 15 s delay.
+    "g18-ffbg9-clock-double-loss": {
+        "score": (2, 0),
+        "winner": None,
+        "end_reason": "double_loss",
+        "phase": "finished",
+        "length": 9,
+        "crawford": False,
+        "post_crawford": False,
+        "crawford_game": None,
+        "games": 1,
+        "reserve": (32 * MIN, 32 * MIN),
+        "rejected": [],
+    },
 }
 
 
@@ -284,11 +351,14 @@ _SETUP_FACTS: dict[str, Any] = {
     "last_game": {"winner": "A", "kind": "single", "cube": 2, "points": 2},
     "rejected": ["Crawford game: no doubling"],
 }
+#: HU 7.5, FFBG 6.5: there B's double in the Crawford game is recorded and the leader A voids it
+LEADER_VOIDS = ("hu9", "ffbg9")
 for _name in [n for n in SCRIPTS if n.startswith("s")]:
     _clock = "clock-no-tower" in _name
     _ffbg = "ffbg" in _name
     KEY_FACTS[_name] = {
         **_SETUP_FACTS,
+        "rejected": [] if any(p in _name for p in LEADER_VOIDS) else _SETUP_FACTS["rejected"],
         "clock": _clock,
         "reserve": (
             ((32 * MIN - 20 * S, 32 * MIN - 25 * S) if _ffbg else (18 * MIN - 26 * S, 18 * MIN - 28 * S))
@@ -316,7 +386,10 @@ def test_every_table_setup_plays_the_whole_match_with_its_cube_actions(name: str
             seen.append(snapshot(state)["turn_from"])
     # a tower table is a scoreboard until its first roll is read (in game 1), then the dice count
     assert seen[-1] == SETUP_OF[setup] and (seen[0] is None or setup == "clock-no-tower")
-    assert [(d["side"], d["value"]) for d in doubles] == [("B", 2), ("A", 4), ("A", 2), ("B", 2)]
+    crawford = [("B", 2)] if any(p in name for p in LEADER_VOIDS) else []  # recorded, then voided
+    assert [(d["side"], d["value"]) for d in doubles] == [("B", 2), ("A", 4), ("A", 2), *crawford, ("B", 2)]
+    flags = [False, False, False, *(True for _ in crawford), False]
+    assert [d.get("crawford", False) for d in doubles] == flags
     assert not any(d.get("premature") for d in doubles)
 
 
@@ -387,6 +460,7 @@ def test_key_facts_worked_out_by_hand(name: str) -> None:
     assert_snapshot_matches(snap, _expected(name))
     assert (snap["score"]["A"], snap["score"]["B"]) == facts["score"]
     assert snap["winner"] == facts["winner"] and snap["end_reason"] == facts["end_reason"]
+    assert (snap["phase"] == "finished") == (snap["end_reason"] is not None)
     assert snap["phase"] == facts["phase"] and snap["length"] == facts["length"]
     assert snap["crawford"] == facts["crawford"] and snap["post_crawford"] == facts["post_crawford"]
     assert state.match is not None and state.match.crawford_game == facts["crawford_game"]

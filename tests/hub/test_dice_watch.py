@@ -112,7 +112,8 @@ def test_unreadable_throws_at_a_tower_table_are_misreads(tmp_path, mosquitto, cl
             for i in range(MIN_ROLLS):
                 sim.roll(r.randint(1, 6), r.randint(1, 6), "tower")
                 if i % 6 == 0:  # one throw in seven unreadable: 14 %
-                    sim.apply({"input": "invalid_roll", "side": sim.state.turn})
+                    # the kiosk names the thrower as the rulebook judges it (the roll due)
+                    sim.apply({"input": "invalid_roll", "side": sim.state.thrower()})
             hub.wait_for(lambda h: any(a["kind"] == "dice" for a in h.alert_list()))
         (alert,) = _dice_alerts(hub)
         assert "could not read" in alert["message"] and alert["table"] == "3"

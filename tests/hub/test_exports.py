@@ -121,3 +121,14 @@ def test_ids_go_from_the_schedule_to_the_results_files(tmp_path, mosquitto, cloc
         assert by_id["r1-t4"]["player_a_id"] == "HUN-2231" and by_id["r1-t4"]["player_b_id"] == "NOR-0512"
     finally:
         hub.stop()
+
+
+def test_a_double_loss_is_exported_with_no_winner():
+    """FFBG 10.3: both players lose: the CSV names no winner and says why (``end_reason``)."""
+    row = {
+        "round": 1, "table": "21", "match_id": "r1-t21", "player_a": "Anna Berg", "player_b": "Jon Dahl",
+        "length": 9, "score": {"A": 2, "B": 0}, "winner": None, "end_reason": "double_loss",
+        "penalties": {"A": 0, "B": 0}, "finished_wall": None,
+    }  # fmt: skip
+    (out,) = list(csv.DictReader(io.StringIO(results_csv([row]).removeprefix("\ufeff"))))
+    assert (out["winner"], out["end_reason"], out["score_a"], out["score_b"]) == ("", "double_loss", "2", "0")

@@ -60,8 +60,8 @@ def inputs(app: KioskApp) -> list[str]:
     return [row["input"] for row in journaled(app)]
 
 
-def seed_playing_match(data: Path) -> None:
-    """A match in its first game (A won the opening roll; B must start A's clock)."""
+def seed_playing_match(data: Path, *, clock_on: bool = True) -> None:
+    """A match in its first game (A won the opening roll; with a clock B must start A's clock)."""
     clock = iter(range(1_000, 100_000, 1_000))
     with Journal(data / "journal.sqlite3") as journal:
         ctl = TableController(journal, "5", clock_ms=lambda: next(clock))
@@ -72,7 +72,7 @@ def seed_playing_match(data: Path) -> None:
                 "match_id": "m1",
                 "length": 7,
                 "players": PLAYERS,
-                "clock": True,
+                "clock": clock_on,
             }
         )
         ctl.submit({"input": "checkin", "side": "A"})
@@ -381,6 +381,26 @@ def test_dice_tower_rolls_reach_the_journal(make_app, tmp_path):
         run_until(app, lambda: inputs(app)[-1] == "invalid_roll", "re-roll")
         assert journaled(app)[-1]["side"] == "B"
         assert app.controller.snapshot()["dice"] is None
+        app.close()
+
+
+def test_a_tower_without_a_clock_gives_an_unreadable_throw_to_the_player_whose_roll_is_due(
+    make_app, tmp_path
+):
+    """HU 0.16, WBGF 4.4 ii at a tower table without a clock: A moves the opening roll, B's throw is
+    unreadable. The throw is B's (the roll due), so B may not double this turn; it was once sent
+    as A's (the last roller) and refused ``roll.not_yours``, leaving B's double open."""
+    seed_playing_match(tmp_path / "data", clock_on=False)
+    with PtyPort() as pty:
+        app = make_app(dice=DiceConfig(device=pty.slave_path, baud=115200))
+        run_until(app, lambda: app.dice_status is not None and app.dice_status.connected, "tower")
+        app.controller.submit({"input": "resume"})
+        sim = DiceTowerSimulator(pty.master_fd)
+        sim.unreadable("cocked")
+        run_until(app, lambda: inputs(app)[-1] == "invalid_roll", "re-roll")
+        assert journaled(app)[-1]["side"] == "B"
+        legal = app.controller.snapshot()["legal"]["B"]
+        assert not legal["double"] and legal["why"]["double"] == "double.after_roll"
         app.close()
 
 

@@ -7,6 +7,7 @@ import pygame
 import pytest
 
 from kiosk.ui import samples
+from kiosk.ui.i18n import translator
 from kiosk.ui.local import MSG_TIE, MSG_WRONG_PIN
 from kiosk.ui.screens.messages import PAUSE_CHOICES as PAUSE_CHOICES_EN
 from kiosk.ui.view import KioskView, LocalState
@@ -88,6 +89,8 @@ def test_a_premature_double_at_a_clock_table_is_offered_as_the_rulebook_says():
     early = k.placement("Double early")
     assert early.rect[0] < SMALL[0] // 2 and k.texts().count("Double") == 1  # B's proper one
     k.tap("Double early")
+    assert k.sent == [] and k.local.double_ask == "A"  # asked once more
+    k.tap("Double now: it stands")
     assert k.sent[-1] == {"input": "double", "side": "A"} and not k.rejected
     assert k.snap["cube"]["offered_by"] == "A"
     assert k.placement("Take").rect[0] > SMALL[0] // 2
@@ -104,6 +107,65 @@ def test_a_premature_double_at_a_clock_table_is_offered_as_the_rulebook_says():
         "usable": {"A": False, "B": False},
     }
     assert not k.rejected
+
+
+def _button_area(k: Kiosk, label: str) -> int:
+    """The touch area of the button drawn with ``label`` (the hit whose drawn rect holds it)."""
+    x, y, w, h = k.placement(label).rect
+    scene = k.view.last_scene
+    assert scene is not None
+    for hit in scene.hits:
+        assert hit.shown is not None
+        hx, hy, hw, hh = hit.shown
+        if hx <= x + w // 2 <= hx + hw and hy <= y + h // 2 <= hy + hh:
+            return hw * hh
+    raise AssertionError(label)
+
+
+def test_an_early_double_is_asked_once_more_naming_the_rule_and_its_button_is_smaller():
+    """WBGF 4.4 v: a premature double stands, so a stray touch must not record one. "Double early"
+    is smaller than the proper Double; its touch only asks; the second touch says what it does and
+    the status row names the rule. The confirmation is on the inner part of the bar: a second
+    touch where the first one was cancels."""
+    k = Kiosk(samples.playing())  # B's turn: A may only double early
+    assert _button_area(k, "Double early") < _button_area(k, "Double") // 2 + 1
+    first = k.placement("Double early").rect
+    k.tap("Double early")
+    assert k.sent == [] and "Alice Lambert" in k.texts()
+    assert "Boris Ivanov has not finished: an early double stands (WBGF 4.4 v)" in k.texts()
+    assert "Double now: it stands" in k.texts() and "Cancel" in k.texts()
+    k.tap_at((first[0] + first[2] // 4, first[1] + first[3] // 2))  # the same place again
+    assert k.sent == [] and k.local.double_ask is None and "Double early" in k.texts()
+    k.key(pygame.K_q)  # A's main key: the same two steps
+    assert k.sent == [] and "Double now: it stands" in k.texts()
+    k.key(pygame.K_q)
+    assert k.sent == [{"input": "double", "side": "A"}] and not k.rejected
+    assert k.snap["cube"]["offered_by"] == "A"
+
+
+def test_an_asked_early_double_goes_when_the_turn_passes():
+    """Asked during B's turn, then B presses: A's double is a proper one now, shown as such."""
+    k = Kiosk(samples.playing())
+    k.tap("Double early")
+    k.key(pygame.K_m)  # B's clock button: A's turn
+    assert k.local.double_ask is None and "Double now: it stands" not in k.texts()
+    assert k.placement("Double").rect[0] < SMALL[0] // 2
+
+
+@pytest.mark.parametrize("lang", ["en", "hu"])
+def test_hu_7_5_a_double_in_the_crawford_game_is_asked_once_more_and_recorded(lang: str) -> None:
+    """HU 7.5: a double in the Crawford game is one the rule forbids, which the leader may void;
+    the table records it (its cube must match the board) after a second touch naming the rule."""
+    k = Kiosk(samples.crawford_hu(), lang=lang)  # B, the trailer, on turn
+    view_tr = translator(lang)
+    small = view_tr("Double: Crawford game")
+    assert small in k.texts() and view_tr("Double") not in k.texts()
+    k.tap(small, 1)  # B's, on the right
+    assert k.sent == []
+    assert view_tr("The rule forbids it; the leader may void it ({rule})").format(rule="HU 7.5") in k.texts()
+    k.tap(view_tr("Double in the Crawford game"))
+    assert k.sent == [{"input": "double", "side": "B"}] and not k.rejected
+    assert k.snap["cube"]["offered_by"] == "B" and k.snap["legal"]["td"]["crawford_double"]
 
 
 def test_no_early_double_while_the_player_must_press_the_clock():
@@ -325,6 +387,53 @@ def test_td_resolves_a_time_flag_naming_the_players_and_asking_again():
     assert k.sent[-1] == {"input": "cmd", "type": "resolve_flag", "winner": "B"}
     snap = k.snap
     assert snap["phase"] == "finished" and snap["winner"] == "B" and snap["end_reason"] == "time"
+
+
+def test_hu_7_9_the_td_forbids_a_players_doubles_from_the_table():
+    """HU 7.9 at the table: the TD menu offers it (``legal.td.forbid_double``), names the player,
+    asks once more naming the article."""
+    k = Kiosk(samples.hu_playing())
+    _open_td_menu(k, "4321")
+    assert "Enter a forced double" not in k.texts() and "Double loss" not in k.texts()  # not HU's
+    k.tap("Forbid doubling")
+    assert "Forbid doubling: which player?" in k.texts()
+    k.tap("Boris Ivanov")
+    assert k.local.overlay == "td_confirm" and k.sent == []
+    assert "Boris Ivanov may not double for the rest of this game" in k.texts() and "HU 7.9" in k.texts()
+    k.tap("Confirm")
+    assert k.sent[-1] == {"input": "cmd", "type": "forbid_double", "side": "B"} and not k.rejected
+    assert k.snap["legal"]["B"]["why"]["double"] == "double.forbidden"
+    assert "Double" not in k.texts()  # B's button is gone for this game
+
+
+def test_ffbg_6_8_and_10_3_the_td_enters_a_forced_double_and_a_double_loss():
+    k = Kiosk(samples.ffbg_playing())  # B's turn, before B rolls
+    _open_td_menu(k, "4321")
+    assert "Forbid doubling" not in k.texts()  # not FFBG's
+    k.tap("Enter a forced double")
+    k.tap("Boris Ivanov")
+    assert "Boris Ivanov doubles: the cube goes to 2" in k.texts() and "FFBG 6.8" in k.texts()
+    k.tap("Confirm")
+    assert k.sent[-1] == {"input": "cmd", "type": "force_double", "side": "B"} and not k.rejected
+    assert k.snap["cube"]["offered_by"] == "B"
+    _open_td_menu(k, "4321")
+    k.tap("Double loss")
+    assert "Both players lose the match" in k.texts()
+    k.tap("Confirm")
+    assert k.sent[-1]["type"] == "double_loss" and not k.rejected
+    assert k.snap["end_reason"] == "double_loss" and "Both players lose" in k.texts()
+
+
+def test_hu_7_5_the_td_enters_the_leaders_choice_from_the_table():
+    k = Kiosk(samples.crawford_hu_doubled())
+    _open_td_menu(k, "4321")
+    k.tap("Double in the Crawford game")
+    assert "Double in the Crawford game: the leader's choice" in k.texts()
+    k.tap("Void the double")
+    assert "HU 7.5" in k.texts() and k.sent == []
+    k.tap("Confirm")
+    assert k.sent[-1] == {"input": "cmd", "type": "crawford_double", "choice": "void"} and not k.rejected
+    assert k.snap["cube"]["offered_by"] is None and k.snap["legal"]["td"]["crawford_double"] is False
 
 
 def test_td_corrects_the_score_at_the_table():

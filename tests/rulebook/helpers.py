@@ -23,6 +23,8 @@ class Table:
         self.events: list[dict[str, Any]] = []
         self.journal: list[dict[str, Any]] = []
         self._cmd = 0
+        #: the table setup (``SETUPS``) when made by :func:`setup_table`
+        self.setup = ""
 
     # -- feeding ---------------------------------------------------------------------------------
 
@@ -157,3 +159,29 @@ class Table:
         found = [e for e in self.events if e.get("type") == type_]
         assert found, f"no {type_} event in {self.events}"
         return found[-1]
+
+
+#: the four table setups (docs/rules.md, "Table setups"): what marks the turns at the table
+SETUPS = ("scoreboard", "clock", "clock+tower", "tower")
+
+
+def setup_table(setup: str, length: int = 7, profile: str = "wbgf-2023", **extra: Any) -> Table:
+    """A table of ``setup`` with both players checked in: a clock for ``clock`` and ``clock+tower``;
+    rolls are read (by a dice tower) for ``tower`` and ``clock+tower`` (see :func:`throw`)."""
+    t = Table().start(length=length, profile=profile, clock=setup.startswith("clock"), **extra)
+    t.setup = setup
+    return t
+
+
+def has_tower(t: Table) -> bool:
+    return "tower" in t.setup
+
+
+def finish_turn(t: Table, side: str, dice: tuple[int, int] = (3, 1)) -> Table:
+    """``side`` finishes the turn it is on as its setup shows it: a tower reads the roll (when the
+    side has not rolled yet); a clock is pressed; a scoreboard sees nothing."""
+    if has_tower(t) and not t.state.rolled:
+        t.send("roll", dice=list(dice), source="tower").ok()
+    if t.state.clock.enabled:
+        t.send("press", side=side).ok()
+    return t

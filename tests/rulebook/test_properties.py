@@ -306,6 +306,10 @@ OTHER: st.SearchStrategy[dict[str, Any]] = st.one_of(
     _cmd("start_clock", side=SIDES),
     _cmd("pause", reason=st.just("td")),
     _cmd("resume"),
+    _cmd("forbid_double", side=SIDES),
+    _cmd("force_double", side=SIDES),
+    _cmd("crawford_double", choice=st.sampled_from(["keep", "void"])),
+    _cmd("double_loss"),
 )
 
 
@@ -375,7 +379,14 @@ def test_replay_of_any_prefix_equals_live_application(
     assert snapshot(replayed) == snapshot(states[k])
 
 
-SCORE_LOWERING = {("cmd", "correct_score"), ("cmd", "waive"), ("undo", None), ("assign", None)}
+SCORE_LOWERING = {
+    ("cmd", "correct_score"),
+    ("cmd", "waive"),
+    ("undo", None),
+    ("assign", None),
+    # HU 7.5: a Crawford double the leader voids after the game: the game is scored again
+    ("cmd", "crawford_double"),
+}
 
 
 @SETTINGS
@@ -592,6 +603,10 @@ def _probe_commands(state: TableState) -> list[tuple[dict[str, Any], Command]]:
         {"type": "resolve_flag", "winner": "B"},
         {"type": "td_ack"},
         *({"type": "set_length", "length": n} for n in (1, 3, 5, 9)),
+        *({"type": kind, "side": s} for kind in ("forbid_double", "force_double") for s in ("A", "B")),
+        {"type": "crawford_double", "choice": "keep"},
+        {"type": "crawford_double", "choice": "void"},
+        {"type": "double_loss"},
     ]
     return [(f, parse_command(f)) for f in fields]
 
@@ -615,7 +630,10 @@ def test_legal_actions_are_exactly_what_the_reducer_accepts(
                 ({"input": "checkin", "side": side}, mine.checkin),
                 ({"input": "press", "side": side}, mine.press),
                 ({"input": "invalid_roll", "side": side}, mine.invalid_roll),
-                ({"input": "double", "side": side}, mine.double or mine.premature_double),
+                (
+                    {"input": "double", "side": side},
+                    mine.double or mine.premature_double or mine.crawford_double,
+                ),
                 ({"input": "take", "side": side}, mine.take),
                 ({"input": "pass", "side": side}, mine.pass_),
                 ({"input": "break", "side": side}, mine.break_),

@@ -273,13 +273,18 @@ def test_4_4_iv_crawford_recomputed_after_a_length_correction() -> None:
 
 def test_hu_crawford_recomputed_mid_game_when_the_length_changes_at_once() -> None:
     """HU 4.3 applies at once: the game in progress started one away from the right length, so it
-    is the Crawford game (no more cube action in it); and the other way round."""
+    is the Crawford game: a double in it is one the rule forbids, recorded for the leader to keep
+    or void (HU 7.5); and the other way round."""
     t = Table().start(length=11, profile="hu").game("A", "gammon").game("A", "gammon").game("A", "gammon")
     t.opening(6, 1)  # 6-0 of 11, game 4 in play with the cube
     t.cmd("set_length", length=7).ok()
     assert t.match.crawford_game == 4 and t.snap()["crawford"] is True
-    t.send("double", side="B")
-    t.refused(code="double.crawford")
+    assert t.snap()["legal"]["B"]["crawford_double"] and not t.snap()["legal"]["B"]["double"]
+    t.send("double", side="B").ok()
+    assert t.event("double")["crawford"] is True and t.snap()["legal"]["td"]["crawford_double"]
+    t.cmd("crawford_double", choice="void").ok()  # A, the leader, voids it
+    cube = t.snap()["cube"]
+    assert (cube["value"], cube["owner"], cube["offered_by"]) == (1, None, None)
     t.cmd("set_length", length=11).ok()
     assert t.match.crawford_game is None and t.snap()["crawford"] is False
 

@@ -16,6 +16,7 @@ from rulebook.table import apply, new_table
 from rulebook.wire import (
     EVENT_FIELDS,
     MAX_EVENT_BYTES,
+    MAX_POINTS,
     SNAPSHOT,
     STATUS,
     Obj,
@@ -211,7 +212,7 @@ def test_errors_say_what_was_expected_and_what_came():
     with pytest.raises(FieldError) as caught:
         parse_snapshot({**good, "score": {"A": 1, "B": "2"}})
     assert caught.value.code == "field.type"
-    assert str(caught.value) == "score.B: expected an integer from 0 to 1000000, got '2'"
+    assert str(caught.value) == f"score.B: expected an integer from 0 to {MAX_POINTS}, got '2'"
     with pytest.raises(WireError) as caught:
         parse_snapshot({**good, "length": 100})
     assert (caught.value.code, str(caught.value)) == (

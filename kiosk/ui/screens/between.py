@@ -7,7 +7,7 @@ from kiosk.ui.fmt import countdown_text, elapsed_text
 from kiosk.ui.layout import inset
 from kiosk.ui.screens import common, messages
 from kiosk.ui.screens.base import SIDES, Ctx, other
-from rulebook.vocab import InputType
+from rulebook.vocab import EndReason, InputType
 
 
 def between_games(c: Ctx) -> None:
@@ -250,6 +250,10 @@ def finished(c: Ctx) -> None:
             (ix, y + lay.pad + row * 5 // 2, iw, row * 3 // 2),
             tr("{name} wins the match").format(name=c.name(winner)),
             size=lay.f_small,
+        )
+    elif c.snap.get("end_reason") == EndReason.DOUBLE_LOSS:
+        pen.note(
+            (ix, y + lay.pad + row * 5 // 2, iw, row * 3 // 2), tr("Both players lose"), size=lay.f_small
         )
     reason = c.snap.get("end_reason") or ""
     if reason in messages.END_REASONS:

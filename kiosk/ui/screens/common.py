@@ -403,11 +403,17 @@ def cube_view(c: Ctx) -> None:
     face_h = lay.score_h * 7 // 8
     face_w = max(face_h, digits * lay.f_score * 7 // 10 + 2 * lay.pad)
     box = score_box(c, x, y, w)
+    widest = w - 2 * lay.pad
+    if face_w > widest:
+        # a cube past what the face holds at the scores' size (FFBG: no limit to redoubles): the
+        # face takes the column's width and the value shrinks to fit it, never beyond the face
+        face_w = widest
     face = (x + (w - face_w) // 2, box[1] + (lay.score_h - face_h) // 2, face_w, face_h)
     pen.fill(face, theme.DIE_FACE, lay.radius)
     if offered:
         pen.frame(inset(face, -3), theme.AMBER, 4, lay.radius)
-    pen.text(str(shown), box, lay.f_score, theme.TEXT_DARK)
+    text_box = box if face_w < widest else inset(face, lay.pad // 2)
+    pen.text(str(shown), text_box, lay.f_score, theme.TEXT_DARK)
     holder = owner if not offered else other(offered)
     arrow_w = min(lay.pad * 4, (w - face_w) // 2 - 2 * lay.pad)
     if holder is not None and arrow_w > 8:

@@ -38,6 +38,7 @@ END_REASONS: dict[str, str] = {
     "forfeit": N_("Won by forfeit"),
     "lateness": N_("Won by forfeit: lateness"),
     "td": N_("Decided by the TD"),
+    "double_loss": N_("Both players lose (FFBG 10.3)"),
 }
 
 #: result kinds

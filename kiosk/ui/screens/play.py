@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from kiosk.ui import facts, keys, theme
-from kiosk.ui.layout import hsplit, inset
+from kiosk.ui.layout import Rect, hsplit, inset
 from kiosk.ui.screens import common, messages
-from kiosk.ui.screens.base import SIDES, Ctx, other
+from kiosk.ui.screens.base import SIDES, Ctx, Pen, other
 from rulebook.vocab import InputType, PauseReason
 
 #: ``legal``'s word for a double made during the opponent's turn, which stands (WBGF 4.4 v)
 PREMATURE_DOUBLE = "premature_double"
+#: ``legal``'s word for a double made in the Crawford game, which the leader may void (HU 7.5)
+CRAWFORD_DOUBLE = "crawford_double"
+#: the article that makes a premature double stand, in each profile's own text
+PREMATURE_RULE = {"wbgf-2023": "WBGF 4.4 v", "hbf": "HBF 4.4 v", "hu": "HU 7.8", "ffbg-cdf": "FFBG 6.8"}
+#: the article that lets the leader void a double made in the Crawford game
+CRAWFORD_RULE = {"hu": "HU 7.5", "ffbg-cdf": "FFBG 6.5"}
 
 
 def play(c: Ctx) -> None:
@@ -20,7 +26,11 @@ def play(c: Ctx) -> None:
         bg = theme.PANEL_ACTIVE if active else theme.PANEL
         common.head(c, side, bg)
         common.clock_row(c, side, bg, running=active)
-        common.delay_row(c, side, bg, running=active)
+        asked = _asked_double(c, side)
+        if asked is not None and c.local.double_ask == side:
+            _ask_note(c, side, bg, asked)  # what the second touch does, and the rule: over the delay
+        else:
+            common.delay_row(c, side, bg, running=active)
         _play_actions(c, side)
     common.match_info(c)
     common.badge_and_cube(c)
@@ -75,14 +85,22 @@ def _play_actions(c: Ctx, side: str) -> None:
             pen.note(rect, tr("Doubled to {value}: waiting for the answer").format(value=value))
         return
     hint = _clock_hint(c, side)
+    asked = _asked_double(c, side)
+    if asked is not None and c.local.double_ask == side:
+        _confirm_double(c, pen, side, rect, asked)
+        return
     actions: list[tuple[str, list[dict], tuple[int, ...], str, str]] = []
     sub = tr("Cube to {value}").format(value=facts.offered_value(c.snap))
     double = [{"input": InputType.DOUBLE, "side": side}]
     if facts.may(c.snap, side, InputType.DOUBLE):
         actions.append((tr("Double"), double, keys.MAIN[where], "primary", sub))
-    elif facts.may(c.snap, side, PREMATURE_DOUBLE) and hint is None:
-        # while this player must press the clock, that comes first
-        actions.append((tr("Double early"), double, keys.MAIN[where], "secondary", sub))
+    elif asked is not None and hint is None:
+        # while this player must press the clock, that comes first. A double that is not a proper
+        # one is asked once more, and its button is smaller than the proper one (a stray touch
+        # must not record a double that stands)
+        label = tr("Double early") if asked == PREMATURE_DOUBLE else tr("Double: Crawford game")
+        ask = [{"ui": "double_ask", "side": side}]
+        actions.append((label, ask, keys.MAIN[where], "secondary", ""))
     if c.local.manual_dice and facts.roller(c.snap) == side:
         intents = [{"ui": "open", "overlay": "dice", "side": side}]
         actions.append((tr("Enter the roll"), intents, keys.ROLL[where], "secondary", ""))
@@ -90,6 +108,8 @@ def _play_actions(c: Ctx, side: str) -> None:
         for (label, intents, k, style, sub), cell in zip(
             actions, hsplit(rect, len(actions), lay.pad), strict=True
         ):
+            if intents[0].get("ui") == "double_ask":
+                cell = _smaller(c, side, cell)
             pen.button(cell, label, intents, keys=k, style=style, sublabel=sub)
         return
     dice = c.snap.get("dice")
@@ -97,6 +117,59 @@ def _play_actions(c: Ctx, side: str) -> None:
         _rolled(pen, c, side, rect, (int(dice[0]), int(dice[1])))
     elif hint is not None:
         pen.note(rect, hint, theme.AMBER)
+
+
+def _asked_double(c: Ctx, side: str) -> str | None:
+    """The kind of double ``side`` may make now that is asked once more, if any."""
+    for word in (PREMATURE_DOUBLE, CRAWFORD_DOUBLE):
+        if facts.may(c.snap, side, word):
+            return word
+    return None
+
+
+def _smaller(c: Ctx, side: str, cell: Rect) -> Rect:
+    """The early double's button: half its cell, at the screen's edge, not its full height — smaller
+    than the proper Double, which fills the cell."""
+    x, y, w, h = cell
+    small_w, small_h = max(w // 2, c.lay.H // 6), max(h * 3 // 4, c.lay.H // 10)
+    sx = x if c.is_left(side) else x + w - small_w
+    return (sx, y + (h - small_h) // 2, small_w, small_h)
+
+
+def _rule(c: Ctx, table: dict[str, str]) -> str:
+    return table.get(facts.profile_of(c.snap).name, "")
+
+
+def _ask_note(c: Ctx, side: str, bg: theme.Color, asked: str) -> None:
+    """Why the double is asked once more, naming the rule, in the player's status row."""
+    tr = c.tr(side)
+    rect = common.rows(c, side)["info"]
+    pen = c.region(f"{side}.info", rect, bg)
+    if asked == PREMATURE_DOUBLE:
+        text = tr("{name} has not finished: an early double stands ({rule})").format(
+            name=c.name(other(side)), rule=_rule(c, PREMATURE_RULE)
+        )
+    else:
+        text = tr("The rule forbids it; the leader may void it ({rule})").format(rule=_rule(c, CRAWFORD_RULE))
+    pen.note(inset(rect, c.lay.pad), text, theme.AMBER, size=c.lay.f_small)
+
+
+def _confirm_double(c: Ctx, pen: Pen, side: str, rect: Rect, asked: str) -> None:
+    """The second touch: it says what it does (the rule is named just above it), on the inner part
+    of the bar; the outer part, where the first touch was, cancels."""
+    tr = c.tr(side)
+    where = keys.pos(c.is_left(side))
+    x, y, w, h = rect
+    cancel_w = (w - c.lay.pad) // 3
+    ok_w = w - cancel_w - c.lay.pad
+    if c.is_left(side):
+        cancel_r, ok_r = (x, y, cancel_w, h), (x + cancel_w + c.lay.pad, y, ok_w, h)
+    else:
+        ok_r, cancel_r = (x, y, ok_w, h), (x + ok_w + c.lay.pad, y, cancel_w, h)
+    label = tr("Double now: it stands") if asked == PREMATURE_DOUBLE else tr("Double in the Crawford game")
+    intents = [{"ui": "double_cancel"}, {"input": InputType.DOUBLE, "side": side}]
+    pen.button(ok_r, label, intents, keys=keys.MAIN[where], style="amber")
+    pen.button(cancel_r, tr("Cancel"), [{"ui": "double_cancel"}], keys=keys.SECOND[where], style="secondary")
 
 
 def _clock_hint(c: Ctx, side: str) -> str | None:

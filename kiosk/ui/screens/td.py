@@ -53,6 +53,9 @@ def build(c: Ctx, overlay: str) -> None:
         "td_forfeit": _forfeit,
         "td_flag": _flag,
         "td_confirm": _confirm,
+        "td_forbid": _forbid,
+        "td_force": _force,
+        "td_crawford": _crawford,
     }.get(overlay, _menu)(c)
 
 
@@ -142,6 +145,16 @@ def _menu(c: Ctx) -> None:
         entries.append((tr("Penalty"), [{"ui": "td", "page": "td_penalty"}], "secondary"))
     if _td_may(c, CommandType.FORFEIT):
         entries.append((tr("Forfeit"), [{"ui": "td", "page": "td_forfeit"}], "secondary"))
+    # the cube decisions the profile's rules give the TD (HU 7.5, 7.9; FFBG 6.5, 6.8, 10.3)
+    if _td_may(c, CommandType.CRAWFORD_DOUBLE):
+        entries.append((tr("Double in the Crawford game"), [{"ui": "td", "page": "td_crawford"}], "amber"))
+    if _td_may(c, CommandType.FORBID_DOUBLE):
+        entries.append((tr("Forbid doubling"), [{"ui": "td", "page": "td_forbid"}], "secondary"))
+    if _td_may(c, CommandType.FORCE_DOUBLE):
+        entries.append((tr("Enter a forced double"), [{"ui": "td", "page": "td_force"}], "secondary"))
+    if _td_may(c, CommandType.DOUBLE_LOSS):
+        loss = _confirm_intents(_cmd(CommandType.DOUBLE_LOSS, note="decided at the table"), "td")
+        entries.append((tr("Double loss"), loss, "secondary"))
     if any(facts.td_calls(snap).values()) and _td_may(c, CommandType.TD_ACK):
         entries.append((tr("Answer the call"), [{"ui": "close"}, _cmd(CommandType.TD_ACK)], "amber"))
     entries.append((tr("Table settings"), [{"ui": "td", "page": "td_settings"}], "secondary"))
@@ -285,10 +298,20 @@ def _impose_clock(c: Ctx) -> None:
 # -- score, penalty, forfeit, time-out: chosen, then confirmed -----------------------------------
 
 
-def _players(pen: Pen, c: Ctx, rect: Rect, chosen: str | None, intent: dict[str, Any]) -> None:
-    """One button per player, by name; the chosen one framed (none is chosen beforehand)."""
+def _players(
+    pen: Pen,
+    c: Ctx,
+    rect: Rect,
+    chosen: str | None,
+    intent: dict[str, Any],
+    allowed: tuple[str, ...] = ("A", "B"),
+) -> None:
+    """One button per player, by name; the chosen one framed (none is chosen beforehand). A player
+    not ``allowed`` (the rules refuse the command for them) has no button."""
     lay = c.lay
     for side, cell in zip((c.left, other(c.left)), hsplit(rect, 2, lay.pad * 3), strict=True):
+        if side not in allowed:
+            continue
         pen.button(
             cell,
             c.name(side),
@@ -333,6 +356,75 @@ def _forfeit(c: Ctx) -> None:
     back = bottom_row(c, area)
     body = (x, y + lay.pad, w, back[1] - y - 3 * lay.pad)
     _players(pen, c, body, None, {"ui": "td_pick_confirm", "type": CommandType.FORFEIT, "back": "td_forfeit"})
+    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
+
+
+def _td_sides(c: Ctx, command: CommandType) -> tuple[str, ...]:
+    """The players the rulebook lets the TD give ``command`` for now (``legal.td``)."""
+    listed = facts.legal(c.snap, "td").get(command)
+    return tuple(s for s in ("A", "B") if isinstance(listed, list) and s in listed)
+
+
+def _cube_page(c: Ctx, command: CommandType, heading: str, note: str) -> None:
+    """A TD cube decision about one player: who, then the confirmation page."""
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, heading, lay.H * 10 // 100)
+    x, _, w, _ = area
+    note_h = lay.H // 8
+    pen.note((x, y, w, note_h), note, theme.TEXT_DIM, size=lay.f_small)
+    back = bottom_row(c, area)
+    body = (x, y + note_h + lay.pad, w, back[1] - y - note_h - 3 * lay.pad)
+    pick = {"ui": "td_pick_confirm", "type": command, "back": str(c.local.overlay)}
+    _players(pen, c, body, None, pick, _td_sides(c, command))
+    back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
+
+
+def _forbid(c: Ctx) -> None:
+    """HU 7.9: the player who touched the cube without doubling may not double in this game."""
+    tr = c.tr()
+    _cube_page(
+        c,
+        CommandType.FORBID_DOUBLE,
+        tr("Forbid doubling: which player?"),
+        tr("The player touched the cube without doubling: no double for the rest of this game (HU 7.9)."),
+    )
+
+
+def _force(c: Ctx) -> None:
+    """FFBG 6.8: handling the cube obliges the player to double; the TD enters that double."""
+    tr = c.tr()
+    _cube_page(
+        c,
+        CommandType.FORCE_DOUBLE,
+        tr("Enter a forced double: which player?"),
+        tr("The player handled the cube: the double is entered now, the opponent answers (FFBG 6.8)."),
+    )
+
+
+def _crawford(c: Ctx) -> None:
+    """HU 7.5, FFBG 6.5: the match leader keeps or voids a double made in the Crawford game."""
+    lay = c.lay
+    tr = c.tr()
+    pen, area = full_dialog(c)
+    y = title(pen, c, area, tr("Double in the Crawford game: the leader's choice"), lay.H * 10 // 100)
+    x, _, w, _ = area
+    note_h = lay.H // 8
+    rule = {"hu": "HU 7.5", "ffbg-cdf": "FFBG 6.5"}.get(facts.profile_of(c.snap).name, "")
+    text = tr(
+        "The rule forbids any double in the Crawford game; the match leader may keep it or void it ({rule})."
+    )
+    pen.note((x, y, w, note_h), text.format(rule=rule), theme.TEXT_DIM, size=lay.f_small)
+    back = bottom_row(c, area)
+    body = (x, y + note_h + lay.pad, w, back[1] - y - note_h - 3 * lay.pad)
+    keep_r, void_r = hsplit(body, 2, lay.pad * 3)
+    for cell, choice, label in (
+        (keep_r, "keep", tr("Keep the double")),
+        (void_r, "void", tr("Void the double")),
+    ):
+        cmd = _cmd(CommandType.CRAWFORD_DOUBLE, choice=choice)
+        pen.button(cell, label, _confirm_intents(cmd, "td_crawford"), style="secondary", size=lay.f_label)
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
 
 
@@ -514,6 +606,38 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
         leader = "A" if after["A"] >= after["B"] else "B"
         if after[leader] >= length > 0:
             winner = leader
+    elif kind == CommandType.FORBID_DOUBLE:
+        side = str(cmd.get("side"))
+        heading = tr("Confirm: no more doubling")
+        text = tr("{name} may not double for the rest of this game").format(name=c.name(side))
+        lines += [(text, lay.f_title, theme.TEXT), ("HU 7.9", lay.f_label, theme.TEXT_DIM)]
+    elif kind == CommandType.FORCE_DOUBLE:
+        side = str(cmd.get("side"))
+        heading = tr("Confirm the forced double")
+        text = tr("{name} doubles: the cube goes to {value}").format(
+            name=c.name(side), value=facts.offered_value(snap)
+        )
+        answer = tr("{name} answers: take or pass").format(name=c.name(other(side)))
+        lines += [
+            (text, lay.f_title, theme.TEXT),
+            (answer, lay.f_label, theme.TEXT),
+            ("FFBG 6.8", lay.f_label, theme.TEXT_DIM),
+        ]
+    elif kind == CommandType.CRAWFORD_DOUBLE:
+        heading = tr("Confirm the leader's choice")
+        if cmd.get("choice") == "keep":
+            text = tr("The double made in the Crawford game stands")
+        else:
+            text = tr("The double made in the Crawford game is void: the cube goes back to where it was")
+        rule = {"hu": "HU 7.5", "ffbg-cdf": "FFBG 6.5"}.get(facts.profile_of(snap).name, "")
+        lines += [(text, lay.f_title, theme.TEXT), (rule, lay.f_label, theme.TEXT_DIM)]
+    elif kind == CommandType.DOUBLE_LOSS:
+        heading = tr("Confirm the double loss")
+        lines.append((tr("Both players lose the match"), lay.f_title, theme.TEXT))
+        lines.append(
+            (tr("FFBG 10.3: the table was left while the clock was neutralised"), lay.f_label, theme.TEXT_DIM)
+        )
+        return heading, lines, True
     else:
         heading = tr("TD menu")
     if kind in (CommandType.PENALTY, CommandType.CORRECT_SCORE):
