@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from rulebook.custom_profiles import custom_profile
 from rulebook.profiles import CUBE_CEILING
 from tests.rulebook.helpers import SETUPS, Table, finish_turn, has_tower, setup_table
 
@@ -248,7 +249,7 @@ def test_ffbg_no_limit_to_redoubles(setup: str) -> None:
 def test_ffbg_without_a_dead_cube_the_cube_stops_at_the_tables_ceiling() -> None:
     """A custom profile without the dead-cube rule and without a limit: the table records the cube
     up to ``CUBE_CEILING`` (twenty doublings in one game), which the wire schema accepts."""
-    profile = {"base": "ffbg-cdf", "dead_cube": False}
+    profile = custom_profile({"base": "ffbg-cdf", "name": "ffbg-live-cube", "dead_cube": False}).wire()
     t = _redoubles("scoreboard", profile, 20, length=3)
     assert t.snap()["cube"]["value"] == CUBE_CEILING
     t.send("double", side="B" if t.snap()["cube"]["owner"] == "B" else "A")
