@@ -761,16 +761,16 @@ _SETUP_GAMES = {
         win A single 1s
     """,
 }
-SCRIPTS["g15-club7-noclock-custom-lateness"] = """
+SCRIPTS["g19-club7-noclock-custom-lateness"] = """
         # A club's own profile (CUSTOM_PROFILES: WBGF with a point every 10 minutes late, no break in
         # a 7-point match), carried by the assignment with its digest. B is 15 min late: 1 point at
         # 10:00 (WBGF's would be 3: at 5, 10 and 15). B asks for a break between games: refused, the
         # club gives none up to 7 points. A wins 7-0.
-        match g15 length=7 profile=club-thursday clock=no start=+1m
+        match g19 length=7 profile=club-thursday clock=no start=+1m
         wait 1m
         checkin A
         wait 10m
-        cmd penalty id=late:g15:B:1 against=B points=1 reason=late
+        cmd penalty id=late:g19:B:1 against=B points=1 reason=late
         wait 5m
         checkin B
         opening 6-1

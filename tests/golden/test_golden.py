@@ -133,7 +133,7 @@ KEY_FACTS: dict[str, dict[str, Any]] = {
         "present": (True, False),
         "rejected": [],
     },
-    "g15-club7-noclock-custom-lateness": {
+    "g19-club7-noclock-custom-lateness": {
         # 1 (B's late point, at the club's 10 min) + 1 single + 3 backgammon + 2 gammon = 7-0
         "score": (7, 0),
         "winner": "A",
