@@ -167,9 +167,11 @@ class Automation:
             if tables is not None and table not in tables:
                 continue
             m = room.by_id.get(match_id)
-            if table not in room.current and (m is None or m.table != table) and link is not None:
-                # the match was moved elsewhere by a new schedule: a table that restarts must not
-                # set it up again from the retained assignment
+            gone = m is None or m.table != table or match_id in room.released
+            if table not in room.current and gone and link is not None:
+                # the match was moved elsewhere by a new schedule, or released with nothing after
+                # it: a table that restarts (or a new device) must not set it up again from the
+                # retained assignment
                 link.clear_assign(table)
                 self._assign_payloads.pop(table, None)
                 del room.assigned[table]

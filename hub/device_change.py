@@ -11,7 +11,9 @@ the fleet retires a device, the hub says it itself (:meth:`DeviceChanges.gone`):
   is cleared; automation gives nothing at a table that is offline;
 - a match begun there is noted to be carried to the next device (its last known score, length and
   clocks: :meth:`hub.round_control.RoundControl.carry_to_next_device`, the mechanism a moved match
-  uses), so that the next device never takes it from 0-0 silently;
+  uses), so that the next device never takes it from 0-0 silently; a match that has just finished
+  there (its result held for the players' confirmation) is released, so that the next device
+  starts the table's next match rather than the finished one again;
 - the next device's first "online" ends it (:mod:`hub.ingest`). The mark is kept in the store
   too, so a hub restarted meanwhile marks the table again (:meth:`DeviceChanges.mark_at_start`)
   unless a device has said it is online since.
@@ -134,6 +136,11 @@ class DeviceChanges:
         hub = self.hub
         hub.ingest.drain()  # what the device sent before its credential went is its last word
         hub.round_control.carry_to_next_device(table, why, actor)
+        cur = hub.room_state.current.get(table)
+        if cur is not None and cur.match.match_id in hub.room_state.results:
+            # its match is over, the result kept: the next device starts the table's next match,
+            # never the finished one again from 0-0 (which would withdraw its result)
+            hub.actions.release(table, actor)
         now = hub.clock.now_wall()
         view = hub.room_state.view(table)
         if view.online or view.status is None:

@@ -23,20 +23,26 @@ from tests.hub.support import MIN, T0, event_id, hub_state, one_match, start_hub
 
 
 class Scene:
-    def __init__(self, tmp: Path, mosquitto) -> None:
+    def __init__(self, tmp: Path, mosquitto, length: int = 7) -> None:
         self.clock = FakeClock(T0 - MIN)
         self.event = event_id("device")
         self.mosquitto = mosquitto
         self.hub: HubThread = start_hub(
-            tmp, mosquitto.host, mosquitto.port, self.event, self.clock, schedule=one_match("1")
+            tmp,
+            mosquitto.host,
+            mosquitto.port,
+            self.event,
+            self.clock,
+            schedule=one_match("1", length=length),
         )
         self.stack = ExitStack()
         self.old = self.device()
 
-    def device(self) -> SimTable:
+    def device(self, match: str | None = "r1-t1") -> SimTable:
         sim = SimTable(self.event, "1", self.mosquitto.host, self.mosquitto.port, clock=self.clock).start()
         self.stack.callback(sim.stop)
-        sim.wait_for(lambda s: s.match_id == "r1-t1")
+        if match is not None:
+            sim.wait_for(lambda s: s.match_id == match)
         return sim
 
     def synced(self, sim: SimTable) -> None:
@@ -133,3 +139,27 @@ def test_no_automatic_point_while_a_table_has_no_device(scene: Scene):
     tick(scene.hub)
     assert scene.hub.call(scene.hub.hub.store.commands, "1") == []
     assert scene.tile()["status"] == "offline"
+
+
+def test_a_device_replaced_just_after_its_match_ended_keeps_the_result(tmp_path, mosquitto):
+    """The result is held for the players' confirmation when the device is replaced: the new device
+    does not start the finished match again from 0-0 (which would withdraw its result)."""
+    scene = Scene(tmp_path, mosquitto, length=1)
+    try:
+        playing(scene.old)
+        scene.old.win("A")
+        scene.synced(scene.old)
+        tick(scene.hub)
+        assert "r1-t1" in scene.hub.call(lambda: dict(scene.hub.hub.results))
+        scene.gone()
+        scene.old.stop(graceful=False)
+        new = scene.device(match=None)
+        scene.hub.wait_for(lambda h: h.views["1"].online)
+        tick(scene.hub)
+        result = scene.hub.call(lambda: scene.hub.hub.results.get("r1-t1"))
+        assert result is not None and result["score"] == {"A": 1, "B": 0} and result["winner"] == "A"
+        assert new.state.match_id is None  # no match left for table 1: nothing assigned again
+        audit = scene.hub.call(scene.hub.hub.store.audit_log, "1")
+        assert [a["action"] for a in audit if a["action"] == "release"] == ["release"]
+    finally:
+        scene.close()
