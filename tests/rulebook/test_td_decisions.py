@@ -233,7 +233,8 @@ def test_ffbg_10_3_the_td_declares_a_double_loss(setup: str) -> None:
     t.send("double", side="B")
     t.refused(code="match.over")
     t.cmd("waive", penalty_id="dl-1").ok()
-    assert t.snap()["phase"] == "playing" and t.snap()["end_reason"] is None  # as a forfeit waived
+    # as a forfeit waived: the table is as it was the moment before, the TD's pause standing again
+    assert t.snap()["phase"] == "paused" and t.snap()["end_reason"] is None
 
 
 @pytest.mark.parametrize("profile", ["wbgf-2023", "hbf", "hu"])
