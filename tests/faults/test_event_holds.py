@@ -455,7 +455,9 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
             problems = {}
             with read_db(db) as conn:
                 for t, table in tables.items():
-                    report = delivery_report(table.made(), stored_events(conn, t))
+                    # each once; the order of arrival is the broker's (a restart redelivers QoS 1
+                    # messages it had not had acknowledged, after newer ones)
+                    report = delivery_report(table.made(), stored_events(conn, t), ordered=False)
                     if report:
                         problems[t] = report
             return problems
