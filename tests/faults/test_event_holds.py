@@ -450,7 +450,7 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
         log = tables["4"].state()["penalty_log"]
         assert [p["id"] for p in log] == ["late:r2-t4:B:1", "late:r2-t4:B:2"], log
 
-        # every event every table made, stored once and in order (the power-loss pause too)
+        # every event every table made, stored once (the power-loss pause too)
         def delivered() -> dict[str, str]:
             problems = {}
             with read_db(db) as conn:
