@@ -24,7 +24,7 @@ Then the scripted truth, against what the hub exports and stores:
 * the late player's points: ``late:r2-t4:B:1`` and ``:2``, each once, given at the delayed
   round's marks (never at the marks the delay moved), and no other automatic command anywhere;
 * every event every table made (replayed from its journal, the ``power_loss`` pause included)
-  is in the hub's store exactly once, in order.
+  is in the hub's store exactly once.
 """
 
 from __future__ import annotations
