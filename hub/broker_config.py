@@ -354,9 +354,7 @@ def render_acl(event: str, tables: Sequence[str]) -> str:
         "\n"
         "# The hub reads and writes everything of this event.\n"
         f"user {HUB_USER}\n"
-        f"topic readwrite {prefix}/#\n"
-        + "".join(f"{line}\n" for line in dynsec.hub_acl_lines())
-        + "\n"
+        f"topic readwrite {prefix}/#\n" + "".join(f"{line}\n" for line in dynsec.hub_acl_lines()) + "\n"
         "# Diagnostics (mosquitto_sub -u monitor): reads everything of this event and the broker's\n"
         "# own statistics, writes nothing; its own client id, so it never disconnects the hub.\n"
         f"user {MONITOR_USER}\n"

@@ -238,9 +238,7 @@ class Registry:
             return None, None, ()
         return None, NAME_MANY, tuple(named)
 
-    def resolve(
-        self, rows: Iterable[ScheduledMatch], choices: Mapping[str, str] | None = None
-    ) -> Resolution:
+    def resolve(self, rows: Iterable[ScheduledMatch], choices: Mapping[str, str] | None = None) -> Resolution:
         """Resolve every seat of ``rows`` (module doc); ``choices``: conflict id -> the TD's
         choice (a candidate's key, or :data:`NEW`). The registry here is left as it was."""
         reg = self.copy()

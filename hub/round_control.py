@@ -476,5 +476,5 @@ def _choices(raw: Any) -> dict[str, str]:
         except ValueError:
             raise ActionError("choices: expected a JSON object (conflict id -> choice)") from None
     if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
-        raise ActionError("choices: expected an object of conflict id -> a player's key or \"new\"")
+        raise ActionError('choices: expected an object of conflict id -> a player\'s key or "new"')
     return dict(raw)

@@ -62,6 +62,7 @@ REASONS = {
     "td": "the TD's decision",
 }
 
+
 @dataclass(frozen=True, slots=True)
 class Filters:
     table: str | None = None

@@ -630,4 +630,3 @@ def test_the_hubs_time_reaches_the_table_and_a_bad_one_is_dropped(mosquitto, sta
     assert len(dropped) == len(bad)
     with pytest.raises(ValueError, match="epoch milliseconds"):
         hub.link.send_time(-5)
-

@@ -56,8 +56,10 @@ def game(sim: SimTable, winner: str, kind: str = "single") -> None:
 
 def synced(hub: Any, sim: SimTable) -> None:
     hub.wait_for(
-        lambda h: hub_state(h, sim.table).get("seq") == sim.state.seq
-        and hub_state(h, sim.table).get("match_id") == sim.state.match_id
+        lambda h: (
+            hub_state(h, sim.table).get("seq") == sim.state.seq
+            and hub_state(h, sim.table).get("match_id") == sim.state.match_id
+        )
     )
 
 
@@ -161,9 +163,10 @@ def test_a_point_given_to_a_player_found_elsewhere_is_offered_for_waiving(tmp_pa
         preview = hub.call(hub.hub.round_control.preview, with_ids)
         (conflict,) = preview["conflicts"]
         assert conflict["id"] == "r2-t42:B" and conflict["kind"] == "id_two_names"
-        assert "id P086 is Ζωή Παπαδοπούλου in the registry but Zoi Papadopulou in this file" in conflict[
-            "message"
-        ]
+        assert (
+            "id P086 is Ζωή Παπαδοπούλου in the registry but Zoi Papadopulou in this file"
+            in conflict["message"]
+        )
         her = conflict["candidates"][0]["key"]
         with pytest.raises(PlayersToIdentify):
             hub.call(hub.hub.import_schedule, with_ids, "td")

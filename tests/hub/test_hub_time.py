@@ -164,8 +164,13 @@ def test_an_enrolled_tables_mosquitto_role_reads_the_time_and_cannot_write_it(tm
     monitor_credential = tomllib.loads((out / "monitor.toml").read_text())["broker"]
     clock = FakeClock(T0)
     hub = start_hub(
-        tmp_path, "127.0.0.1", port, ev, clock,
-        username=hub_credential["username"], password=hub_credential["password"],
+        tmp_path,
+        "127.0.0.1",
+        port,
+        ev,
+        clock,
+        username=hub_credential["username"],
+        password=hub_credential["password"],
     )
     one = tomllib.loads((out / "tables" / "1.toml").read_text())["broker"]
     clients: list[Client] = []
