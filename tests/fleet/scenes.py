@@ -21,6 +21,7 @@ from drivers.mqtt_topics import PREFIX
 from drivers.sealed_box import b64encode, new_private_key, public_key
 from tests.faults.support import schedule_csv
 from tests.fleet.support import WAIT, Enroll, Hub, Room, TdClient, wait_until
+from tests.support.patience import patience
 
 MIN = 60_000
 
@@ -103,7 +104,7 @@ def retained(room: Room, event: str, topic_suffix: str) -> bytes | None:
     monitor = Monitor(room, event, topic_suffix.split("/")[0])
     try:
         # the broker sends retained messages at once on subscribing; the status is the last one kept
-        deadline = time.monotonic() + 3.0
+        deadline = time.monotonic() + patience(3.0)
         while time.monotonic() < deadline:
             found = [p for _, p, r in monitor.on(topic_suffix.split("/")[1]) if r]
             if found:
