@@ -33,9 +33,9 @@ from hub.schedule import ScheduledMatch
 from hub.tabletime import checked_in, clock_offset_ms
 from rulebook.policy import first_point_ms
 from rulebook.profiles import Profile
+from rulebook.sides import SIDES
 from rulebook.vocab import CommandType, EndReason, Phase
 
-SIDES = ("A", "B")
 #: the phases of a match under way (the slow alert's)
 PLAY_PHASES = frozenset({Phase.PLAYING, Phase.BETWEEN_GAMES, Phase.BREAK, Phase.PAUSED})
 

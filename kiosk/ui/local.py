@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kiosk.ui.i18n import LANGUAGES
+from rulebook.sides import SIDES
 from rulebook.vocab import CommandType, InputType
-
-SIDES = ("A", "B")
 
 #: dialogs that belong to one player's half of the screen (``overlay_side`` names the player)
 SIDE_OVERLAYS = frozenset({"lang", "pass", "break", "dice"})
