@@ -28,7 +28,7 @@ MESSAGES: dict[str, str] = {
     "draw.feed.first": "flight {flight!r}: {count} losers of {source!r} round {round} cannot start a bracket",
     "draw.profile.unknown": "flight {flight!r}: no profile {profile!r} (known: {known})",
     # -- a draw
-    "draw.entries.count": "flight {flight!r}: {count} entries for {size} places (2 at least)",
+    "draw.entries.count": "flight {flight!r}: {count} entries for {size} places (more than half of them)",
     "draw.entries.player": "a player key is a non-empty string without spaces at its ends, not {player!r}",
     "draw.entries.repeated": "flight {flight!r}: player {player!r} is entered twice",
     "draw.entries.seeds": "flight {flight!r}: seeds are 1 to {count} once each, not {seeds}",

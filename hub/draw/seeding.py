@@ -71,7 +71,8 @@ def seeding_order(size: int) -> tuple[int, ...]:
 
 def check_entries(flight: EntryFlight, entries: Iterable[Entry]) -> list[Entry]:
     listed = list(entries)
-    if not 2 <= len(listed) <= flight.size:
+    # more than half the places: every pair of round 1 has a player (a bye never meets a bye)
+    if not flight.size // 2 < len(listed) <= flight.size:
         raise DrawError("draw.entries.count", flight=flight.name, count=len(listed), size=flight.size)
     seen: set[str] = set()
     for e in listed:
