@@ -90,9 +90,9 @@ class Room:
     so the publishers cost little CPU next to the hub being measured.
     """
 
-    def __init__(self, host: str, port: int, event: str, n: int) -> None:
+    def __init__(self, host: str, port: int, event: str, n: int, tables: list[str] | None = None) -> None:
         self.event = event
-        self.tables = [str(i) for i in range(1, n + 1)]
+        self.tables = tables if tables is not None else [str(i) for i in range(1, n + 1)]
         self.state_json: dict[str, str] = {}
         self.evt_json: dict[str, str] = {}
         self.seq: dict[str, int] = {}
@@ -138,8 +138,9 @@ class Room:
         payload = self.state_json[table].replace("@SEQ@", str(seq)).replace("@WALL@", wall)
         client.publish(self.topic(table, "state"), payload, qos=1, retain=True)
 
-    def run(self, seconds: float, rate: float) -> int:
-        """Publish for ``seconds`` at ``rate`` messages/s; returns how many were published."""
+    def run(self, seconds: float, rate: float, until: threading.Event | None = None) -> int:
+        """Publish for ``seconds`` (or until ``until`` is set) at ``rate`` messages/s, every table in
+        turn; returns how many were published (half of them events)."""
         stop = time.monotonic() + seconds
         counts = [0] * PUBLISHERS
 
@@ -149,7 +150,7 @@ class Room:
             per_s = rate / PUBLISHERS / 2  # pairs per second
             start = time.monotonic()
             i = 0
-            while time.monotonic() < stop:
+            while time.monotonic() < stop and not (until is not None and until.is_set()):
                 wait = start + i / per_s - time.monotonic()
                 if wait > 0:
                     time.sleep(min(wait, 0.005))
