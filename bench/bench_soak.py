@@ -174,7 +174,12 @@ def crowd(args: argparse.Namespace) -> int:
     room.announce()
     print("READY", flush=True)
     stop = threading.Event()
-    threading.Thread(target=lambda: (sys.stdin.readline(), stop.set()), daemon=True).start()
+
+    def wait_for_stop() -> None:
+        sys.stdin.readline()  # the parent says stop (or closes the pipe)
+        stop.set()
+
+    threading.Thread(target=wait_for_stop, daemon=True).start()
     published = room.run(float("inf"), CROWD_PER_TABLE_MSGS_S * len(ids), until=stop)
     time.sleep(2)  # QoS 1: let the connections hand the last messages to the broker
     room.close()
