@@ -127,11 +127,11 @@ class DemoRoom:
         )
         from demo.schedule import first_round, late_arrival, roles, to_csv
         from hub.app import RunConfig
-        from hub.auth import generate_password
-        from hub.clock import SystemClock
-        from hub.config import HubConfig
-        from hub.schedule import parse_schedule
+        from hub.live.clock import SystemClock
+        from hub.live.config import HubConfig
         from hub.service import HubThread
+        from hub.tournament.schedule import parse_schedule
+        from hub.web.auth import generate_password
 
         o = self.options
         self._started_mono = time.monotonic()

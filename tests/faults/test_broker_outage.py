@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
+from hub.live.clock import FakeClock
 from rulebook.snapshot import snapshot
 from tests.faults.support import (
     MIN,

@@ -32,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from hub.clock import SystemClock
+from hub.live.clock import SystemClock
 from rulebook.wire import parse_event
 from tests.faults.hostile import Hostile, Msg, dumps
 from tests.faults.support import (

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
-from hub.round_control import PlayersToIdentify
+from hub.live.clock import FakeClock
+from hub.live.round_control import PlayersToIdentify
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub, tick
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
-from hub.schedule import parse_schedule
+from hub.live.clock import FakeClock
+from hub.tournament.schedule import parse_schedule
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
 from rulebook.wire import MAX_LENGTH

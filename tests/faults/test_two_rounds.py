@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from demo.simtable import SimTable
-from hub.automation import existing_late_points
-from hub.clock import FakeClock
+from hub.live.automation import existing_late_points
+from hub.live.clock import FakeClock
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub, tick
 

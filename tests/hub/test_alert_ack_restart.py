@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hub.clock import FakeClock
-from hub.config import HubConfig
-from hub.core import Hub
-from hub.schedule import parse_schedule
-from hub.store import Store
+from hub.live.clock import FakeClock
+from hub.live.config import HubConfig
+from hub.live.core import Hub
+from hub.storage.store import Store
+from hub.tournament.schedule import parse_schedule
 from rulebook.snapshot import snapshot
 from rulebook.vocab import InputType
 from tests.hub.room_sim import SimRoom, wire

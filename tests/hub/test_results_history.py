@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from demo.simtable import SimTable
-from hub.actions import ActionError
-from hub.clock import FakeClock
-from hub.exports import results_csv
+from hub.live.actions import ActionError
+from hub.live.clock import FakeClock
 from hub.service import HubThread
+from hub.tournament.exports import results_csv
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, sim_table, start_hub, tick
 

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from hub.cli import main as bghub_main
-from hub.schedule import ScheduleError
+from hub.tournament.schedule import ScheduleError
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
 from tests.hub.support import (

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from demo.simtable import SimTable
-from hub.actions import ActionError
-from hub.clock import FakeClock
-from hub.schedule import ScheduleError
+from hub.live.actions import ActionError
+from hub.live.clock import FakeClock
+from hub.logic.timeline import Filters
 from hub.service import HubThread
-from hub.timeline import Filters
+from hub.tournament.schedule import ScheduleError
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, sim_table, start_hub, tick
 
