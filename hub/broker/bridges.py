@@ -32,6 +32,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hub.broker.files import (
+    ACL_NAME,
+    HUB_FRAGMENT,
+    PASSWD_NAME,
+    toml_key,
+    toml_string,
+    toml_value,
+    validate_id,
+)
 from hub.broker.provision import table_rights
 
 #: The bridge's username (and client id) on the central broker: ``room-<name>``.
@@ -157,8 +166,6 @@ def render_section(event: str, tables: Sequence[str], bridge: BridgeSettings, pa
 
 def render_fragment(bridge: Bridge) -> str:
     """The bridge's credential and tables, for the central broker (``bridges/NAME.toml``)."""
-    from hub.broker.mosquitto import toml_string, toml_value
-
     return (
         f"# Bridge of room {bridge.room} at event {bridge.event} (written by `bghub broker-config`).\n"
         "# The central broker's broker-config directory keeps it in bridges/; keep it 0600.\n"
@@ -174,8 +181,6 @@ def render_fragment(bridge: Bridge) -> str:
 
 def read_fragment(path: Path) -> Bridge:
     """A bridge fragment, checked (it holds a credential the central broker will accept)."""
-    from hub.broker.mosquitto import validate_id
-
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         event, room, tables = data["event"], data["room"], data["tables"]
@@ -246,8 +251,6 @@ def render_acl(event: str, bridges: Sequence[Bridge]) -> str:
 
 def render_rooms(bridges: Sequence[Bridge]) -> str:
     """The hub's ``[rooms.NAME]`` tables (appended to the central's hub.toml)."""
-    from hub.broker.mosquitto import toml_key, toml_value
-
     if not bridges:
         return ""
     parts = [f"\n{ROOMS_MARKER}\n"]
@@ -271,8 +274,6 @@ def register(
 ) -> list[Path]:
     """Add (or replace) ``bridge`` in the central broker's directory: its fragment, its password
     line, its ACL block and its room in hub.toml. The broker reads the new files on SIGHUP."""
-    from hub.broker.mosquitto import ACL_NAME, HUB_FRAGMENT, PASSWD_NAME
-
     passwd_path, acl_path, hub_path = central / PASSWD_NAME, central / ACL_NAME, central / HUB_FRAGMENT
     for path in (passwd_path, acl_path, hub_path):
         if not path.is_file():

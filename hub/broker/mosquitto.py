@@ -38,7 +38,6 @@ import dataclasses
 import getpass
 import hashlib
 import hmac
-import math
 import os
 import pwd
 import re
@@ -56,16 +55,27 @@ from hub.broker import bridges as bridge_config
 from hub.broker import dynsec
 from hub.broker import tls as broker_tls
 from hub.broker.bridges import BridgeError, BridgeSettings
+from hub.broker.files import (
+    ACL_NAME,
+    CONF_NAME,
+    DATA_DIR,
+    HUB_FRAGMENT,
+    HUB_USER,
+    MONITOR_FRAGMENT,
+    MONITOR_USER,
+    PASSWD_NAME,
+    RESERVED_USERS,
+    TABLES_DIR,
+    TEMPLATE_NAME,
+    BrokerConfigError,
+    toml_key,
+    toml_string,
+    toml_value,
+    validate_id,
+)
 from hub.broker.firewall import FIREWALL_NAME, render_nft
 from hub.broker.provision import table_rights
 
-#: Username of the hub's credential; no table may take it.
-HUB_USER = "hub"
-#: Username of the read-only diagnostics credential (``mosquitto_sub -u monitor``); reserved too.
-MONITOR_USER = "monitor"
-RESERVED_USERS = (HUB_USER, MONITOR_USER)
-#: Table and event ids: safe inside an MQTT topic level and as a Mosquitto username / client id.
-ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 #: A range item in a table list: ``5-9``, ``01-12`` or ``A1-A12`` (same prefix on both ends).
 RANGE_RE = re.compile(r"(?P<prefix>[A-Za-z_]*)(?P<lo>\d+)-(?P=prefix)?(?P<hi>\d+)")
 #: A room is a few hundred tables at most; a larger list is a typing mistake.
@@ -76,35 +86,8 @@ SALT_BYTES = 12
 #: Where a table expects the broker's CA certificate when the fragment says ``tls = true``.
 TABLE_CA_PATH = "/etc/bgtable/broker-ca.pem"
 
-PASSWD_NAME = "passwd"
-ACL_NAME = "acl"
-CONF_NAME = "mosquitto.conf"
-HUB_FRAGMENT = "hub.toml"
-MONITOR_FRAGMENT = "monitor.toml"
-TABLES_DIR = "tables"
-DATA_DIR = "data"
-#: The last --table-template, kept so that a later --keep or --force run writes the same keys.
-TEMPLATE_NAME = "table-template.toml"
-
-
-class BrokerConfigError(ValueError):
-    """A broker configuration that cannot be written as asked; the message says why and what to do."""
-
-
 # --------------------------------------------------------------------------------------------
 # Table lists and ids
-
-
-def validate_id(kind: str, value: str) -> str:
-    """Return ``value`` if it is a usable id (MQTT-safe, not reserved), else raise with a reason."""
-    if not ID_RE.fullmatch(value):
-        raise BrokerConfigError(
-            f"invalid {kind} id {value!r}: use 1 to 32 letters, digits, '_' or '-', starting with a "
-            "letter or digit (no spaces, '/', '+', '#')"
-        )
-    if kind == "table" and value in RESERVED_USERS:
-        raise BrokerConfigError(f"table id {value!r} is reserved for the {value}'s credential")
-    return value
 
 
 def parse_tables(spec: str) -> list[str]:
@@ -376,42 +359,8 @@ def render_passwd(credentials: dict[str, str]) -> str:
     return "".join(f"{user}:{hash_password(password)}\n" for user, password in credentials.items())
 
 
-def toml_string(value: str) -> str:
-    """A TOML basic string (quotes, backslashes and control characters escaped)."""
-    out = ['"']
-    for ch in value:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-BARE_KEY_RE = re.compile(r"[A-Za-z0-9_-]+")
 #: Keys of a table's configuration that broker-config writes itself (a template may not set them).
 GENERATED_KEYS = ("table_id", "event", "broker")
-
-
-def toml_key(key: str) -> str:
-    return key if BARE_KEY_RE.fullmatch(key) else toml_string(key)
-
-
-def toml_value(value: Any) -> str:
-    """A TOML value for the scalars (and arrays of scalars) a kiosk configuration holds."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return repr(value)
-    if isinstance(value, str):
-        return toml_string(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    raise BrokerConfigError(f"cannot copy the value {value!r} into a table configuration")
 
 
 def load_table_template(path: Path) -> dict[str, Any]:

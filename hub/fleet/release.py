@@ -36,6 +36,7 @@ from drivers.signing import (
     public_of,
     sign,
 )
+from hub.fleet.wheel import SoftwareError, wheel_build
 
 SIG_SUFFIX = ".sig"
 PURPOSE = "release"
@@ -59,8 +60,6 @@ def statement(wheel: Path, version: str, build: str) -> dict[str, Any]:
 
 def sign_wheel(wheel: Path, private: bytes) -> dict[str, Any]:
     """The signed statement of ``wheel`` (a wheel of the product)."""
-    from hub.fleet.software import SoftwareError, wheel_build
-
     try:
         version, build = wheel_build(wheel)
     except SoftwareError as exc:

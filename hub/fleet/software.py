@@ -27,16 +27,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from drivers.build_id import digest, package_files, running_build
+from drivers.build_id import package_files, running_build
+from hub.fleet.release import ReleaseError, load_signature, read_private, sign_wheel
+from hub.fleet.wheel import DIST, SoftwareError, wheel_build
 
 log = logging.getLogger("hub.software")
 
-DIST = "smart-table"
 WHEEL_TAG = "py3-none-any"
-
-
-class SoftwareError(ValueError):
-    """No wheel can be served (the given file is not a wheel of the product)."""
 
 
 def _record_hash(data: bytes) -> str:
@@ -86,24 +83,6 @@ def build_wheel(out_dir: Path) -> tuple[Path, str, str]:
     return path, version, build
 
 
-def wheel_build(path: Path) -> tuple[str, str]:
-    """(version, build id) of a wheel file of the product; :class:`SoftwareError` otherwise."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            files = [(n, zf.read(n)) for n in zf.namelist() if not n.endswith("/")]
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise SoftwareError(f"{path}: not a wheel ({exc})") from exc
-    metas = [data for name, data in files if name.endswith(".dist-info/METADATA")]
-    if len(metas) != 1:
-        raise SoftwareError(f"{path}: no single METADATA in the wheel")
-    fields = dict(
-        line.split(": ", 1) for line in metas[0].decode("utf-8", "replace").splitlines() if ": " in line
-    )
-    if fields.get("Name", "").lower().replace("_", "-") != DIST:
-        raise SoftwareError(f"{path}: a wheel of {fields.get('Name')!r}, not of {DIST}")
-    return fields.get("Version", ""), digest(files)
-
-
 class Software:
     """The wheel the hub serves and its manifest."""
 
@@ -130,8 +109,6 @@ class Software:
         self.sha256 = hashlib.sha256(data).hexdigest()
         self.size = len(data)
         self._path = path
-        from hub.fleet.release import ReleaseError, load_signature, read_private, sign_wheel
-
         try:
             if self._release_key:
                 self.release = sign_wheel(path, read_private(self._release_key))

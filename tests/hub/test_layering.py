@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.kiosk.test_app_layering import ROOT, imported_modules, offenders, sources
+from tests.kiosk.test_app_layering import ROOT, imported_modules, module_name, offenders, sources
 
 PRODUCTION = ("rulebook", "kiosk", "drivers", "hub")
 #: the hub's folders, from the bottom up: each imports only folders below it (docs/ARCHITECTURE.md)
@@ -70,6 +70,40 @@ def test_the_scan_sees_a_folder_importing_the_one_below():
 def test_no_hub_folder_imports_a_folder_above_it(folder):
     above = tuple(f"hub.{f}" for f in FOLDERS[FOLDERS.index(folder) + 1 :]) + ASSEMBLY
     assert offenders(sources(f"hub/{folder}"), above) == {}
+
+
+def _hub_imports() -> dict[str, set[str]]:
+    """Each hub module -> the hub modules it imports (a name imported from a module is that module)."""
+    files = {module_name(path): path for path in sources("hub")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        found = set()
+        for imported in imported_modules(path):
+            while imported and imported not in files:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name and files[imported].name != "__init__.py":
+                found.add(imported)
+        graph[name] = found
+    return graph
+
+
+def test_no_circle_of_imports_in_the_hub():
+    """A newcomer can read the hub from the bottom up: no module needs one that needs it back."""
+    graph = _hub_imports()
+    assert graph["hub.live.core"] >= {"hub.live.ingest", "hub.live.state"}  # not vacuous
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            raise AssertionError("a circle of imports: " + " -> ".join((*path[path.index(name) :], name)))
+        if name in done:
+            return
+        for imported in sorted(graph[name]):
+            visit(imported, (*path, name))
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, ())
 
 
 def test_bghub_demo_comes_from_the_demo_package_entry_point():
