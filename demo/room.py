@@ -173,7 +173,7 @@ class DemoRoom:
                 table.assigned_earlier(match.assign_payload(), clock.now_wall() - row.start_wall + 60_000)
             self.tables.append(table)
             table.start(wait=10)
-        self.hub_thread.call(self.hub_thread.hub.import_schedule, to_csv(self.rows), "demo")
+        self.hub_thread.call(self.hub_thread.hub.round_control.import_schedule, to_csv(self.rows), "demo")
         if o.window is not None:
             self._start_kiosk(o.window)
 
@@ -315,7 +315,7 @@ class DemoRoom:
         from demo.schedule import next_round, to_csv
 
         rows = next_round(self.round + 1, int(time.time() * 1000), self.options.tables, self.options.speed)
-        self.hub_thread.call(self.hub_thread.hub.import_schedule, to_csv(rows), "demo")
+        self.hub_thread.call(self.hub_thread.hub.round_control.import_schedule, to_csv(rows), "demo")
         self.round += 1
         print(
             f"[{datetime.now():%H:%M:%S}] round {self.round} imported: it starts at "

@@ -113,7 +113,7 @@ class HubApp:
         self.hub = Hub(hub_config, self.store, self.clock)
         self.fleet.attach(self.hub)
         if rc.schedule:
-            summary = self.hub.import_schedule(Path(rc.schedule).read_bytes(), "cli")
+            summary = self.hub.round_control.import_schedule(Path(rc.schedule).read_bytes(), "cli")
             log.info("schedule %s: %s", rc.schedule, summary)
         await self.hub.start()
         hosts = HostPolicy([*rc.allowed_hosts, *([] if _is_wildcard(rc.http_host) else [rc.http_host])])

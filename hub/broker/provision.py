@@ -33,9 +33,7 @@ class FleetError(ActionError):
         code: str | None = None,
         detail: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(message, code)
-        self.status = status
-        self.detail = detail or {}
+        super().__init__(message, code, status=status, detail=detail)
 
 
 class ProvisionError(FleetError):

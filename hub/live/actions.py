@@ -31,12 +31,23 @@ from rulebook.vocab import CommandType, EndReason, PauseReason, PenaltyReason
 
 
 class ActionError(ValueError):
-    """A TD action that cannot be carried out (bad fields, unknown table or match). ``code`` is
-    the rulebook's refusal code when the rules refused it (``rulebook/codes.py``)."""
+    """A TD action that cannot be carried out (bad fields, unknown table or match): nothing was
+    done. ``code`` is a stable name for the refusal (the rulebook's refusal code when the rules
+    refused it, ``rulebook/codes.py``), ``status`` the HTTP status the dashboard's API answers with
+    and ``detail`` the refusal's parameters (both in the answer)."""
 
-    def __init__(self, message: str, code: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        code: str | None = None,
+        *,
+        status: int = 400,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.status = status
+        self.detail = detail or {}
 
 
 #: what a TD's form may leave out, and the hub fills in: the reason of a penalty, a forfeit, a pause

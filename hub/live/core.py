@@ -6,8 +6,9 @@ The jobs, each in its own module (``docs/ARCHITECTURE.md`` shows what flows betw
 - :mod:`hub.live.ingest` — MQTT messages from the link's thread into an inbox, drained in batches on
   the loop: checked, deduplicated, stored (one transaction per batch);
 - :mod:`hub.live.automation` — assignments and the lateness / break-overrun penalties;
-- :mod:`hub.live.alerts` — raising, resolving and acknowledging the watches' alerts;
-- :mod:`hub.live.actions` — the TD's commands, releases, suspensions, schedule import, results;
+- :mod:`hub.live.alerts` — raising, resolving and acknowledging alerts;
+- :mod:`hub.live.actions` — the TD's actions at a table: commands, releases, suspensions, results;
+- :mod:`hub.live.round_control` — the TD's actions for the whole room: rounds, clocks, moves, imports;
 - :mod:`hub.live.views` — tiles, room, table detail, schedule and result lists, board, and the push
   of what changed;
 - :mod:`hub.live.state` — the room as the hub holds it in memory, shared by all of them.
@@ -493,26 +494,3 @@ class Hub:
 
     def player_list(self) -> list[dict[str, Any]]:
         return self.display.player_list()
-
-    # -- TD actions ---------------------------------------------------------------------------
-
-    def td_command(self, table: str, kind: str, fields: dict[str, Any], actor: str) -> dict[str, Any]:
-        return self.actions.td_command(table, kind, fields, actor)
-
-    def ack_alert(self, alert_id: int, actor: str) -> bool:
-        return self.actions.ack_alert(alert_id, actor)
-
-    def set_automation(self, table: str, suspended: bool, actor: str) -> None:
-        self.actions.set_automation(table, suspended, actor)
-
-    def release(self, table: str, actor: str) -> str:
-        return self.actions.release(table, actor)
-
-    def import_schedule(self, data: str | bytes, actor: str, choices: Any = None) -> dict[str, Any]:
-        return self.round_control.import_schedule(data, actor, choices)
-
-    def verify_result(self, match_id: str, actor: str) -> dict[str, Any]:
-        return self.actions.verify_result(match_id, actor)
-
-    def correct_result(self, match_id: str, score: Any, winner: Any, note: str, actor: str) -> dict[str, Any]:
-        return self.actions.correct_result(match_id, score, winner, note, actor)

@@ -10,12 +10,15 @@ itself (``hub`` for what it does automatically, ``cli`` for a schedule given at 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
+from hub.live.actions import ActionError
+from hub.live.clock import Clock
 from hub.storage.store import Store
-from hub.web.auth import BUILTIN_USER, hash_password
-from hub.web.roles import CHIEF, ROLES
+from hub.web.auth import BUILTIN_USER, Auth, Session, hash_password
+from hub.web.roles import CHIEF, LABELS, ROLES, granted
 
 #: the hub's own password logs in as this chief TD
 BUILTIN = BUILTIN_USER
@@ -24,8 +27,9 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 MIN_PASSWORD = 8
 
 
-class AccountError(ValueError):
-    """An account cannot be added or removed as asked (the message says why)."""
+class AccountError(ActionError):
+    """An account cannot be added or removed as asked (the message says why; ``status`` 409 for a
+    name taken, 404 for no such account)."""
 
 
 def check_name(name: object) -> str:
@@ -54,7 +58,9 @@ def add_account(store: Store, name: object, role: object, password_hash: str, wa
     """Add an account (``password_hash`` from :func:`hub.web.auth.hash_password`); not committed."""
     name, role = check_name(name), check_role(role)
     if any(a["name"].lower() == name.lower() for a in store.accounts()):
-        raise AccountError(f"an account {name!r} exists already; give it a new password with passwd")
+        raise AccountError(
+            f"an account {name!r} exists already; give it a new password with passwd", status=409
+        )
     store.add_account(name, role, password_hash, wall)
     return {"name": name, "role": role, "created_wall": wall}
 
@@ -71,7 +77,7 @@ def remove_account(store: Store, name: str) -> None:
     if name == BUILTIN:
         raise AccountError(f"{BUILTIN!r} is the hub's own password account; it cannot be removed")
     if not store.remove_account(name):
-        raise AccountError(f"no account {name!r}")
+        raise AccountError(f"no account {name!r}", status=404)
 
 
 def change_password(store: Store, name: str, password: object) -> None:
@@ -84,7 +90,7 @@ def change_password(store: Store, name: str, password: object) -> None:
         )
     hashed = hash_password(check_password(password))
     if not store.set_password(name, hashed):
-        raise AccountError(f"no account {name!r}")
+        raise AccountError(f"no account {name!r}", status=404)
 
 
 def list_accounts(store: Store) -> list[dict[str, Any]]:
@@ -92,3 +98,46 @@ def list_accounts(store: Store) -> list[dict[str, Any]]:
     return [{"name": BUILTIN, "role": CHIEF, "created_wall": None, "builtin": True}] + [
         {**a, "builtin": False} for a in store.accounts()
     ]
+
+
+class Accounts:
+    """The TD team's accounts as the chief TD changes them on the dashboard: the action object of
+    the Accounts page, as :class:`hub.live.actions.Actions` is a table's and
+    :class:`hub.live.round_control.RoundControl` the room's. Each change is checked (an
+    :class:`AccountError` says why, nothing done), audited and committed."""
+
+    def __init__(self, store: Store, clock: Clock, auth: Auth) -> None:
+        self.store = store
+        self.clock = clock
+        self.auth = auth
+
+    def listed(self) -> dict[str, Any]:
+        """Every account with whether it is logged in now, who is, and what each role may do."""
+        team = self.auth.team()
+        online = {p["user"] for p in team}
+        return {
+            "accounts": [{**a, "logged_in": a["name"] in online} for a in list_accounts(self.store)],
+            "team": team,
+            "roles": [{"role": r, "label": LABELS[r], "permissions": granted(r)} for r in ROLES],
+        }
+
+    async def add(self, name: object, role: object, password: object, actor: str) -> dict[str, Any]:
+        """A new account (its password hashed off the loop: scrypt takes a while)."""
+        name, role = check_name(name), check_role(role)
+        password = check_password(password)
+        hashed = await asyncio.get_running_loop().run_in_executor(None, hash_password, password)
+        now = self.clock.now_wall()
+        row = add_account(self.store, name, role, hashed, now)
+        self.store.audit(actor, "account_add", now, detail={"name": name, "role": role})
+        self.store.commit()
+        return row
+
+    def remove(self, name: str, actor: str, by: Session | None) -> list[str]:
+        """Remove an account and end its sessions (not the one removing it); their tokens."""
+        if by is not None and by.named and by.user == name:
+            raise AccountError("you cannot remove the account you are logged in with")
+        remove_account(self.store, name)
+        now = self.clock.now_wall()
+        self.store.audit(actor, "account_remove", now, detail={"name": name})
+        self.store.commit()
+        return self.auth.end_user(name)

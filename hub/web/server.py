@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import inspect
 import json
 import logging
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,16 +36,8 @@ from hub.storage.store import Listing, is_storage_error
 from hub.tournament.exports import results_csv, results_json
 from hub.tournament.schedule import ScheduleError
 from hub.web import roles
-from hub.web.accounts import (
-    AccountError,
-    add_account,
-    check_name,
-    check_password,
-    check_role,
-    list_accounts,
-    remove_account,
-)
-from hub.web.auth import BUILTIN_USER, COOKIE, Auth, Session, hash_password
+from hub.web.accounts import Accounts
+from hub.web.auth import BUILTIN_USER, COOKIE, Auth, Session
 from hub.web.hosts import HostPolicy
 from hub.web.login_throttle import Refused
 from rulebook import transcript
@@ -70,6 +64,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 HUB_KEY = web.AppKey("hub", Hub)
 AUTH_KEY = web.AppKey("auth", Auth)
+ACCOUNTS_KEY = web.AppKey("accounts", Accounts)
 PUBLIC_KEY = web.AppKey("public", bool)
 HOSTS_KEY = web.AppKey("hosts", HostPolicy)
 SESSION_KEY: web.RequestKey[Session | None] = web.RequestKey("session")
@@ -448,58 +443,12 @@ async def api_logout(request: web.Request) -> web.Response:
 
 
 # -- accounts (the chief TD; the permission is checked by the middleware, hub/web/roles.py) ---------
+# (adding and removing one are TD actions: their routes are in TD_ACTIONS below)
 
 
 async def api_accounts(request: web.Request) -> web.Response:
     """Every account with whether it is logged in now, who is, and what each role may do."""
-    hub, auth = request.app[HUB_KEY], request.app[AUTH_KEY]
-    team = auth.team()
-    online = {p["user"] for p in team}
-    return _json(
-        {
-            "accounts": [{**a, "logged_in": a["name"] in online} for a in list_accounts(hub.store)],
-            "team": team,
-            "roles": [
-                {"role": r, "label": roles.LABELS[r], "permissions": roles.granted(r)} for r in roles.ROLES
-            ],
-        }
-    )
-
-
-async def api_account_add(request: web.Request) -> web.Response:
-    hub = request.app[HUB_KEY]
-    data = await _body(request)
-    try:
-        name, role = check_name(data.get("name")), check_role(data.get("role"))
-        password = check_password(data.get("password"))
-    except AccountError as exc:
-        return _error(400, str(exc))
-    hashed = await asyncio.get_running_loop().run_in_executor(None, hash_password, password)
-    now = hub.clock.now_wall()
-    try:
-        row = add_account(hub.store, name, role, hashed, now)
-    except AccountError as exc:
-        return _error(409, str(exc))
-    hub.store.audit(_actor(request), "account_add", now, detail={"name": name, "role": role})
-    hub.store.commit()
-    return _json(row)
-
-
-async def api_account_remove(request: web.Request) -> web.Response:
-    hub, auth = request.app[HUB_KEY], request.app[AUTH_KEY]
-    name = request.match_info["name"]
-    s = _session(request)
-    if s is not None and s.named and s.user == name:
-        return _error(400, "you cannot remove the account you are logged in with")
-    try:
-        remove_account(hub.store, name)
-    except AccountError as exc:
-        return _error(404 if "no account" in str(exc) else 400, str(exc))
-    now = hub.clock.now_wall()
-    hub.store.audit(_actor(request), "account_remove", now, detail={"name": name})
-    hub.store.commit()
-    await request.app[PUSH_KEY].close_sessions(auth.end_user(name), "account removed")
-    return _json({"removed": name})
+    return _json(request.app[ACCOUNTS_KEY].listed())
 
 
 # -- read-only API --------------------------------------------------------------------------------
@@ -686,59 +635,104 @@ async def api_health(request: web.Request) -> web.Response:
 
 
 # -- TD actions -----------------------------------------------------------------------------------
+#
+# Every TD action follows one precedent (docs/ARCHITECTURE.md, "A TD action"): its permission is
+# its route's row in hub/web/roles.py, its route a row of TD_ACTIONS (at the end of this module),
+# and what it does a method of the action object that owns what it changes — ``Actions`` for a
+# table, ``RoundControl`` for the room, ``Accounts`` for the TD team. A row only reads the request
+# into the method's arguments; the method checks (an ``ActionError``: nothing done, its status,
+# code and detail answer), audits, commits and pushes what changed.
 
 
-def _action(func: Callable[[web.Request, Hub, dict[str, Any]], Any], *, body: bool = True) -> Handler:
+@dataclass(frozen=True)
+class Call:
+    """What a TD action's row reads from its request."""
+
+    hub: Hub
+    accounts: Accounts
+    push: Push
+    actor: str
+    session: Session | None
+    #: the route's path parameters (``table``, ``match_id``, ``round``…)
+    params: Mapping[str, str]
+    #: the JSON object of the body (empty for a route that takes none)
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TdAction:
+    """One TD action's route: ``run`` calls its action object (and may be a coroutine)."""
+
+    path: str
+    run: Callable[[Call], Any]
+    body: bool = True
+    method: str = "POST"
+
+
+def _td_action(action: TdAction) -> Handler:
     @writer
     async def wrapped(request: web.Request) -> web.StreamResponse:
-        data = await _body(request) if body else {}
+        app = request.app
+        data = await _body(request) if action.body else {}
+        call = Call(
+            app[HUB_KEY],
+            app[ACCOUNTS_KEY],
+            app[PUSH_KEY],
+            _actor(request),
+            _session(request),
+            request.match_info,
+            data,
+        )
         try:
-            return _json(func(request, request.app[HUB_KEY], data))
+            result = action.run(call)
+            if inspect.isawaitable(result):
+                result = await result
         except ActionError as exc:
-            return _error(400, str(exc), **({"code": exc.code} if exc.code else {}))
+            return _error(exc.status, str(exc), **({"code": exc.code} if exc.code else {}), **exc.detail)
+        return _json(result)
 
     return wrapped
 
 
-def _command(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    kind = data.pop("type", None)
+def _command(c: Call) -> Any:
+    kind = c.data.pop("type", None)
     if not isinstance(kind, str):
         raise ActionError("type: expected a command type")
-    return hub.td_command(request.match_info["table"], kind, data, _actor(request))
+    return c.hub.actions.td_command(c.params["table"], kind, c.data, c.actor)
 
 
-def _automation(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    suspended = data.get("suspended")
+def _automation(c: Call) -> Any:
+    suspended = c.data.get("suspended")
     if not isinstance(suspended, bool):
         raise ActionError("suspended: expected true or false")
-    hub.set_automation(request.match_info["table"], suspended, _actor(request))
-    return {"table": request.match_info["table"], "automation_suspended": suspended}
+    c.hub.actions.set_automation(c.params["table"], suspended, c.actor)
+    return {"table": c.params["table"], "automation_suspended": suspended}
 
 
-def _release(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return {"released": hub.release(request.match_info["table"], _actor(request))}
-
-
-def _ack(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
+def _ack(c: Call) -> Any:
     try:
-        alert_id = int(request.match_info["alert_id"])
+        alert_id = int(c.params["alert_id"])
     except ValueError:
         raise ActionError("alert id: expected a number") from None
-    return {"acknowledged": hub.ack_alert(alert_id, _actor(request))}
+    return {"acknowledged": c.hub.actions.ack_alert(alert_id, c.actor)}
 
 
-def _verify(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.verify_result(request.match_info["match_id"], _actor(request))
-
-
-def _correct(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.correct_result(
-        request.match_info["match_id"],
-        data.get("score"),
-        data.get("winner"),
-        data.get("note", ""),
-        _actor(request),
+def _correct(c: Call) -> Any:
+    d = c.data
+    return c.hub.actions.correct_result(
+        c.params["match_id"], d.get("score"), d.get("winner"), d.get("note", ""), c.actor
     )
+
+
+async def _account_add(c: Call) -> Any:
+    d = c.data
+    return await c.accounts.add(d.get("name"), d.get("role"), d.get("password"), c.actor)
+
+
+async def _account_remove(c: Call) -> Any:
+    name = c.params["name"]
+    await c.push.close_sessions(c.accounts.remove(name, c.actor, c.session), "account removed")
+    return {"removed": name}
 
 
 async def _csv_upload(request: web.Request) -> tuple[bytes, str | None] | web.Response:
@@ -783,7 +777,7 @@ async def api_schedule_import(request: web.Request) -> web.Response:
         return upload
     data, choices = upload
     try:
-        summary = hub.import_schedule(data, _actor(request), choices)
+        summary = hub.round_control.import_schedule(data, _actor(request), choices)
     except (ScheduleError, ActionError) as exc:
         return _schedule_refused(exc)
     return _json(summary)
@@ -833,34 +827,6 @@ async def api_timeline(request: web.Request) -> web.Response:
         automatic=None if auto not in ("0", "1") else auto == "1",
     )
     return _json(hub.display.timeline(filters, limit))
-
-
-def _round_start(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.round_control.start_now(request.match_info["round"], _actor(request))
-
-
-def _round_delay(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.round_control.delay(request.match_info["round"], data.get("minutes"), _actor(request))
-
-
-def _pause_all(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.round_control.pause_all(_actor(request))
-
-
-def _resume_all(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.round_control.resume_all(_actor(request))
-
-
-def _room_automation(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.round_control.set_room_automation(data.get("suspended"), _actor(request))
-
-
-def _verify_confirmed(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.round_control.verify_confirmed(data.get("round"), _actor(request))
-
-
-def _move(request: web.Request, hub: Hub, data: dict[str, Any]) -> Any:
-    return hub.round_control.move(request.match_info["match_id"], data.get("to_table"), _actor(request))
 
 
 # -- live updates ---------------------------------------------------------------------------------
@@ -940,12 +906,60 @@ async def _sweeper(app: web.Application) -> AsyncIterator[None]:
         await task
 
 
+#: every TD action's route (its permission: hub/web/roles.py's row for the same route)
+TD_ACTIONS: tuple[TdAction, ...] = (
+    # a table: hub.live.actions.Actions
+    TdAction("/api/tables/{table}/commands", _command),
+    TdAction("/api/tables/{table}/automation", _automation),
+    TdAction(
+        "/api/tables/{table}/release",
+        lambda c: {"released": c.hub.actions.release(c.params["table"], c.actor)},
+        body=False,
+    ),
+    TdAction("/api/alerts/{alert_id}/ack", _ack, body=False),
+    TdAction(
+        "/api/results/{match_id}/verify",
+        lambda c: c.hub.actions.verify_result(c.params["match_id"], c.actor),
+        body=False,
+    ),
+    TdAction("/api/results/{match_id}/correct", _correct),
+    # the room: hub.live.round_control.RoundControl
+    TdAction(
+        "/api/rounds/{round}/start",
+        lambda c: c.hub.round_control.start_now(c.params["round"], c.actor),
+        body=False,
+    ),
+    TdAction(
+        "/api/rounds/{round}/delay",
+        lambda c: c.hub.round_control.delay(c.params["round"], c.data.get("minutes"), c.actor),
+    ),
+    TdAction("/api/room/pause", lambda c: c.hub.round_control.pause_all(c.actor), body=False),
+    TdAction("/api/room/resume", lambda c: c.hub.round_control.resume_all(c.actor), body=False),
+    TdAction(
+        "/api/room/automation",
+        lambda c: c.hub.round_control.set_room_automation(c.data.get("suspended"), c.actor),
+    ),
+    TdAction(
+        "/api/results/verify-confirmed",
+        lambda c: c.hub.round_control.verify_confirmed(c.data.get("round"), c.actor),
+    ),
+    TdAction(
+        "/api/matches/{match_id}/move",
+        lambda c: c.hub.round_control.move(c.params["match_id"], c.data.get("to_table"), c.actor),
+    ),
+    # the TD team: hub.web.accounts.Accounts
+    TdAction("/api/accounts", _account_add),
+    TdAction("/api/accounts/{name}/remove", _account_remove, body=False),
+)
+
+
 def make_app(
     hub: Hub, auth: Auth, *, public: bool = False, hosts: HostPolicy | None = None
 ) -> web.Application:
     app = web.Application(middlewares=[security], client_max_size=MAX_UPLOAD)
     app[HUB_KEY] = hub
     app[AUTH_KEY] = auth
+    app[ACCOUNTS_KEY] = Accounts(hub.store, hub.clock, auth)
     app[PUBLIC_KEY] = public
     app[HOSTS_KEY] = hosts or HostPolicy()
     app[PUSH_KEY] = Push(hub)
@@ -958,38 +972,23 @@ def make_app(
     r.add_post("/api/login", api_login)
     r.add_post("/api/logout", api_logout)
     r.add_get("/api/accounts", api_accounts)
-    r.add_post("/api/accounts", api_account_add)
-    r.add_post("/api/accounts/{name}/remove", api_account_remove)
     r.add_get("/api/health", api_health)
     r.add_get("/api/room", api_room)
     r.add_get("/api/board", api_board)
     r.add_get("/api/tables", api_tables)
     r.add_get("/api/tables/{table}", api_table)
     r.add_get("/api/tables/{table}/events", api_table_events)
-    r.add_post("/api/tables/{table}/commands", _action(_command))
-    r.add_post("/api/tables/{table}/automation", _action(_automation))
-    r.add_post("/api/tables/{table}/release", _action(_release, body=False))
     r.add_get("/api/alerts", api_alerts)
-    r.add_post("/api/alerts/{alert_id}/ack", _action(_ack, body=False))
     r.add_get("/api/commands", api_commands)
     r.add_get("/api/schedule", api_schedule)
     r.add_post("/api/schedule", api_schedule_import)
     r.add_post("/api/schedule/preview", api_schedule_preview)
     r.add_get("/api/players", api_players)
     r.add_get("/api/rounds", api_rounds)
-    r.add_post("/api/rounds/{round}/start", _action(_round_start, body=False))
-    r.add_post("/api/rounds/{round}/delay", _action(_round_delay))
-    r.add_post("/api/room/pause", _action(_pause_all, body=False))
-    r.add_post("/api/room/resume", _action(_resume_all, body=False))
-    r.add_post("/api/room/automation", _action(_room_automation))
-    r.add_post("/api/results/verify-confirmed", _action(_verify_confirmed))
-    r.add_post("/api/matches/{match_id}/move", _action(_move))
     r.add_get("/api/timeline", api_timeline)
     r.add_get("/api/results", api_results)
     r.add_get("/api/results.csv", api_results_csv)
     r.add_get("/api/results.json", api_results_json)
-    r.add_post("/api/results/{match_id}/verify", _action(_verify, body=False))
-    r.add_post("/api/results/{match_id}/correct", _action(_correct))
     r.add_get("/api/audit", api_audit)
     r.add_get("/api/matches/{match_id}/transcript", api_transcript)
     r.add_get("/transcript/{match_id}", page_transcript)
@@ -997,6 +996,8 @@ def make_app(
     r.add_get("/api/dice", api_dice)
     r.add_get("/api/dice.csv", api_dice_csv)
     r.add_get("/api/ws", api_ws)
+    for action in TD_ACTIONS:
+        r.add_route(action.method, action.path, _td_action(action))
 
     async def on_shutdown(app: web.Application) -> None:
         push = app[PUSH_KEY]

@@ -47,7 +47,7 @@ def test_an_acknowledged_call_answered_just_before_a_kill_is_not_raised_again(tm
     assert hub is not None
     alert = hub.alerts.active[KEY]
     clock.advance(1_000)
-    assert hub.ack_alert(alert["id"], "td")
+    assert hub.actions.ack_alert(alert["id"], "td")
     # the table takes the td_ack and tells its state; the hub reads it (the call is over)...
     assert room.deliver()
     assert room.tables["1"].state.td_call is None

@@ -296,7 +296,7 @@ def _act(room: SimRoom, kind: str, n: int, now: int) -> None:
             moved = [
                 replace(m, start_wall=m.start_wall + n * MIN) if m.round == "2" else m for m in hub.schedule
             ]
-            hub.import_schedule(csv_of(moved), "td")
+            hub.round_control.import_schedule(csv_of(moved), "td")
     except ActionError:
         pass  # e.g. nothing left to delay: the TD is told, nothing happens
 
