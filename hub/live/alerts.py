@@ -666,6 +666,11 @@ class Alerts:
             self._urgencies = urgencies(self.active.values())
         return self._urgencies
 
+    @property
+    def changed(self) -> bool:
+        """Whether any alert changed since the last :meth:`take_changes` (which it leaves as is)."""
+        return self._dirty
+
     def take_changes(self) -> tuple[bool, set[str]]:
         """(whether any alert changed, the tables whose alerts changed) since the last call."""
         dirty, tables = self._dirty, self._tables

@@ -361,9 +361,13 @@ class Hub:
             # the states the alerts were just decided on go in the same commit: a hub killed
             # after it restarts from cached states no older than those that resolved an alert
             # (an older one, still showing a TD call the TD acknowledged and the table then
-            # cleared, would raise the call again as new, its acknowledgement lost)
-            with guard.table(None, "save the tables' states"):
-                self.ingest.save_states()
+            # cleared, would raise the call again as new, its acknowledgement lost). Where no
+            # alert changed, the alerts stored still hold for the states stored: those wait for
+            # the tick (once a second, not at every batch: encoding a busy room's snapshots at
+            # every batch was a tenth of a flooded hub's time, docs/performance.md)
+            if self.alerts.changed or room_wide:
+                with guard.table(None, "save the tables' states"):
+                    self.ingest.save_states()
             self.store.commit()
         with guard.table(None, "update the dashboards"):
             self.display.push(now, tables)

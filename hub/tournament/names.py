@@ -70,8 +70,11 @@ def fold(name: str) -> str:
 
 
 @functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=16_384)
 def search_words(name: str) -> tuple[str, ...]:
-    """Every word ``name`` can be found by (module doc), each once, in a stable order."""
+    """Every word ``name`` can be found by (module doc), each once, in a stable order. Kept for
+    the names seen last: every tile carries its players' words, and a busy room rebuilds
+    thousands of tiles a second for the same few thousand names."""
     full, short = _latin(name)
     out: dict[str, None] = {}
     for word in [*native_fold(name).split(), *_words(full), *_words(short)]:
