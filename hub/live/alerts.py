@@ -1,4 +1,4 @@
-"""The alerts' life: raised when a watch sees a situation, updated while it lasts, resolved when it
+"""The alerts' life: raised when its condition holds, updated while it lasts, resolved when it
 is over, acknowledged by the TD. What deserves an alert is decided by the pure functions of
 :mod:`hub.logic.conditions`; this module keeps the active ones in memory and in the store.
 
@@ -25,11 +25,11 @@ from hub.logic.conditions import (
     FORFEIT_ENDS,
     PLAY_PHASES,
     Absentee,
+    AlertConfig,
     AlertSpec,
     Context,
     MisplacedPoint,
     Waiting,
-    WatchConfig,
     counters,
     double_booked,
     late_elsewhere,
@@ -140,11 +140,11 @@ class Alerts:
     """The active alerts (key -> stored row) and which tables' alerts changed since the last push."""
 
     def __init__(
-        self, room: RoomState, store: Store, watch: WatchConfig, late: LateConfig | None = None
+        self, room: RoomState, store: Store, config: AlertConfig, late: LateConfig | None = None
     ) -> None:
         self.room = room
         self.store = store
-        self.watch = watch
+        self.config = config
         self.late = late or LateConfig()
         self.active: dict[str, dict[str, Any]] = {
             a["key"]: {**a, "data": None} for a in store.alerts(active_only=True)
@@ -204,7 +204,7 @@ class Alerts:
         return True
 
     def sync(self, now: int, tables: set[str] | None, *, room_wide: bool = False) -> None:
-        """Raise what the watches see at the ``tables`` (all: None, with the room's own alerts;
+        """Raise what the conditions find at the ``tables`` (all: None, with the room's own alerts;
         ``room_wide``: the room's own alerts too) and resolve what they no longer see; recount
         the counters."""
         room = self.room
@@ -265,19 +265,19 @@ class Alerts:
         match = room.match_for(table)
         dues: list[int] = []
         if view is not None and view.status is not None and not view.online:
-            dues.append(view.status_since + self.watch.offline_grace_ms)
+            dues.append(view.status_since + self.config.offline_grace_ms)
         if match is None:
             return _first_after(dues, now)
-        dues += [match.start_wall, match.start_wall + self.watch.not_started_grace_ms]
+        dues += [match.start_wall, match.start_wall + self.config.not_started_grace_ms]
         state = view.state_for(match.match_id) if view is not None else None
         if state is None:
             return _first_after(dues, now)
         phase = state.get("phase")
         present = state.get("present") or {}
         if phase == "opening" and view is not None:
-            dues.append(opening_due(view, state, self.watch))
+            dues.append(opening_due(view, state, self.config))
         if phase == "waiting" and not (present.get("A") and present.get("B")):
-            heads_up = match.start_wall - self.watch.late_alert_lead_ms  # lateness shows by the second
+            heads_up = match.start_wall - self.config.late_alert_lead_ms  # lateness shows by the second
             dues.append(soon if now >= heads_up else heads_up)
         breaks = state.get("breaks") or {}
         if any(isinstance(b, dict) and b.get("away") for b in breaks.values()):
@@ -311,7 +311,7 @@ class Alerts:
             view,
             match,
             now=now,
-            config=self.watch,
+            config=self.config,
             profile=room.profile(match),
             context=context,
         )
@@ -371,7 +371,7 @@ class Alerts:
         return out
 
     def _context(self, table: str, view: TableView, match: Any, now: int) -> Context:
-        """What a table's watches need from the rest of the room."""
+        """What a table's conditions need from the rest of the room."""
         room = self.room
         timing = self._timing(table, match)
         commands: dict[str, dict[str, Any]] = {}
@@ -484,7 +484,7 @@ class Alerts:
         return (
             round_absentees(absentees)
             + double_booked(bookings)
-            + room.rooms.alert_specs(now, self.watch.offline_grace_ms)
+            + room.rooms.alert_specs(now, self.config.offline_grace_ms)
         )
 
     def results_changed(self) -> None:

@@ -176,7 +176,7 @@ class Ingest:
         self._refresh = refresh
         self._notify = changed
         self.tracker = SeqTracker()
-        #: called with (table, event, now) for every event stored (e.g. the dice watch)
+        #: called with (table, event, now) for every event stored (e.g. the dice towers)
         self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
         self.stats = {
             "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,

@@ -201,7 +201,7 @@ class Rooms:
         ]
 
 
-class RoomsWatch:
+class BridgeListener:
     """Listens to the rooms' bridge notifications on the hub's link and acts on a change: the
     room's tables' states no longer count as current, a room back asks its tables for their
     state and missed events, and the alerts and tiles are looked at again."""

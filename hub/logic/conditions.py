@@ -1,4 +1,4 @@
-"""Watches: what in the room needs the TD, as alerts with an urgency (pure functions).
+"""Conditions: what in the room needs the TD, as alerts with an urgency (pure functions).
 
 Each alert has a ``key`` naming the situation (the table, the match, the side, the break), so
 the hub raises it once, updates it while it lasts and resolves it when the situation is over;
@@ -40,7 +40,7 @@ PLAY_PHASES = frozenset({Phase.PLAYING, Phase.BETWEEN_GAMES, Phase.BREAK, Phase.
 
 
 @dataclass(frozen=True, slots=True)
-class WatchConfig:
+class AlertConfig:
     #: a table whose Will said offline is reported after this grace (PROTOCOL §3)
     offline_grace_ms: int = 30_000
     #: a match still waiting this long after its start is reported
@@ -75,7 +75,7 @@ class Waiting:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What the watches need beyond the table's own view (gathered by :mod:`hub.live.alerts`)."""
+    """What the conditions need beyond the table's own view (gathered by :mod:`hub.live.alerts`)."""
 
     #: lateness of the table's current match (:func:`hub.live.state.RoomState.timing`)
     timing: Timing | None = None
@@ -276,7 +276,7 @@ def table_alerts(
     match: ScheduledMatch | None,
     *,
     now: int,
-    config: WatchConfig,
+    config: AlertConfig,
     profile: Profile,
     context: Context | None = None,
 ) -> list[AlertSpec]:
@@ -377,7 +377,7 @@ def table_alerts(
     return out
 
 
-def opening_due(view: TableView, state: dict[str, Any], config: WatchConfig) -> int:
+def opening_due(view: TableView, state: dict[str, Any], config: AlertConfig) -> int:
     """When "both players are there but the match has not started" is due: the opening grace
     after the later check-in, in hub time (the table's check-in ages anchored at receipt)."""
     times = [checked_in(state, view.state_wall, s) for s in SIDES]
@@ -472,7 +472,7 @@ def _late_alerts(
     timing: Timing,
     ctx: Context,
     now: int,
-    config: WatchConfig,
+    config: AlertConfig,
 ) -> list[AlertSpec]:
     """A late player's alert, from a minute before the first point; both players absent as one."""
     out: list[AlertSpec] = []

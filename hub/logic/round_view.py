@@ -2,7 +2,7 @@
 are finished or verified; each match's projected finish; the match holding the round up; when the
 round should end; and whether one match will end far after all the others.
 
-The projection is the slow-match watch's (:func:`hub.logic.conditions.projected_finish`): the pace of the
+The projection is the slow-match condition's (:func:`hub.logic.conditions.projected_finish`): the pace of the
 points played so far, capped by the clocks' reserves. A match without a point played yet has no
 projection; the round's end is then unknown rather than guessed.
 """

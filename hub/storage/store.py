@@ -223,7 +223,7 @@ class Store:
 
     def probe(self, wall: int) -> bool:
         """Whether a write works now (one small row), telling the listeners if it does: the hub
-        calls it once the disk has room again (:class:`hub.live.storage_health.StorageWatch`)."""
+        calls it once the disk has room again (:class:`hub.live.storage_health.StorageHealth`)."""
         try:
             self.set_meta("probe_wall", str(wall))
             self.commit()
