@@ -338,7 +338,7 @@ def main_run(args: argparse.Namespace) -> int:
         return 2
     embedded = args.broker is None
     host, port = ("127.0.0.1", args.embedded_port) if embedded else args.broker
-    from hub.live.rooms import RoomsError, load_rooms
+    from hub.live.bridged_rooms import RoomsError, load_rooms
 
     try:
         rooms = load_rooms(args.broker_credentials)

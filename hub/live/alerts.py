@@ -315,7 +315,7 @@ class Alerts:
             profile=room.profile(match),
             context=context,
         )
-        if room.rooms.cut_off(table, now):
+        if room.bridged_rooms.cut_off(table, now):
             # one alert for its room instead, none new of its own; those it had stay as they were
             # (not settled), but those that follow the time are said again, held, so that none
             # speaks of a mark that has passed as to come
@@ -456,7 +456,7 @@ class Alerts:
             state = view.state_for(m.match_id) if view is not None else None
             if state is None or state.get("phase") != "waiting" or now < m.start_wall:
                 continue
-            if room.rooms.cut_off(table, now):
+            if room.bridged_rooms.cut_off(table, now):
                 continue
             timing = self._timing(table, m)
             for side in ("A", "B"):
@@ -484,7 +484,7 @@ class Alerts:
         return (
             round_absentees(absentees)
             + double_booked(bookings)
-            + room.rooms.alert_specs(now, self.config.offline_grace_ms)
+            + room.bridged_rooms.alert_specs(now, self.config.offline_grace_ms)
         )
 
     def results_changed(self) -> None:

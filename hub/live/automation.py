@@ -234,10 +234,12 @@ class Automation:
         view = room.views.get(table)
         if view is None:
             return None  # never heard of: lateness counts from when it takes its match
-        reason = hold_reason(view, suspended=table in room.suspended, cut_off=room.rooms.cut_off(table, now))
+        reason = hold_reason(
+            view, suspended=table in room.suspended, cut_off=room.bridged_rooms.cut_off(table, now)
+        )
         if reason is not None:
             # an offline table gets an alert, never an automatic penalty; a cut-off room's tables'
-            # last news may be old (hub.live.rooms); a table back online: wait for its current state
+            # last news may be old (hub.live.bridged_rooms); a table back online: wait for its current state
             # (who arrived while away). What falls due meanwhile is decided when the hold ends.
             self._hold(table, reason, now)
             return None

@@ -35,6 +35,7 @@ from drivers.hub_link import HubLink
 from hub.live.actions import Actions
 from hub.live.alerts import Alerts
 from hub.live.automation import Automation
+from hub.live.bridged_rooms import BridgedRooms, BridgeListener
 from hub.live.clock import Clock, SystemClock
 from hub.live.commands import CommandSender
 from hub.live.config import HubConfig
@@ -42,7 +43,6 @@ from hub.live.deadlines import Deadlines
 from hub.live.dice_towers import DiceTowers
 from hub.live.incidents import quarantined, table_fault
 from hub.live.ingest import Ingest, Limits
-from hub.live.rooms import BridgeListener, Rooms
 from hub.live.round_control import RoundControl
 from hub.live.state import RoomState
 from hub.live.storage_health import DISK_KEY, STORAGE_KEY, StorageHealth, disk_low, storage_failed
@@ -139,14 +139,14 @@ class Hub:
         self._setup_rooms()
 
     def _setup_rooms(self) -> None:
-        """The event's rooms (hub.live.rooms): their bridges' notifications come over the hub's link."""
+        """The venue's bridged rooms (hub.live.bridged_rooms): their bridges' notices come over the link."""
         if not self.config.rooms:
             return
         room = self.room_state
-        room.rooms = Rooms.of(dict(self.config.rooms), self.clock.now_wall())
+        room.bridged_rooms = BridgedRooms.of(dict(self.config.rooms), self.clock.now_wall())
         listener = BridgeListener(
             self.config.event,
-            room.rooms,
+            room.bridged_rooms,
             now=self.clock.now_wall,
             link=self._current_link,
             max_seq=self.store.max_seq,

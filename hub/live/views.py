@@ -116,7 +116,7 @@ class Views:
             late=late,
         )
         out.update(facts)
-        out.update(room.rooms.tile_facts(table, now))
+        out.update(room.bridged_rooms.tile_facts(table, now))
         # the rules, on the tile only where they are not the room's own: what differs is what a
         # TD walking the room needs to see
         rules = (match.profile if match else None) or (view.state or {}).get("profile")
@@ -146,7 +146,7 @@ class Views:
             "rounds": sorted({m.round for m in self.room.schedule}, key=natural),
             "automation": self.automation_state(),
             "link_online": bool(link and link.online),
-            "rooms": self.room.rooms.listed(now),
+            "rooms": self.room.bridged_rooms.listed(now),
         }
 
     def automation_state(self) -> str:
