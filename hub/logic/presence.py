@@ -18,8 +18,7 @@ from typing import Any
 from hub.logic.table_view import TableView
 from hub.tournament.players import Registry
 from hub.tournament.schedule import ScheduledMatch, round_order
-
-SIDES = ("A", "B")
+from rulebook.sides import SIDES
 
 
 def seat_name(match: ScheduledMatch, side: str) -> str:
