@@ -490,7 +490,7 @@ def test_playing_elsewhere_under_ffbg_without_a_clock_is_said_when_its_first_poi
     )
 
     def kinds(now: int) -> dict[str, Any]:
-        found = table_alerts(view, m, now=now, config=WatchConfig(), profile=FFBG, context=Context(timing=t))
+        found = table_alerts(view, m, now=now, config=AlertConfig(), profile=FFBG, context=Context(timing=t))
         return {a.kind: a for a in found}
 
     assert not t.clock

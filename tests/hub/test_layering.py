@@ -17,7 +17,7 @@ from tests.kiosk.test_app_layering import ROOT, imported_modules, module_name, o
 
 PRODUCTION = ("rulebook", "kiosk", "drivers", "hub")
 #: the hub's folders, from the bottom up: each imports only folders below it (docs/ARCHITECTURE.md)
-FOLDERS = ("tournament", "storage", "logic", "live", "broker", "web", "fleet")
+FOLDERS = ("draw", "tournament", "storage", "logic", "live", "broker", "web", "fleet")
 #: the assembly at the top of ``hub/``: nothing in a folder imports it
 ASSEMBLY = ("hub.app", "hub.service", "hub.cli")
 JOBS = ("state", "ingest", "automation", "alerts", "actions", "round_control", "views", "commands")
