@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from hub.auth import BUILTIN_USER, hash_password
+from hub.errors import HubError
 from hub.roles import CHIEF, ROLES
 from hub.store import Store
 
@@ -24,7 +25,7 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 MIN_PASSWORD = 8
 
 
-class AccountError(ValueError):
+class AccountError(HubError, ValueError):
     """An account cannot be added or removed as asked (the message says why)."""
 
 

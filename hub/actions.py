@@ -19,6 +19,7 @@ from hub.alerts import Alerts
 from hub.clock import Clock
 from hub.commands import CommandSender
 from hub.config import HubConfig
+from hub.errors import HubError
 from hub.state import RoomState
 from hub.store import Store
 from hub.tabletime import command_expiry
@@ -30,7 +31,7 @@ from rulebook.parse import command_fields, parse_command
 from rulebook.vocab import CommandType, EndReason, PauseReason, PenaltyReason
 
 
-class ActionError(ValueError):
+class ActionError(HubError, ValueError):
     """A TD action that cannot be carried out (bad fields, unknown table or match). ``code`` is
     the rulebook's refusal code when the rules refused it (``rulebook/codes.py``)."""
 

@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hub.errors import HubError
 from hub.provision import table_rights
 
 #: The bridge's username (and client id) on the central broker: ``room-<name>``.
@@ -51,7 +52,7 @@ KEEPALIVE_S = 10
 RESTART_TIMEOUT = (1, 10)
 
 
-class BridgeError(ValueError):
+class BridgeError(HubError, ValueError):
     """A bridge that cannot be written as asked (a :class:`hub.broker_config.BrokerConfigError`
     raises it again with the same message)."""
 

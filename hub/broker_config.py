@@ -55,6 +55,7 @@ from drivers.private_file import write_private
 from hub import bridge_config, broker_tls, dynsec
 from hub.bridge_config import BridgeError, BridgeSettings
 from hub.broker_firewall import FIREWALL_NAME, render_nft
+from hub.errors import HubError
 from hub.provision import table_rights
 
 #: Username of the hub's credential; no table may take it.
@@ -85,7 +86,7 @@ DATA_DIR = "data"
 TEMPLATE_NAME = "table-template.toml"
 
 
-class BrokerConfigError(ValueError):
+class BrokerConfigError(HubError, ValueError):
     """A broker configuration that cannot be written as asked; the message says why and what to do."""
 
 

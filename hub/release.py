@@ -36,12 +36,13 @@ from drivers.signing import (
     public_of,
     sign,
 )
+from hub.errors import HubError
 
 SIG_SUFFIX = ".sig"
 PURPOSE = "release"
 
 
-class ReleaseError(ValueError):
+class ReleaseError(HubError, ValueError):
     """A release that cannot be signed or served as asked (the message says why)."""
 
 

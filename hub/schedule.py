@@ -19,6 +19,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from drivers.mqtt_topics import is_valid_id
+from hub.errors import HubError
 from rulebook.custom_profiles import ProfileBook
 from rulebook.errors import ProfileError
 from rulebook.profiles import DEFAULT_PROFILE
@@ -80,7 +81,7 @@ class ScheduleIssue:
         return f"line {self.line}: {self.message}"
 
 
-class ScheduleError(ValueError):
+class ScheduleError(HubError, ValueError):
     """The schedule was refused; ``issues`` names every bad line."""
 
     def __init__(self, issues: list[ScheduleIssue]) -> None:

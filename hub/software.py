@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.build_id import digest, package_files, running_build
+from hub.errors import HubError
 
 log = logging.getLogger("hub.software")
 
@@ -35,7 +36,7 @@ DIST = "smart-table"
 WHEEL_TAG = "py3-none-any"
 
 
-class SoftwareError(ValueError):
+class SoftwareError(HubError, ValueError):
     """No wheel can be served (the given file is not a wheel of the product)."""
 
 
