@@ -739,94 +739,127 @@ def _result_line(result: Mapping[str, Any], names: Mapping[str, str]) -> str:
     return f"{who} wins {_score_text(score)} ({result.get('end_reason') or 'points'})"
 
 
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One entry as :func:`_describe` words it: the entry, the players' names, whether a clock ran."""
+
+    e: Mapping[str, Any]
+    names: Mapping[str, str]
+    clock: bool
+
+    @property
+    def who(self) -> str:
+        side = _side(self.e.get("side"))
+        return self.names[side] if side else ""
+
+    def name(self, key: str) -> str:
+        return self.names.get(self.e.get(key) or "", "?")
+
+    def dice(self) -> str:
+        d = self.e.get("dice") or ["?", "?"]
+        return f"{d[0]}-{d[1]}"
+
+
 def _describe(e: Mapping[str, Any], names: Mapping[str, str], clock: bool = True) -> str:
-    """One entry in words (English: the transcript is the TD's and the arbiter's document)."""
+    """One entry in words (English: the transcript is the TD's and the arbiter's document).
+
+    One wording per kind of entry (:data:`_SAY`); a TD command without one reads as the command's
+    words (:data:`_COMMAND_WORDS`); anything else as its kind and fields."""
     k = str(e["event"])
-    side = _side(e.get("side"))
-    who = names[side] if side else ""
-    if k == "game_start":
-        d = e.get("dice") or ["?", "?"]
-        starts = names.get(e.get("first") or "", "?")
-        return f"opening roll {d[0]}-{d[1]}: {starts} starts"
-    if k == "opening_tie":
-        d = e.get("dice") or ["?", "?"]
-        return f"opening roll {d[0]}-{d[1]}: tie, roll again"
-    if k == "press" and not clock:
-        return f"{who} ends the turn"
-    if k == "press":
-        used = e.get("used_ms")
-        return f"{who} presses the clock" + (f" after {_duration(used)}" if isinstance(used, int) else "")
-    if k == "roll":
-        d = e.get("dice") or ["?", "?"]
-        text = f"{who or 'roll'} {d[0]}-{d[1]}" + (f" ({e['source']})" if e.get("source") else "")
-        return text + (", before the opponent finished: it counts" if e.get("early") else "")
-    if k == "double":
-        text = f"{who} doubles to {e.get('value')}"
-        if e.get("forced"):
-            text += " (entered by the TD: the player must double)"
-        if e.get("crawford"):
-            text += " in the Crawford game (the leader may void it)"
-        if e.get("premature"):
-            text += " before the opponent finished (premature: it stands)"
-        return text
-    if k == "forbid_double":
-        return f"TD: {who} may not double for the rest of this game"
-    if k == "force_double":
-        return f"TD: {who} must double"
-    if k == "crawford_double":
-        if e.get("choice") == "keep":
-            return "TD: the leader keeps the double made in the Crawford game"
-        rescored = f" — game scored again: {e.get('points')} point(s), score {_score_text(e['score'])}"
-        return "TD: the double made in the Crawford game is void" + (
-            rescored if e.get("points") is not None and e.get("score") else ""
-        )
-    if k == "double_loss":
-        note = f" ({e['note']})" if e.get("note") else ""
-        return f"TD: both players lose the match{note}"
-    if k == "take":
-        return f"{who} takes ({e.get('value')})"
-    if k == "game_over":
-        winner = names.get(e.get("winner") or "", "?")
-        score = _score_text(e.get("score") or {})
-        return f"{winner} {_kind_words(e)}, {e.get('points')} point(s) — score {score}"
-    if k == "match_over":
-        return "match over: " + _result_line(e, names)
-    if k == "pause":
-        return f"clock paused ({e.get('reason')})" + (f" by {who}" if who else "")
-    if k == "resume":
-        return "clock resumed"
-    if k == "penalty":
-        against = names.get(e.get("against") or "", "?")
-        return (
-            f"penalty: {e.get('points')} point(s) against {against} ({e.get('reason')}) — score "
-            f"{_score_text(e.get('score') or {})}"
-        )
-    if k == "correct_score":
-        return f"TD corrects the score from {e.get('before')} to {_score_text(e.get('score') or {})}"
-    if k == "refused":
-        return f"refused {e.get('input')}: {e.get('reason')}"
-    if k == "td_refused":
-        return f"TD command {e.get('command')} refused: {e.get('reason')}"
-    if k == "checkin":
-        return f"{who} checks in"
-    if k == "break":
-        return f"{who} takes a break"
-    if k == "return":
-        over = e.get("overrun_ms")
-        return f"{who} is back" + (f" ({_duration(over)} late)" if isinstance(over, int) and over > 0 else "")
-    if k == "flag":
-        return f"{who}'s time has run out"
-    if k == "call_td":
-        return f"{who} calls the TD"
+    say = _SAY.get(k)
+    if say is not None:
+        return say(_Line(e, names, clock))
     if k in _COMMAND_WORDS:
         return "TD: " + _COMMAND_WORDS[k]
-    if k == "undo":
-        return "last entry undone"
-    if k == "confirm":
-        return f"{who} confirms the result"
     rest = ", ".join(
         f"{key} {value}"
         for key, value in e.items()
         if key not in ("event", "game", "seq", "at", "wall") and value is not None
     )
     return k.replace("_", " ") + (f" ({rest})" if rest else "")
+
+
+def _say_press(x: _Line) -> str:
+    if not x.clock:
+        return f"{x.who} ends the turn"
+    used = x.e.get("used_ms")
+    return f"{x.who} presses the clock" + (f" after {_duration(used)}" if isinstance(used, int) else "")
+
+
+def _say_roll(x: _Line) -> str:
+    e = x.e
+    text = f"{x.who or 'roll'} {x.dice()}" + (f" ({e['source']})" if e.get("source") else "")
+    return text + (", before the opponent finished: it counts" if e.get("early") else "")
+
+
+def _say_double(x: _Line) -> str:
+    text = f"{x.who} doubles to {x.e.get('value')}"
+    if x.e.get("forced"):
+        text += " (entered by the TD: the player must double)"
+    if x.e.get("crawford"):
+        text += " in the Crawford game (the leader may void it)"
+    if x.e.get("premature"):
+        text += " before the opponent finished (premature: it stands)"
+    return text
+
+
+def _say_crawford_double(x: _Line) -> str:
+    e = x.e
+    if e.get("choice") == "keep":
+        return "TD: the leader keeps the double made in the Crawford game"
+    rescored = f" — game scored again: {e.get('points')} point(s), score {_score_text(e['score'])}"
+    return "TD: the double made in the Crawford game is void" + (
+        rescored if e.get("points") is not None and e.get("score") else ""
+    )
+
+
+def _say_game_over(x: _Line) -> str:
+    score = _score_text(x.e.get("score") or {})
+    return f"{x.name('winner')} {_kind_words(x.e)}, {x.e.get('points')} point(s) — score {score}"
+
+
+def _say_penalty(x: _Line) -> str:
+    e = x.e
+    return (
+        f"penalty: {e.get('points')} point(s) against {x.name('against')} ({e.get('reason')}) — score "
+        f"{_score_text(e.get('score') or {})}"
+    )
+
+
+def _say_return(x: _Line) -> str:
+    over = x.e.get("overrun_ms")
+    return f"{x.who} is back" + (f" ({_duration(over)} late)" if isinstance(over, int) and over > 0 else "")
+
+
+#: the words of each kind of entry
+_SAY: dict[str, Callable[[_Line], str]] = {
+    "game_start": lambda x: f"opening roll {x.dice()}: {x.name('first')} starts",
+    "opening_tie": lambda x: f"opening roll {x.dice()}: tie, roll again",
+    "press": _say_press,
+    "roll": _say_roll,
+    "double": _say_double,
+    "forbid_double": lambda x: f"TD: {x.who} may not double for the rest of this game",
+    "force_double": lambda x: f"TD: {x.who} must double",
+    "crawford_double": _say_crawford_double,
+    "double_loss": lambda x: (
+        "TD: both players lose the match" + (f" ({x.e['note']})" if x.e.get("note") else "")
+    ),
+    "take": lambda x: f"{x.who} takes ({x.e.get('value')})",
+    "game_over": _say_game_over,
+    "match_over": lambda x: "match over: " + _result_line(x.e, x.names),
+    "pause": lambda x: f"clock paused ({x.e.get('reason')})" + (f" by {x.who}" if x.who else ""),
+    "resume": lambda x: "clock resumed",
+    "penalty": _say_penalty,
+    "correct_score": lambda x: (
+        f"TD corrects the score from {x.e.get('before')} to {_score_text(x.e.get('score') or {})}"
+    ),
+    "refused": lambda x: f"refused {x.e.get('input')}: {x.e.get('reason')}",
+    "td_refused": lambda x: f"TD command {x.e.get('command')} refused: {x.e.get('reason')}",
+    "checkin": lambda x: f"{x.who} checks in",
+    "break": lambda x: f"{x.who} takes a break",
+    "return": _say_return,
+    "flag": lambda x: f"{x.who}'s time has run out",
+    "call_td": lambda x: f"{x.who} calls the TD",
+    "undo": lambda x: "last entry undone",
+    "confirm": lambda x: f"{x.who} confirms the result",
+}
