@@ -18,7 +18,7 @@ import pkgutil
 import pytest
 
 from drivers.errors import DriverError
-from hub.errors import HubError
+from hub import HubError
 from kiosk.errors import KioskError
 from rulebook.errors import RuleError
 
