@@ -18,7 +18,7 @@ docs/draw.md describes the model, the files and the rules of the draw and of cal
 
 from __future__ import annotations
 
-from hub.draw.bracket import BYE, Bracket, BracketMatch, Result, State, diff
+from hub.draw.bracket import BYE, Bracket, BracketMatch, Result, State, Withdrawal, diff
 from hub.draw.calls import (
     Call,
     CallSettings,
@@ -60,6 +60,7 @@ __all__ = [
     "TableState",
     "Wait",
     "WaitKind",
+    "Withdrawal",
     "bracket_csv",
     "bracket_json",
     "call_changes",
