@@ -205,15 +205,26 @@ def plan_calls(
     free = sorted((t.name for t in known if t.name not in taken), key=_natural)
     busy = set(playing(bracket, listed))
     last = _last_tables(bracket, listed) if settings.keep_player_table else {}
-    out: list[Call] = []
+    # the matches called now: the queue's first, as many as there are free tables, each player once
+    chosen: list[BracketMatch] = []
     for m in queue(bracket, listed, settings, holds):
-        if not free:
+        if len(chosen) == len(free):
             break
-        if any(p in busy for p in m.players):
-            continue
-        table = _pick(m, free, settings, last)
+        if not any(p in busy for p in m.players):
+            chosen.append(m)
+            busy.update(m.players)
+    # a player kept at his table: that table is his match's, unless an earlier match has it
+    homes: dict[str, str] = {}
+    for m in chosen:
+        home = next(
+            (last[p] for p in m.players if last.get(p) in free and last[p] not in homes.values()), None
+        )
+        if home is not None:
+            homes[m.id] = home
+    out: list[Call] = []
+    for m in chosen:
+        table = _pick(m, free, settings, homes)
         free.remove(table)
-        busy.update(m.players)
         out.append(Call(m.id, table, now, now + settings.grace_ms))
     return tuple(out)
 
@@ -254,14 +265,17 @@ def _last_tables(bracket: Bracket, calls: tuple[Call, ...]) -> dict[str, str]:
     return {p: table for p, (_, table) in latest.items()}
 
 
-def _pick(m: BracketMatch, free: list[str], settings: CallSettings, last: dict[str, str]) -> str:
-    for p in m.players:
-        if last.get(p) in free:
-            return last[p]
+def _pick(m: BracketMatch, free: list[str], settings: CallSettings, homes: dict[str, str]) -> str:
+    """The match's own table (a player kept at his table), else the flight's preferred tables,
+    else any free table; the tables kept for later matches' players last."""
+    home = homes.get(m.id)
+    if home in free:
+        return home
+    kept = set(homes.values())
     for table in settings.preferred(m.match.flight):
-        if table in free:
+        if table in free and table not in kept:
             return table
-    return free[0]
+    return next((t for t in free if t not in kept), free[0])
 
 
 def _natural(table: str) -> tuple[int, str]:
