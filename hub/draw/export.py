@@ -53,7 +53,7 @@ def bracket_json(bracket: Bracket, calls: Iterable[Call] = (), ids: Mapping[str,
     draws = {d.flight: d for d in bracket.draws}
     flights: list[dict[str, Any]] = []
     for f in bracket.event.flights:
-        item: dict[str, Any] = {"name": f.name, "profile": f.profile}
+        item: dict[str, Any] = {"name": f.name, "profile": f.profile, "lengths": list(f.lengths)}
         if isinstance(f, EntryFlight):
             d = draws[f.name]
             item.update(kind="entry", size=f.size, random_seed=d.random_seed, seeds=list(d.seeds))
