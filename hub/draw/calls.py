@@ -103,10 +103,12 @@ class MatchChange:
     call: Call | None
 
     def voids_call(self) -> bool:
-        """The call no longer stands: other players, or the match is no longer to be played."""
+        """The call no longer stands: other players, the match no longer to be played, or a
+        match played to be played again (its table may hold another match by now: it is called
+        again like any other)."""
         if self.call is None or self.after.state is State.PLAYED:
             return False
-        return self.before.seats != self.after.seats or not self.after.is_ready()
+        return self.before.seats != self.after.seats or not self.after.is_ready() or self.before.is_decided()
 
     def is_reopened(self) -> bool:
         """A decided match to be played again (its result undone)."""

@@ -35,7 +35,6 @@ MESSAGES: dict[str, str] = {
     "draw.draw.flight": "flight {flight!r} is fed by other flights: it is not drawn",
     "draw.draw.missing": "flight {flight!r} has no draw",
     "draw.draw.size": "flight {flight!r}: a draw of {got} places for a flight of {size}",
-    "draw.player.two_flights": "player {player!r} is drawn in flights {flights}",
     # -- a drawn bracket's CSV
     "draw.csv.columns": "the draw's CSV needs the columns {missing}",
     "draw.csv.position": "line {line}: position {position!r} is not a whole number from 1 to {size}",

@@ -30,7 +30,7 @@ from hub.draw import (
 from hub.draw.calls import live_calls
 from tests.hub.draw.draw_play import brackets, check_derived, check_fed, check_live
 
-ACTIONS = ("finish", "finish", "finish", "verify", "correct", "withdraw")
+ACTIONS = ("finish", "finish", "finish", "finish", "verify", "correct", "undo", "withdraw")
 
 
 def call_settings() -> st.SearchStrategy[CallSettings]:
@@ -95,6 +95,15 @@ def test_an_event_played_out_keeps_every_invariant(bracket, rules, n_tables, dat
             if undone.match(result.match).is_ready():
                 assert bracket == undone.with_result(result.match, other, at=now)
             check_fed(undone, bracket, result.match)
+        elif action == "undo" and bracket.results:
+            result = data.draw(st.sampled_from(sorted(bracket.results, key=lambda r: r.match)), label="undo")
+            try:
+                bracket = bracket.undone(result.match)
+            except DrawError as refused:
+                assert refused.code == "draw.result.dependent"
+                continue
+            scratch = Bracket.build(old.event, old.draws, old.results - {result}, old.withdrawals)
+            assert bracket == scratch and bracket.matches() == scratch.matches()
         elif action == "withdraw" and live:
             # a player walks out in the middle of his match
             player = data.draw(st.sampled_from(bracket.match(live[0].match).players), label="withdraw")
@@ -120,6 +129,7 @@ def test_an_event_played_out_keeps_every_invariant(bracket, rules, n_tables, dat
     check_derived(bracket)
     played = {m.id for m in bracket.matches() if m.state is State.PLAYED}
     assert {c.match for c in calls} == played
+    # called once; a match whose call was withdrawn (other players, or to be played again) once more
     assert all(n == 1 for m, n in called.items() if m not in withdrawn_calls)
     assert all(called[m] >= 1 for m in played)
 
@@ -149,7 +159,7 @@ def test_an_undo_re_derives_the_bracket_built_from_scratch(bracket, data):
         redone = undone.with_result(result.match, result.winner, at=result.at)
         assert redone == bracket and redone.matches() == bracket.matches()
         changes = call_changes(bracket, undone, [Call(result.match, "1", 0, 0)])
-        assert changes[0].after.id == result.match and changes[0].is_reopened()
+        assert changes[0].after.id == result.match and changes[0].is_reopened() and changes[0].voids_call()
         assert {c.after.id for c in changes[1:]} <= set(bracket.event.downstream(result.match))
 
 
