@@ -53,7 +53,9 @@ def call_settings() -> st.SearchStrategy[CallSettings]:
 @settings(max_examples=80)
 @given(bracket=brackets(), rules=call_settings(), n_tables=st.integers(1, 10), data=st.data())
 def test_an_event_played_out_keeps_every_invariant(bracket, rules, n_tables, data):
-    tables = [TableState(str(i)) for i in range(1, n_tables + 1)]
+    # some tables out of service (never all)
+    out = data.draw(st.sets(st.integers(1, n_tables), max_size=n_tables - 1), label="out of service")
+    tables = [TableState(str(i), is_free=i not in out) for i in range(1, n_tables + 1)]
     now = 0
     calls: list[Call] = []
     called = Counter[str]()
@@ -63,6 +65,7 @@ def test_an_event_played_out_keeps_every_invariant(bracket, rules, n_tables, dat
         for c in new:
             assert c.called_at == now and c.start == now + rules.grace_ms
             assert bracket.match(c.match).is_ready()
+            assert int(c.table) not in out
             called[c.match] += 1
         calls.extend(new)
         check_live(bracket, calls)
