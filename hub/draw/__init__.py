@@ -29,8 +29,10 @@ from hub.draw.calls import (
     WaitKind,
     call_changes,
     is_callable,
+    moved_call,
     plan_calls,
     queue,
+    swapped_calls,
     waits,
 )
 from hub.draw.draw_csv import draw_csv, read_draw_csv
@@ -68,9 +70,11 @@ __all__ = [
     "draw_csv",
     "draw_entries",
     "is_callable",
+    "moved_call",
     "plan_calls",
     "queue",
     "read_draw_csv",
     "seeding_order",
+    "swapped_calls",
     "waits",
 ]

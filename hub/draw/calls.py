@@ -19,7 +19,7 @@ match is called once (a call the hub withdrew, after an undo, is no longer in ``
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from hub.draw.bracket import Bracket, BracketMatch, State, diff
@@ -38,6 +38,12 @@ class Call:
     table: str
     called_at: int
     start: int
+
+    @property
+    def id(self) -> str:
+        """Stable: planning twice at the same moment gives the same ids (STYLE.md 5); a match
+        called again after its call was withdrawn gets another."""
+        return f"call:{self.match}:{self.called_at}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +235,41 @@ def plan_calls(
         free.remove(table)
         out.append(Call(m.id, table, now, now + settings.grace_ms))
     return tuple(out)
+
+
+def moved_call(
+    bracket: Bracket, calls: Iterable[Call], tables: Iterable[TableState], match_id: str, table: str
+) -> tuple[Call, ...]:
+    """The calls with a live call moved to another table (the TD's choice), which must be in
+    service and hold no live match; its call and start times stay."""
+    listed = tuple(calls)
+    call = _live_call(bracket, listed, match_id)
+    known = {t.name: t for t in tables}
+    if table not in known:
+        raise DrawError("draw.call.table_unknown", table=table)
+    if table == call.table:
+        return listed
+    holder = next((c.match for c in live_calls(bracket, listed) if c.table == table), None)
+    if holder is not None or not known[table].is_free:
+        raise DrawError("draw.call.table_busy", table=table, match=holder or "out of service")
+    return tuple(replace(c, table=table) if c == call else c for c in listed)
+
+
+def swapped_calls(bracket: Bracket, calls: Iterable[Call], match_a: str, match_b: str) -> tuple[Call, ...]:
+    """The calls with two live calls' tables swapped (the TD's choice)."""
+    listed = tuple(calls)
+    a = _live_call(bracket, listed, match_a)
+    b = _live_call(bracket, listed, match_b)
+    swap = {a: replace(a, table=b.table), b: replace(b, table=a.table)}
+    return tuple(swap.get(c, c) for c in listed)
+
+
+def _live_call(bracket: Bracket, calls: tuple[Call, ...], match_id: str) -> Call:
+    bracket.match(match_id)
+    call = next((c for c in live_calls(bracket, calls) if c.match == match_id), None)
+    if call is None:
+        raise DrawError("draw.call.none", match=match_id)
+    return call
 
 
 def call_changes(old: Bracket, new: Bracket, calls: Iterable[Call]) -> tuple[MatchChange, ...]:

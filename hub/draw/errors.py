@@ -53,6 +53,9 @@ MESSAGES: dict[str, str] = {
     "draw.player.not_withdrawn": "player {player!r} has not withdrawn",
     # -- calls
     "draw.call.grace": "the walking grace is 0 to {limit} ms, not {grace}",
+    "draw.call.none": "match {match} has no live call",
+    "draw.call.table_unknown": "no table {table}",
+    "draw.call.table_busy": "table {table} is not free ({match})",
 }
 
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pytest
+
 from hub.draw import (
     Bracket,
     Call,
     CallSettings,
+    DrawError,
     EntryFlight,
     Event,
     FedFlight,
@@ -22,8 +25,10 @@ from hub.draw import (
     WaitKind,
     call_changes,
     draw_entries,
+    moved_call,
     plan_calls,
     queue,
+    swapped_calls,
     waits,
 )
 from hub.draw.calls import live_calls
@@ -287,3 +292,47 @@ def test_an_undone_result_voids_the_call_built_on_it_and_the_match_is_called_aga
     assert wrong.loser in room.bracket.match("main-r2-m1").players
     # and the corrected bracket is the one built from scratch with the right result
     check_derived(room.bracket)
+
+
+def test_the_td_moves_a_call_to_a_free_table_or_swaps_two():
+    room = Room(tables=[*TABLES, TableState("9"), TableState("10", is_free=False)])
+    room.call()
+    # table 9 stays free: 13 matches ready, 9 tables in service
+    assert len(room.calls) == 9
+    room.finish("9", 1)
+    assert room.call() == [("main-r1-m12", "9")]
+    with pytest.raises(DrawError) as caught:
+        moved_call(room.bracket, room.calls, room.tables, "main-r1-m2", "9")
+    assert (caught.value.code, caught.value.params["match"]) == ("draw.call.table_busy", "main-r1-m12")
+    with pytest.raises(DrawError) as caught:
+        moved_call(room.bracket, room.calls, room.tables, "main-r1-m2", "10")
+    assert caught.value.code == "draw.call.table_busy"
+    with pytest.raises(DrawError) as caught:
+        moved_call(room.bracket, room.calls, room.tables, "main-r1-m2", "11")
+    assert caught.value.code == "draw.call.table_unknown"
+    with pytest.raises(DrawError) as caught:
+        moved_call(room.bracket, room.calls, room.tables, "main-r1-m11", "1")
+    assert caught.value.code == "draw.call.none"
+
+    room.finish("3", 1)  # main-r1-m4 ends: table 3 takes the next match
+    assert room.call() == [("main-r1-m13", "3")]
+    room.finish("3", 1)  # and that one ends too: before the next call, the TD moves a match there
+    moved = moved_call(room.bracket, room.calls, room.tables, "main-r1-m2", "3")
+    assert [c.table for c in moved if c.match == "main-r1-m2"] == ["3"]
+    check_live(room.bracket, moved)
+    swapped = swapped_calls(room.bracket, moved, "main-r1-m2", "main-r1-m3")
+    assert {c.match: c.table for c in swapped if c.match in {"main-r1-m2", "main-r1-m3"}} == {
+        "main-r1-m2": "2",
+        "main-r1-m3": "3",
+    }
+    check_live(room.bracket, swapped)
+    assert moved_call(room.bracket, moved, room.tables, "main-r1-m2", "3") == moved
+
+
+def test_planning_twice_at_the_same_moment_gives_the_same_calls_and_ids():
+    room = Room()
+    first = plan_calls(room.bracket, [], room.tables, room.settings, room.holds, 0)
+    again = plan_calls(room.bracket, [], room.tables, room.settings, room.holds, 0)
+    assert first == again
+    assert first[0].id == "call:main-r1-m2:0"
+    assert len({c.id for c in first}) == len(first)
