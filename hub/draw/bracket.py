@@ -172,6 +172,11 @@ class Bracket:
         """Every match where ``player`` has a seat, in the event's order."""
         return tuple(m for m in self.matches() if player in m.seats)
 
+    def next_match(self, player: str) -> BracketMatch | None:
+        """The match ``player`` plays next: his first seat in a match not decided yet (its
+        opponent may not be known yet); ``None`` when he is out, or has won."""
+        return next((m for m in self.matches_of(player) if not m.is_decided()), None)
+
     def result(self, match_id: str) -> Result | None:
         self.event.match(match_id)
         return self._by_result.get(match_id)

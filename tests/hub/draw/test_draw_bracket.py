@@ -155,3 +155,21 @@ def test_unknown_players_and_matches_are_refused():
         fresh().with_withdrawal("a", at=100).with_withdrawal("a", at=100)
     with pytest.raises(DrawError, match="no match"):
         fresh().with_result("main-r7-m1", "a", at=1)
+
+
+def test_a_players_next_match_and_path():
+    b = fresh()
+    assert b.next_match("a").id == "main-r2-m1"  # past his bye, his opponent not known yet
+    b = b.with_result("main-r1-m2", "c", at=1)
+    assert b.next_match("c").id == "main-r2-m1" and b.next_match("c").seats == ("a", "c")
+    # b lost: his bye in the consolation passes him to its round 2
+    assert [m.id for m in b.matches_of("b")] == ["main-r1-m2", "consolation-r1-m1", "consolation-r2-m1"]
+    assert b.next_match("b").id == "consolation-r2-m1"
+    b = (
+        b.with_result("main-r2-m1", "a", at=2)
+        .with_result("main-r1-m3", "d", at=3)
+        .with_result("main-r1-m4", "f", at=4)
+    )
+    b = b.with_result("main-r2-m2", "d", at=5).with_result("main-r3-m1", "d", at=6)
+    assert b.next_match("d") is None and b.match("main-r3-m1").winner == "d"
+    assert b.next_match("c") is None  # out: the consolation takes round 1's losers only
