@@ -134,21 +134,79 @@ def playing(bracket: Bracket, calls: Iterable[Call]) -> dict[str, str]:
     return {p: c.match for c in live_calls(bracket, calls) for p in bracket.match(c.match).players}
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What the calls depend on, gathered in one pass over the bracket and the calls."""
+
+    bracket: Bracket
+    settings: CallSettings
+    called: frozenset[str]
+    #: player → the live match he plays
+    live: dict[str, str]
+    #: player → his matches whose result waits for the TD's verification (when it is needed)
+    unverified: dict[str, list[str]]
+    #: player → when he came free: his latest result's verification (or confirmation)
+    since: dict[str, int]
+
+
+def _facts(bracket: Bracket, calls: Iterable[Call], settings: CallSettings) -> _Facts:
+    listed = tuple(calls)
+    unverified: dict[str, list[str]] = {}
+    since: dict[str, int] = {}
+    for m in bracket.matches():
+        r = m.result
+        if r is None:
+            continue
+        done = r.verified_at if settings.needs_verified and r.verified_at is not None else r.at
+        for p in m.players:
+            since[p] = max(since.get(p, 0), done)
+            if settings.needs_verified and not r.is_verified:
+                unverified.setdefault(p, []).append(m.id)
+    called = frozenset(c.match for c in listed)
+    return _Facts(bracket, settings, called, playing(bracket, listed), unverified, since)
+
+
+def _player_waits(facts: _Facts, player: str) -> tuple[Wait, ...]:
+    out: list[Wait] = []
+    if player in facts.live:
+        out.append(Wait(WaitKind.PLAYING, facts.live[player], player))
+    out.extend(Wait(WaitKind.VERIFICATION, m, player) for m in facts.unverified.get(player, ()))
+    return tuple(out)
+
+
+def _match_waits(facts: _Facts, holds: Holds, m: BracketMatch) -> tuple[Wait, ...]:
+    if m.is_decided() or m.id in facts.called:
+        return ()
+    out: list[Wait] = []
+    for seat, source in zip(m.seats, m.match.sources, strict=True):
+        if seat is None and isinstance(source, WinnerOf | LoserOf):
+            # a seat not known yet: its source match is not decided (a decided one gives its seat)
+            out.append(Wait(WaitKind.RESULT, source.match))
+    for p in m.players:
+        out.extend(_player_waits(facts, p))
+    if holds.is_held(m.match):
+        out.append(Wait(WaitKind.HELD, m.id))
+    return tuple(out)
+
+
+def _queue(facts: _Facts, holds: Holds) -> list[BracketMatch]:
+    flights = {f.name: i for i, f in enumerate(facts.bracket.event.flights)}
+
+    def priority(m: BracketMatch) -> tuple[int, int, int, int]:
+        since = max(facts.since.get(p, 0) for p in m.players)
+        return (since, flights[m.match.flight], m.match.round, m.match.number)
+
+    ready = [
+        m for m in facts.bracket.ready() if m.id not in facts.called and not _match_waits(facts, holds, m)
+    ]
+    return sorted(ready, key=priority)
+
+
 def player_waits(
     bracket: Bracket, calls: Iterable[Call], settings: CallSettings, player: str
 ) -> tuple[Wait, ...]:
     """Why ``player`` is not free (nothing when free)."""
-    live = playing(bracket, calls)
-    out: list[Wait] = []
-    if player in live:
-        out.append(Wait(WaitKind.PLAYING, live[player], player))
-    if settings.needs_verified:
-        out.extend(
-            Wait(WaitKind.VERIFICATION, m.id, player)
-            for m in bracket.matches_of(player)
-            if m.result is not None and not m.result.is_verified
-        )
-    return tuple(out)
+    return _player_waits(_facts(bracket, calls, settings), player)
 
 
 def is_player_free(bracket: Bracket, calls: Iterable[Call], settings: CallSettings, player: str) -> bool:
@@ -160,41 +218,22 @@ def waits(
 ) -> tuple[Wait, ...]:
     """What a match not called yet waits for: results for its unknown seats, its players' other
     matches, the TD's hold. Nothing for a match decided, called, or callable."""
-    m = bracket.match(match_id)
-    listed = tuple(calls)
-    if m.is_decided() or any(c.match == match_id for c in listed):
-        return ()
-    out: list[Wait] = []
-    for seat, source in zip(m.seats, m.match.sources, strict=True):
-        if seat is None and isinstance(source, WinnerOf | LoserOf):
-            # a seat not known yet: its source match is not decided (a decided one gives its seat)
-            out.append(Wait(WaitKind.RESULT, source.match))
-    for p in m.players:
-        out.extend(player_waits(bracket, listed, settings, p))
-    if holds.is_held(m.match):
-        out.append(Wait(WaitKind.HELD, match_id))
-    return tuple(out)
+    return _match_waits(_facts(bracket, calls, settings), holds, bracket.match(match_id))
 
 
 def is_callable(
     bracket: Bracket, calls: Iterable[Call], settings: CallSettings, holds: Holds, match_id: str
 ) -> bool:
-    listed = tuple(calls)
+    facts = _facts(bracket, calls, settings)
     m = bracket.match(match_id)
-    return (
-        m.is_ready()
-        and not any(c.match == match_id for c in listed)
-        and not waits(bracket, listed, settings, holds, match_id)
-    )
+    return m.is_ready() and m.id not in facts.called and not _match_waits(facts, holds, m)
 
 
 def queue(
     bracket: Bracket, calls: Iterable[Call], settings: CallSettings, holds: Holds
 ) -> tuple[BracketMatch, ...]:
     """The callable matches, first to be called first (see the module doc)."""
-    listed = tuple(calls)
-    ready = [m for m in bracket.ready() if is_callable(bracket, listed, settings, holds, m.id)]
-    return tuple(sorted(ready, key=lambda m: _priority(bracket, settings, m)))
+    return tuple(_queue(_facts(bracket, calls, settings), holds))
 
 
 def plan_calls(
@@ -211,11 +250,12 @@ def plan_calls(
     known = list(tables)
     taken = {c.table for c in live} | {t.name for t in known if not t.is_free}
     free = sorted((t.name for t in known if t.name not in taken), key=_natural)
-    busy = set(playing(bracket, listed))
+    facts = _facts(bracket, listed, settings)
+    busy = set(facts.live)
     last = _last_tables(bracket, listed) if settings.keep_player_table else {}
     # the matches called now: the queue's first, as many as there are free tables, each player once
     chosen: list[BracketMatch] = []
-    for m in queue(bracket, listed, settings, holds):
+    for m in _queue(facts, holds):
         if len(chosen) == len(free):
             break
         if not any(p in busy for p in m.players):
@@ -276,24 +316,6 @@ def call_changes(old: Bracket, new: Bracket, calls: Iterable[Call]) -> tuple[Mat
     """What an undo, a correction or a withdrawal changes (``old`` → ``new``), with the calls."""
     by_match = {c.match: c for c in calls}
     return tuple(MatchChange(a, b, by_match.get(a.id)) for a, b in diff(old, new))
-
-
-def _free_since(bracket: Bracket, settings: CallSettings, player: str) -> int:
-    times = [
-        (
-            m.result.verified_at
-            if settings.needs_verified and m.result.verified_at is not None
-            else m.result.at
-        )
-        for m in bracket.matches_of(player)
-        if m.result is not None
-    ]
-    return max(times, default=0)
-
-
-def _priority(bracket: Bracket, settings: CallSettings, m: BracketMatch) -> tuple[int, int, int, int]:
-    since = max(_free_since(bracket, settings, p) for p in m.players)
-    return (since, bracket.event.flight_index(m.match.flight), m.match.round, m.match.number)
 
 
 def _last_tables(bracket: Bracket, calls: tuple[Call, ...]) -> dict[str, str]:
