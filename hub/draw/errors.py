@@ -3,12 +3,15 @@
 Shaped as :class:`rulebook.errors.RuleError` (STYLE.md 1, 4): the code is the contract a
 dashboard or an import preview translates; the English message is for a log. A refusal of the
 draw is also the ``ValueError`` it means, so a caller that only knows the standard library still
-catches it.
+catches it. It hangs under the hub's one root, :class:`hub.errors.HubError` (a module of its
+own, with no imports: the draw stays pure).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from hub.errors import HubError
 
 MESSAGES: dict[str, str] = {
     # -- a flight's definition
@@ -59,7 +62,7 @@ MESSAGES: dict[str, str] = {
 }
 
 
-class DrawError(ValueError):
+class DrawError(HubError, ValueError):
     """A definition, a draw, a result or an action the draw refuses; nothing has changed."""
 
     code: str
