@@ -18,7 +18,7 @@ import pkgutil
 import pytest
 
 from drivers.errors import DriverError
-from hub import HubError
+from hub.errors import HubError
 from kiosk.errors import KioskError
 from rulebook.errors import RuleError
 

@@ -32,7 +32,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hub import HubError
 from hub.broker.files import (
     ACL_NAME,
     HUB_FRAGMENT,
@@ -43,6 +42,7 @@ from hub.broker.files import (
     validate_id,
 )
 from hub.broker.provision import table_rights
+from hub.errors import HubError
 
 #: The bridge's username (and client id) on the central broker: ``room-<name>``.
 BRIDGE_USER_PREFIX = "room-"

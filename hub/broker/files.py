@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any
 
-from hub import HubError
+from hub.errors import HubError
 
 #: Username of the hub's credential; no table may take it.
 HUB_USER = "hub"

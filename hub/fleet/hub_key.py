@@ -29,7 +29,7 @@ from drivers.signing import (
     public_of,
     sign,
 )
-from hub import HubError
+from hub.errors import HubError
 
 log = logging.getLogger("hub.hub_key")
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from drivers.sealed_box import KEY_BYTES, SealedBoxError, b64decode
-from hub import HubError
 from hub.broker.provision import FleetError
+from hub.errors import HubError
 from hub.fleet.store import Device
 from hub.web import roles
 

@@ -36,7 +36,7 @@ from drivers.signing import (
     public_of,
     sign,
 )
-from hub import HubError
+from hub.errors import HubError
 from hub.fleet.wheel import SoftwareError, wheel_build
 
 SIG_SUFFIX = ".sig"

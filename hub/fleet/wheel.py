@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 from drivers.build_id import digest
-from hub import HubError
+from hub.errors import HubError
 
 DIST = "smart-table"
 

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from hub import HubError
+from hub.errors import HubError
 from hub.live.alerts import Alerts
 from hub.live.clock import Clock
 from hub.live.commands import CommandSender

@@ -33,7 +33,7 @@ from typing import Any
 
 from drivers.hub_link import HubLink
 from drivers.mqtt_topics import PREFIX, is_valid_id
-from hub import HubError
+from hub.errors import HubError
 from hub.logic.conditions import AlertSpec
 
 log = logging.getLogger("hub.rooms")

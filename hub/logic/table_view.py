@@ -94,7 +94,8 @@ def status_kind(
         return "idle" if match is None else "waiting"
     phase = state["phase"]
     if phase == Phase.WAITING:
-        # lateness is the hub's (logic/lateness.py, live/alerts.py tile_facts): a tile has no rule of its own
+        # lateness is the hub's (hub.logic.lateness, hub.live.alerts.tile_facts): a tile has no
+        # rule of its own
         return "late" if late else "waiting"
     if phase == "finished":
         return "finished" if verified else "verify"

@@ -24,7 +24,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from hub import HubError
+from hub.errors import HubError
 
 #: tables whose presence makes a file a hub database (older databases have no version key)
 HUB_TABLES = frozenset({"meta", "events", "schedule"})

@@ -20,7 +20,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from drivers.mqtt_topics import is_valid_id
-from hub import HubError
+from hub.errors import HubError
 from rulebook.custom_profiles import ProfileBook
 from rulebook.errors import ProfileError
 from rulebook.profiles import DEFAULT_PROFILE

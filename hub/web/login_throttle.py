@@ -19,7 +19,7 @@ import contextlib
 from collections import deque
 from dataclasses import dataclass
 
-from hub import HubError
+from hub.errors import HubError
 
 
 @dataclass(frozen=True, slots=True)
