@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from hub.errors import HubError
 from hub.tournament.names import fold
 from hub.tournament.players import Player, Registry, SeatRef
 from hub.tournament.schedule import ScheduledMatch
@@ -92,7 +93,7 @@ _NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 URGENCIES = frozenset({"critical", "high", "medium", "low"})
 
 
-class StoreWriteFailed(Exception):
+class StoreWriteFailed(HubError):
     """A commit failed (a full disk, an I/O error): everything since the last commit was rolled
     back. The store stays usable; :attr:`Store.failure` says what went wrong until a write works."""
 
