@@ -9,13 +9,16 @@ others are table inputs or requests for the application.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.i18n import LANGUAGES
+from rulebook.sides import Side
 from rulebook.vocab import CommandType, InputType
 
-SIDES = ("A", "B")
+SIDES: tuple[Side, Side] = ("A", "B")
 
 #: dialogs that belong to one player's half of the screen (``overlay_side`` names the player)
 SIDE_OVERLAYS = frozenset({"lang", "pass", "break", "dice"})
@@ -91,13 +94,13 @@ class LocalState:
     #: the open dialog, if any (see OVERLAYS)
     overlay: str | None = None
     #: the player a side dialog belongs to
-    overlay_side: str | None = None
+    overlay_side: Side | None = None
     #: each player's own language; None: the table's language
     langs: dict[str, str | None] = field(default_factory=_sides)
     #: opening roll: the die each player touched so far
     opening: dict[str, int | None] = field(default_factory=_sides)
     #: result entry: the winner and the kind chosen so far, and whether the loser resigned
-    result_winner: str | None = None
+    result_winner: Side | None = None
     result_kind: str | None = None
     result_resigned: bool = False
     #: a roll entered by hand: the first die touched
@@ -113,7 +116,7 @@ class LocalState:
     #: touch that confirms it
     double_ask: str | None = None
     #: the player chosen on a TD page (none until the TD touches a name), points and reason
-    td_side: str | None = None
+    td_side: Side | None = None
     td_points: int = 1
     td_reason: str = "conduct"
     #: the score as the TD corrects it
@@ -167,7 +170,7 @@ class LocalState:
         if overlay == "opening":
             self.opening = _sides()
 
-    def show_refusal(self, code: str, params: dict[str, Any], side: str | None, until_wall: int) -> None:
+    def show_refusal(self, code: str, params: dict[str, Any], side: Side | None, until_wall: int) -> None:
         """Show why the table refused a player's input (the application calls this)."""
         self.refusal = {
             "code": code,
@@ -366,7 +369,7 @@ class LocalState:
 
     # -- keeping in step with the table ----------------------------------------------------------
 
-    def sync(self, snap: dict[str, Any], valid_overlay: bool) -> None:
+    def sync(self, snap: ScreenSnapshot, valid_overlay: bool) -> None:
         """Called by the view each frame: drop what no longer applies to the snapshot."""
         match_id = snap.get("match_id")
         if not self.synced:
@@ -387,7 +390,9 @@ class LocalState:
         if snap.get("phase") not in ("opening", "between_games") and any(self.opening.values()):
             self.opening = _sides()
         if self.double_ask is not None:
-            legal = (snap.get("legal") or {}).get(self.double_ask) or {}
+            table: Mapping[str, object] = snap.get("legal") or {}
+            entry = table.get(self.double_ask)
+            legal = entry if isinstance(entry, Mapping) else {}
             if not any(legal.get(word) for word in ASKED_DOUBLES):
                 # the turn passed (the double is a proper one now) or no double is possible
                 self.double_ask = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.local import LocalState
 from rulebook.vocab import CommandType, InputType
 
@@ -186,7 +187,7 @@ DIALOGS: dict[str, NamedDialog] = {
 }
 
 
-def local_for(name: str, snap: dict[str, Any], *, hub_online: bool = True) -> LocalState:
+def local_for(name: str, snap: ScreenSnapshot, *, hub_online: bool = True) -> LocalState:
     """The screen state with dialog ``name`` open over ``snap`` (KeyError for an unknown name)."""
     dialog = DIALOGS[name]
     local = LocalState(hub_online=hub_online, synced=True, match_id=snap.get("match_id"))

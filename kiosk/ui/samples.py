@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from kiosk.screen_state import ScreenSnapshot
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
 from rulebook.table import new_table
@@ -314,8 +315,8 @@ SAMPLES: dict[str, Callable[[], Journal]] = {
 }
 
 
-def sample_snapshot(name: str, table: str = TABLE) -> dict[str, Any]:
+def sample_snapshot(name: str, table: str = TABLE) -> ScreenSnapshot:
     """The snapshot at the end of sample ``name`` (through the real reducer) at table ``table``."""
     journal = SAMPLES[name]()
     state = replay(journal.lines, new_table(table))
-    return snapshot(state)
+    return {**snapshot(state)}

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import named
 from kiosk.ui.local import LocalState
 from rulebook.replay import JournalFormatError, replay_lines
@@ -55,7 +56,7 @@ def close_display() -> None:
 
 
 def render_png(
-    snap: dict[str, Any],
+    snap: ScreenSnapshot,
     size: tuple[int, int],
     lang: str,
     out: str | Path,
@@ -128,20 +129,20 @@ def _listing(args: argparse.Namespace) -> str | None:
     return None
 
 
-def state_snapshot(args: argparse.Namespace) -> dict[str, Any]:
+def state_snapshot(args: argparse.Namespace) -> ScreenSnapshot:
     """The snapshot to draw: the journal's final state, or a sample's, under ``--table``."""
     from kiosk.ui import samples
 
     if args.journal:
         with open(args.journal, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
-        return snapshot(replay_lines(lines, args.table or ""))
+        return {**snapshot(replay_lines(lines, args.table or ""))}
     if args.sample not in samples.SAMPLES:
         raise ScreenshotError(f"--sample: no sample {args.sample!r} (--sample list names them)")
     return samples.sample_snapshot(args.sample, args.table or samples.TABLE)
 
 
-def screen_state(args: argparse.Namespace, snap: dict[str, Any]) -> LocalState:
+def screen_state(args: argparse.Namespace, snap: ScreenSnapshot) -> LocalState:
     """The screen's own state: the dialog asked for, opened as the touches leading to it would."""
     online = not args.hub_offline
     if args.dialog is None:

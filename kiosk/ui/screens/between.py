@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import countdown_text, elapsed_text
 from kiosk.ui.layout import inset
 from kiosk.ui.screens import common, messages
 from kiosk.ui.screens.base import SIDES, Ctx, other
+from rulebook.sides import Side
 from rulebook.vocab import EndReason, InputType
 
 
@@ -34,7 +37,7 @@ def between_games(c: Ctx) -> None:
         )
 
 
-def _breaks_info(c: Ctx, side: str) -> None:
+def _breaks_info(c: Ctx, side: Side) -> None:
     lay = c.lay
     pen = common.info_row(c, side, theme.PANEL)
     rect = inset(common.rows(c, side)["info"], lay.pad)
@@ -50,7 +53,7 @@ def _breaks_info(c: Ctx, side: str) -> None:
     pen.text("\n".join(lines), rect, lay.f_small, theme.TEXT_DIM, bold=False)
 
 
-def _break_button(c: Ctx, side: str) -> None:
+def _break_button(c: Ctx, side: Side) -> None:
     pen = common.bottom(c, side)
     if not facts.may(c.snap, side, InputType.BREAK):
         return
@@ -156,7 +159,7 @@ def break_screen(c: Ctx) -> None:
     pen2.note(area, last_game_text(c, tr), theme.TEXT_DIM, size=lay.f_small)
 
 
-def _break_countdown(c: Ctx, side: str, bg) -> None:
+def _break_countdown(c: Ctx, side: Side, bg) -> None:
     """Time left of the break, or how late the player is back, with the lateness it costs."""
     lay = c.lay
     tr = c.tr(side)
@@ -204,7 +207,7 @@ def _break_countdown(c: Ctx, side: str, bg) -> None:
 def finished(c: Ctx) -> None:
     lay = c.lay
     winner = c.snap.get("winner")
-    confirmed = c.snap.get("confirmed") or {}
+    confirmed: Mapping[str, object] = c.snap.get("confirmed") or {}
     for side in SIDES:
         won = side == winner
         bg = theme.PANEL_ACTIVE if won else theme.PANEL

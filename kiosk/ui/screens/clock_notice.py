@@ -21,6 +21,7 @@ from kiosk.ui import facts, theme
 from kiosk.ui.i18n import N_, Translator
 from kiosk.ui.layout import Rect
 from kiosk.ui.screens.base import SIDES, Ctx, Pen
+from rulebook.sides import Side
 
 #: the message for each unit and direction; whole sentences, so that each language can inflect
 #: the amount as it needs (Hungarian "12 perccel", Greek "12 λεπτά")
@@ -72,7 +73,7 @@ def notice(c: Ctx, offset_ms: int) -> None:
         _band(pen, c, rect, message(c.tr(side), offset_ms))
 
 
-def band_rect(c: Ctx, side: str) -> Rect:
+def band_rect(c: Ctx, side: Side) -> Rect:
     """Where a player's band goes: over the name, or over the panel's foot while players arrive."""
     lay = c.lay
     x, w = c.side_x(side), lay.side_w

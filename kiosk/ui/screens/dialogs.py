@@ -7,8 +7,7 @@ before it is sent to the table; the rest acts on the first touch.
 
 from __future__ import annotations
 
-from typing import Any
-
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.i18n import LANGUAGES
 from kiosk.ui.layout import Rect, hsplit, inset, vsplit
@@ -16,6 +15,7 @@ from kiosk.ui.local import RESULT_KINDS, LocalState
 from kiosk.ui.screens import between, lobby, messages
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.messages import PAUSE_CHOICES, PAUSE_REASONS
+from rulebook.sides import Side
 from rulebook.vocab import InputType, RollSource
 
 #: ``legal``'s word for "a pause by this player now counts as passing the double" (WBGF 4.4 iii)
@@ -24,7 +24,7 @@ PAUSE_PASSES = "pause_passes"
 __all__ = ["PAUSE_REASONS", "build", "is_valid"]
 
 
-def is_valid(overlay: str | None, snap: dict[str, Any], local: LocalState) -> bool:
+def is_valid(overlay: str | None, snap: ScreenSnapshot, local: LocalState) -> bool:
     """Whether a dialog still makes sense for this snapshot (else it is closed): the rulebook still
     allows what it leads to (the snapshot's ``legal``)."""
     if overlay is None:
@@ -76,7 +76,7 @@ def build(c: Ctx, overlay: str) -> None:
 # -- frames ----------------------------------------------------------------------------------------
 
 
-def side_dialog(c: Ctx, side: str) -> tuple[Pen, Rect]:
+def side_dialog(c: Ctx, side: Side) -> tuple[Pen, Rect]:
     rect = c.side_rect(side)
     pen = c.region(f"dlg.{side}", rect, theme.OVERLAY, overlay=True)
     pen.frame(rect, theme.LINE, 2)
@@ -145,7 +145,7 @@ def ok_above_back(
 # -- a player's language ---------------------------------------------------------------------------
 
 
-def _language(c: Ctx, side: str) -> None:
+def _language(c: Ctx, side: Side) -> None:
     lay = c.lay
     tr = c.tr(side)
     pen, area = side_dialog(c, side)
@@ -177,7 +177,7 @@ def _language(c: Ctx, side: str) -> None:
 # -- pass, break -----------------------------------------------------------------------------------
 
 
-def _pass(c: Ctx, side: str) -> None:
+def _pass(c: Ctx, side: Side) -> None:
     lay = c.lay
     tr = c.tr(side)
     pen, area = side_dialog(c, side)
@@ -204,7 +204,7 @@ def _pass(c: Ctx, side: str) -> None:
     )
 
 
-def _break(c: Ctx, side: str) -> None:
+def _break(c: Ctx, side: Side) -> None:
     lay = c.lay
     tr = c.tr(side)
     pen, area = side_dialog(c, side)
@@ -269,7 +269,7 @@ def _result_winner(c: Ctx) -> None:
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr)
 
 
-def _result_kind(c: Ctx, winner: str) -> None:
+def _result_kind(c: Ctx, winner: Side) -> None:
     """How the game was won: played to the end, or the loser resigned (4.5), each as a single
     game, a gammon or a backgammon with the points it is worth."""
     lay = c.lay
@@ -302,7 +302,7 @@ def _result_kind(c: Ctx, winner: str) -> None:
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, [{"ui": "result_back"}])
 
 
-def _result_confirm(c: Ctx, winner: str, kind: str, resigned: bool) -> None:
+def _result_confirm(c: Ctx, winner: Side, kind: str, resigned: bool) -> None:
     lay = c.lay
     tr = c.tr()
     pen, area = full_dialog(c)
@@ -323,7 +323,8 @@ def _result_confirm(c: Ctx, winner: str, kind: str, resigned: bool) -> None:
     gain = tr("Points for {name}: {points}").format(name=c.name(winner), points=points)
     pen.text(gain, (x, y, w, line * 2 // 3), lay.f_label, wrap=True)
     y += line * 2 // 3
-    score = dict(c.snap.get("score") or {"A": 0, "B": 0})
+    given = c.snap.get("score") or {"A": 0, "B": 0}
+    score = {"A": given["A"], "B": given["B"]}
     score[winner] = int(score.get(winner, 0)) + points
     right = other(c.left)
     pen.text(
@@ -353,7 +354,7 @@ def _result_confirm(c: Ctx, winner: str, kind: str, resigned: bool) -> None:
 # -- a roll entered by hand ------------------------------------------------------------------------
 
 
-def _dice(c: Ctx, side: str) -> None:
+def _dice(c: Ctx, side: Side) -> None:
     """The player on roll touches the two dice they rolled (the same face twice for a double)."""
     lay = c.lay
     tr = c.tr(side)
@@ -387,18 +388,18 @@ def _dice(c: Ctx, side: str) -> None:
 # -- pause -----------------------------------------------------------------------------------------
 
 
-def _pausing_side(snap: dict[str, Any]) -> str:
+def _pausing_side(snap: ScreenSnapshot) -> Side:
     """The side a pause from the shared Pause button is recorded for (a player's pause names
     one): the player whose clock runs, else the one on turn, unless the rulebook says that
     player's pause would count as passing a double (``legal[X].pause_passes``, WBGF 4.4 iii):
     nobody knows who touched the shared button, so it never passes a double for anyone."""
     clock = snap.get("clock") or {}
     order = [clock.get("running"), snap.get("turn"), *facts.SIDES]
-    sides = [s for s in order if s in facts.SIDES]
+    sides = [s for o in order for s in facts.SIDES if s == o]
     for side in sides:
         if facts.pause_reasons(snap, side) and not facts.may(snap, side, PAUSE_PASSES):
-            return str(side)
-    return str(sides[0])
+            return side
+    return sides[0]
 
 
 def _pause(c: Ctx) -> None:
@@ -448,10 +449,10 @@ def undo_text(c: Ctx, tr) -> str:
     if phase in ("between_games", "finished"):
         return between.last_game_text(c, tr)
     cb = facts.cube(c.snap)
-    if cb.get("offered_by"):
+    if cb["offered_by"]:
         return tr("{name}'s double").format(name=c.name(cb["offered_by"]))
-    if cb.get("owner"):
-        return tr("{name}'s take (cube at {value})").format(name=c.name(cb["owner"]), value=cb.get("value"))
+    if cb["owner"]:
+        return tr("{name}'s take (cube at {value})").format(name=c.name(cb["owner"]), value=cb["value"])
     return ""
 
 

@@ -8,6 +8,7 @@ from kiosk.ui.layout import inset
 from kiosk.ui.local import MSG_TIE
 from kiosk.ui.screens import common
 from kiosk.ui.screens.base import SIDES, Ctx
+from rulebook.sides import Side
 from rulebook.vocab import InputType
 
 
@@ -40,7 +41,7 @@ def waiting(c: Ctx) -> None:
     _waiting_center(c)
 
 
-def _waiting_side(c: Ctx, side: str) -> None:
+def _waiting_side(c: Ctx, side: Side) -> None:
     lay = c.lay
     tr = c.tr(side)
     present = bool((c.snap.get("present") or {}).get(side))
@@ -70,7 +71,7 @@ def _waiting_side(c: Ctx, side: str) -> None:
         common.side_button(pen, c, side, tr("Check in"), intents, "good")
 
 
-def _lateness(pen, c: Ctx, side: str, rect, late) -> None:
+def _lateness(pen, c: Ctx, side: Side, rect, late) -> None:
     """Lateness as it accrues: time late, penalty points due so far, and when the next falls due."""
     lay = c.lay
     tr = c.tr(side)
@@ -153,7 +154,7 @@ def opening(c: Ctx, *, overlay: bool = False) -> None:
     _opening_center(c, overlay)
 
 
-def _dice_side(c: Ctx, side: str, overlay: bool) -> None:
+def _dice_side(c: Ctx, side: Side, overlay: bool) -> None:
     lay = c.lay
     tr = c.tr(side)
     r = common.rows(c, side)
@@ -186,7 +187,7 @@ def _dice_side(c: Ctx, side: str, overlay: bool) -> None:
         pen.hit(frect, intents, keys.digit_keys(value) if digit_side == side else (), grow=gap // 2)
 
 
-def _die_intents(c: Ctx, side: str, value: int) -> list[dict]:
+def _die_intents(c: Ctx, side: Side, value: int) -> list[dict]:
     intents: list[dict] = [{"ui": "die", "side": side, "value": value}]
     mine = dict(c.local.opening)
     mine[side] = value

@@ -11,8 +11,9 @@ for the TD in advance (no player is preselected).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import clock_text
 from kiosk.ui.i18n import LANGUAGES, N_
@@ -25,7 +26,7 @@ from rulebook.clock import imposed_reserve_ms
 from rulebook.errors import RuleError
 from rulebook.match import score_refusal
 from rulebook.policy import is_lateness_forfeit
-from rulebook.sides import Pair
+from rulebook.sides import SIDES, Pair, Side
 from rulebook.vocab import LATENESS_REASONS, CommandType, InputType, PauseReason
 
 MINUTE = 60_000
@@ -278,7 +279,7 @@ def _impose_clock(c: Ctx) -> None:
         pen.button(plus, "+", [{"ui": "td_clock_adjust", field: step}], style="secondary", size=lay.f_title)
     length = int(c.snap.get("length") or 0)
     score = c.snap.get("score") or {}
-    away = [max(0, length - int(score.get(s, 0))) for s in ("A", "B")]
+    away = [max(0, length - int(score.get(s, 0))) for s in SIDES]
     reserve = imposed_reserve_ms(mpp, away[0], away[1])
     pen.note(
         (x, y + body_h * 2 // 3, w, body_h // 3),
@@ -362,7 +363,7 @@ def _forfeit(c: Ctx) -> None:
 def _td_sides(c: Ctx, command: CommandType) -> tuple[str, ...]:
     """The players the rulebook lets the TD give ``command`` for now (``legal.td``)."""
     listed = facts.legal(c.snap, "td").get(command)
-    return tuple(s for s in ("A", "B") if isinstance(listed, list) and s in listed)
+    return tuple(s for s in SIDES if isinstance(listed, list) and s in listed)
 
 
 def _cube_page(c: Ctx, command: CommandType, heading: str, note: str) -> None:
@@ -501,9 +502,9 @@ def _score(c: Ctx) -> None:
             )
     back_r, ok_r = hsplit(back, 2, lay.pad * 3)
     back_button(pen, c, back_r, tr, _to_menu())
-    score = {s: int(c.local.td_score.get(s, 0)) for s in ("A", "B")}
+    score = {s: int(c.local.td_score.get(s, 0)) for s in SIDES}
     current = c.snap.get("score") or {}
-    if score != {s: int(current.get(s, 0)) for s in ("A", "B")}:
+    if score != {s: int(current.get(s, 0)) for s in SIDES}:
         # an impossible score (WBGF 4.7 with 4.5) is not offered: the rulebook's reason instead
         refusal = _score_refusal(c.snap, score)
         if refusal is not None:
@@ -514,7 +515,7 @@ def _score(c: Ctx) -> None:
         pen.button(ok_r, tr("Continue"), _confirm_intents(cmd, "td_score"), keys=keys.OK, style="good")
 
 
-def _score_refusal(snap: dict[str, Any], score: dict[str, int]) -> RuleError | None:
+def _score_refusal(snap: ScreenSnapshot, score: dict[Side, int]) -> RuleError | None:
     """Why the rulebook would refuse this corrected score (``rulebook.match.score_refusal``)."""
     length = int(snap.get("length") or 0)
     if length < 1:
@@ -557,12 +558,12 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
     snap = c.snap
     kind = cmd.get("type")
     length = int(snap.get("length") or 0)
-    before = {s: int((snap.get("score") or {}).get(s, 0)) for s in ("A", "B")}
+    before = {s: int((snap.get("score") or {}).get(s, 0)) for s in SIDES}
     after = dict(before)
     lines: list[tuple[str, int, tuple[int, int, int]]] = []
-    winner: str | None = None
+    winner: Side | None = None
     if kind == CommandType.RESOLVE_FLAG:
-        winner = str(cmd.get("winner"))
+        winner = cast(Side, str(cmd.get("winner")))
         heading = tr("Confirm the time-out decision")
         lines.append(
             (tr("{name} wins the match on time").format(name=c.name(winner)), lay.f_title, theme.TEXT)
@@ -571,7 +572,7 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
             (tr("{name} loses the match").format(name=c.name(other(winner))), lay.f_label, theme.TEXT)
         )
     elif kind == CommandType.FORFEIT:
-        loser = str(cmd.get("against"))
+        loser = cast(Side, str(cmd.get("against")))
         winner = other(loser)
         heading = tr("Confirm the forfeit")
         lines.append(
@@ -579,7 +580,7 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
         )
         lines.append((tr("{name} wins the match").format(name=c.name(winner)), lay.f_label, theme.TEXT))
     elif kind == CommandType.PENALTY:
-        against = str(cmd.get("against"))
+        against = cast(Side, str(cmd.get("against")))
         points = int(cmd.get("points") or 0)
         reason = str(cmd.get("reason") or "")
         after[other(against)] += points
@@ -601,18 +602,18 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tup
             winner = other(against)
     elif kind == CommandType.CORRECT_SCORE:
         score = cmd.get("score") or {}
-        after = {s: int(score.get(s, 0)) for s in ("A", "B")}
+        after = {s: int(score.get(s, 0)) for s in SIDES}
         heading = tr("Confirm the score correction")
-        leader = "A" if after["A"] >= after["B"] else "B"
+        leader: Side = "A" if after["A"] >= after["B"] else "B"
         if after[leader] >= length > 0:
             winner = leader
     elif kind == CommandType.FORBID_DOUBLE:
-        side = str(cmd.get("side"))
+        side = cast(Side, str(cmd.get("side")))
         heading = tr("Confirm: no more doubling")
         text = tr("{name} may not double for the rest of this game").format(name=c.name(side))
         lines += [(text, lay.f_title, theme.TEXT), ("HU 7.9", lay.f_label, theme.TEXT_DIM)]
     elif kind == CommandType.FORCE_DOUBLE:
-        side = str(cmd.get("side"))
+        side = cast(Side, str(cmd.get("side")))
         heading = tr("Confirm the forced double")
         text = tr("{name} doubles: the cube goes to {value}").format(
             name=c.name(side), value=facts.offered_value(snap)
