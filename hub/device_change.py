@@ -11,7 +11,10 @@ the fleet retires a device, the hub says it itself (:meth:`DeviceChanges.gone`):
   is cleared; automation gives nothing at a table that is offline;
 - a match begun there is noted to be carried to the next device (its last known score, length and
   clocks: :meth:`hub.round_control.RoundControl.carry_to_next_device`, the mechanism a moved match
-  uses), so that the next device never takes it from 0-0 silently; a match that has just finished
+  uses), so that the next device never takes it from 0-0 silently; the next device numbers that
+  match's events from 1 again, so the events stored of it so far are filed apart
+  (``{match}~device-{wall}``, as a table that lost its journal: :meth:`hub.ingest.Ingest.renumbered`)
+  and the new device's are stored, not taken for duplicates; a match that has just finished
   there (its result held for the players' confirmation) is released, so that the next device
   starts the table's next match rather than the finished one again;
 - the next device's first "online" ends it (:mod:`hub.ingest`). The mark is kept in the store
@@ -143,6 +146,15 @@ class DeviceChanges:
             hub.actions.release(table, actor)
         now = hub.clock.now_wall()
         view = hub.room_state.view(table)
+        held = (view.state or {}).get("match_id")
+        if isinstance(held, str) and held not in hub.room_state.results:
+            filed = hub.ingest.renumbered(table, held, f"{held}~device-{now}")
+            log.info(
+                "table %s: %d events of %s filed apart (its next device numbers them anew)",
+                table,
+                filed,
+                held,
+            )
         if view.online or view.status is None:
             view.status_since = now
         view.status = {**(view.status or {}), "online": False}

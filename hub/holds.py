@@ -27,9 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hub.lateness import SIDES, AutoCommand, Timing, mark, points_give
+from hub.lateness import AutoCommand, Timing, mark, points_give
 from hub.room import TableView
 from rulebook.policy import lateness_points
+from rulebook.sides import SIDES
 
 REASONS = {
     "suspended": "automatic lateness was suspended",

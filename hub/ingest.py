@@ -524,14 +524,22 @@ class Ingest:
         marker = f"journal_lost:{table}:{match_id}:{since_wall}"
         if self.store.get_meta(marker) is not None:
             return
-        archived = self.store.archive_events(table, match_id, f"{match_id}~lost-{since_wall}")
+        archived = self.renumbered(table, match_id, f"{match_id}~lost-{since_wall}")
         self.store.set_meta(marker, str(archived))
-        self.tracker.forget_match(table, match_id)
-        self._restored.discard((table, match_id))
-        self._match_events.pop((table, match_id), None)
         log.warning(
             "table %s lost its journal of %s: %d earlier events filed apart", table, match_id, archived
         )
+
+    def renumbered(self, table: str, match_id: str, archived_id: str) -> int:
+        """``table`` numbers ``match_id``'s events from 1 again (its journal lost, or a new device
+        took the match): the events stored so far are filed under ``archived_id`` (kept, and
+        shown in the table's events), so that the new ones are not taken for duplicates. Returns
+        how many were filed apart."""
+        archived = self.store.archive_events(table, match_id, archived_id)
+        self.tracker.forget_match(table, match_id)
+        self._restored.discard((table, match_id))
+        self._match_events.pop((table, match_id), None)
+        return archived
 
     def _actor_of(self, cmd_id: str) -> str | None:
         """Who sent a command the hub recorded (a TD's account, ``hub`` for an automatic one)."""

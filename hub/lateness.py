@@ -45,12 +45,12 @@ from typing import Any
 from hub.presence import Elsewhere
 from hub.schedule import ScheduledMatch
 from hub.tabletime import assignment_taken, break_end, checked_in
-from rulebook.policy import MINUTE_MS, forfeit_points, lateness_points
+from rulebook.policy import first_point_ms, forfeit_points, interval_ms, lateness_points
 from rulebook.profiles import Profile
+from rulebook.sides import SIDES
 from rulebook.vocab import LATENESS_REASONS, CommandType, PenaltyReason, Phase
 
 LATE_REASONS = tuple(LATENESS_REASONS)
-SIDES = ("A", "B")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +143,7 @@ def _absences(
     elsewhere: dict[str, Elsewhere | None] | None,
     previous: dict[str, tuple[int, str] | None] | None,
 ) -> dict[str, Absence]:
-    out = {}
+    out: dict[str, Absence] = {}
     for side in SIDES:
         away_at = (elsewhere or {}).get(side)
         prev = (previous or {}).get(side)
@@ -192,7 +192,7 @@ def timing(
     elif phase not in (Phase.FINISHED, Phase.FLAG) and late_arrival(match, state, received):
         # both checked in by now (a player still playing elsewhere then is not late here)
         arrivals = _absences(match, state, taken, received, config, None, previous)
-    breaks = {}
+    breaks: dict[str, tuple[int, int]] = {}
     away = set()
     for side in SIDES:
         b = (state.get("breaks") or {}).get(side)
@@ -221,20 +221,9 @@ def timing(
 # -- the arithmetic of five-minute marks ----------------------------------------------------------
 
 
-def _first_ms(profile: Profile, clock: bool) -> int:
-    first = profile.lateness_first_point_min
-    if not clock and profile.lateness_first_point_min_no_clock is not None:
-        first = profile.lateness_first_point_min_no_clock
-    return first * MINUTE_MS
-
-
-def _interval_ms(profile: Profile) -> int:
-    return profile.lateness_interval_min * MINUTE_MS
-
-
 def mark(t: Timing, since: int, k: int) -> int:
     """Hub time of the ``k``-th point (k >= 1) of lateness counted from ``since``."""
-    return since + _first_ms(t.profile, t.clock) + (k - 1) * _interval_ms(t.profile)
+    return since + first_point_ms(t.profile, clock=t.clock) + (k - 1) * interval_ms(t.profile)
 
 
 def _marks_by(t: Timing, since: int, now: int) -> int:
@@ -244,10 +233,10 @@ def _marks_by(t: Timing, since: int, now: int) -> int:
 
 def _first_mark_at_or_after(t: Timing, since: int, moment: int) -> int:
     """The first k whose mark is at or after ``moment`` (the opponent was there by then)."""
-    before = moment - since - _first_ms(t.profile, t.clock)
+    before = moment - since - first_point_ms(t.profile, clock=t.clock)
     if before <= 0:
         return 1
-    interval = _interval_ms(t.profile)
+    interval = interval_ms(t.profile)
     return 1 + -(-before // interval)
 
 
@@ -391,17 +380,17 @@ def due_commands(t: Timing, now: int) -> list[AutoCommand]:
                     me.counts_from,
                     hold_forfeit=False,
                 )
-    for side, (used, ends) in sorted(t.breaks.items()):
+    for on_break, (used, ends) in sorted(t.breaks.items()):
         if now < ends:
             continue
         last = _marks_by(t, ends, now)
         if last >= 1:
             # never a forfeit while the opponent is away from the table too (the TD decides)
-            hold = ("B" if side == "A" else "A") in t.away
+            hold = ("B" if on_break == "A" else "A") in t.away
             out += _episode(
                 t,
-                side,
-                f"break:{mid}:{side}:{used}:",
+                on_break,
+                f"break:{mid}:{on_break}:{used}:",
                 1,
                 last,
                 PenaltyReason.BREAK_OVERRUN,

@@ -32,10 +32,10 @@ from typing import Any
 
 from hub.names import fold
 from hub.schedule import ScheduledMatch
+from rulebook.sides import SIDES
 
 log = logging.getLogger("hub")
 
-SIDES = ("A", "B")
 #: the choice "a different player from every registered one"
 NEW = "new"
 #: conflict kinds
@@ -310,7 +310,7 @@ class Registry:
 
     def pruned(self, schedule: Iterable[ScheduledMatch]) -> Registry:
         """Only the seats of ``schedule``, and the players who have one."""
-        here = {(m.match_id, s) for m in schedule for s in SIDES}
+        here: set[tuple[str, str]] = {(m.match_id, s) for m in schedule for s in SIDES}
         seats = {k: v for k, v in self.seats.items() if k in here}
         used = {s.player for s in seats.values()}
         return Registry((p for p in self.players.values() if p.key in used), seats)

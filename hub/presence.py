@@ -18,8 +18,7 @@ from typing import Any
 from hub.players import Registry
 from hub.room import TableView
 from hub.schedule import ScheduledMatch, round_order
-
-SIDES = ("A", "B")
+from rulebook.sides import SIDES
 
 
 def seat_name(match: ScheduledMatch, side: str) -> str:

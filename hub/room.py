@@ -76,8 +76,9 @@ def status_kind(
     verified: bool,
     late: bool | None = None,
 ) -> str:
-    """The one status a tile shows, most urgent first. ``late``, when the hub's lateness says so
-    (a player still playing elsewhere is not late), decides a waiting match's status."""
+    """The one status a tile shows, most urgent first. ``late``, as the hub's lateness says (a
+    player still playing elsewhere is not late; None: it cannot say), decides a waiting match's
+    status: "late" only when it says so."""
     state = view.state_for(match.match_id) if match else view.state
     if state is not None and state.get("phase") == Phase.FLAG:
         return Phase.FLAG
@@ -92,12 +93,9 @@ def status_kind(
     if state is None:
         return "idle" if match is None else "waiting"
     phase = state["phase"]
-    present = state["present"]
-    start = state.get("start_wall") or (match.start_wall if match else None)
-    if phase == "waiting" and late is not None:
+    if phase == Phase.WAITING:
+        # lateness is the hub's (hub.lateness, hub.alerts.tile_facts): a tile has no rule of its own
         return "late" if late else "waiting"
-    if phase == "waiting" and start is not None and now > start and not (present["A"] and present["B"]):
-        return "late"
     if phase == "finished":
         return "finished" if verified else "verify"
     return phase

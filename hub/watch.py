@@ -31,10 +31,11 @@ from hub.presence import DoubleBooking
 from hub.room import TableView
 from hub.schedule import ScheduledMatch
 from hub.tabletime import checked_in, clock_offset_ms
+from rulebook.policy import first_point_ms
 from rulebook.profiles import Profile
+from rulebook.sides import SIDES
 from rulebook.vocab import CommandType, EndReason, Phase
 
-SIDES = ("A", "B")
 #: the phases of a match under way (the slow alert's)
 PLAY_PHASES = frozenset({Phase.PLAYING, Phase.BETWEEN_GAMES, Phase.BREAK, Phase.PAUSED})
 
@@ -539,7 +540,7 @@ def _side_alert(
 
     if sl.absence.elsewhere is not None:
         # playing another match in the room: not late; said when lateness would have mattered
-        if now < match.start_wall + timing.profile.lateness_first_point_min * 60_000 - lead:
+        if now < match.start_wall + first_point_ms(timing.profile, clock=timing.clock) - lead:
             return None
         return spec(
             "low", f"{sl.absence.elsewhere.text()}: not late; lateness counts from the end of that match"

@@ -9,16 +9,16 @@ schema :mod:`rulebook.wire` checks with, and refuses at import a spec its type c
 Typed dictionaries rather than dataclasses because they *are* the JSON: the hub stores and
 forwards them with no conversion, and the bytes on the wire stay as they were.
 
-A word a reader branches on (``phase``, ``end_reason``, ``decision``, a game's ``kind``) is typed
-as the ``Literal`` of its enum's values (``PhaseWord`` for :class:`rulebook.vocab.Phase`, tied to
-it at import): the message holds the plain string JSON carries, as the golden snapshots pin, and
-mypy still refuses a comparison with a word that is not one (``snap["phase"] == "playnig"``).
-Compare with the enum's members (``Phase.PLAYING``), which are those strings.
+A word a reader branches on (``phase``, ``end_reason``, ``decision``) is typed as its vocabulary's
+enum (:class:`rulebook.vocab.Phase` …) and holds that member's plain string (:func:`word`), as
+JSON carries it: compare with the members; under mypy's strict equality a comparison with a
+string literal that is no member's is an error.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal, NotRequired, TypedDict, get_args
+from enum import StrEnum
+from typing import Annotated, Final, Literal, NotRequired, TypedDict, TypeVar, cast, get_args
 
 from rulebook.schema import (
     AT,
@@ -60,29 +60,24 @@ from rulebook.schema import (
     Text,
 )
 from rulebook.state import TurnSource
-from rulebook.vocab import CrawfordChoice, EndReason, Phase, ResultKind
+from rulebook.vocab import CommandType, CrawfordChoice, EndReason, Phase, ResultKind
 
 SideName = Literal["A", "B"]
-PhaseWord = Literal["waiting", "opening", "playing", "between_games", "break", "paused", "flag", "finished"]
-EndReasonWord = Literal["points", "time", "forfeit", "lateness", "td", "double_loss"]
-#: the TD's commands that can decide a result
-DecisionWord = Literal["correct_score", "resolve_flag", "forfeit"]
 #: a game's record: how it was won, or a passed double
 GameKind = Literal["single", "gammon", "backgammon", "pass"]
-CrawfordWord = Literal["keep", "void"]
+if get_args(GameKind) != GAME_KINDS:
+    raise TypeError(f"GameKind lists {get_args(GameKind)}, the vocabulary {GAME_KINDS}")
+
+W = TypeVar("W", bound=StrEnum)
 
 
-def _tie(words: object, values: tuple[str, ...]) -> None:
-    """Refuse at import a ``Literal`` whose words are not its vocabulary's, in its order."""
-    if get_args(words) != values:
-        raise TypeError(f"{words} lists {get_args(words)}, the vocabulary {values}")
+def word(member: W) -> W:
+    """A vocabulary word as a message holds it: the plain string JSON carries (what the golden
+    snapshots pin), typed as its enum. A ``StrEnum`` member and its string are equal and hash
+    alike, so a reader compares with the members (``snap["phase"] == Phase.PLAYING``); it never
+    reads ``.value`` or ``.name`` off a message's word."""
+    return cast(W, str.__str__(member))
 
-
-_tie(PhaseWord, tuple(Phase))
-_tie(EndReasonWord, tuple(EndReason))
-_tie(DecisionWord, DECISIONS)
-_tie(GameKind, GAME_KINDS)
-_tie(CrawfordWord, tuple(CrawfordChoice))
 
 # -- pairs: one value per side ----------------------------------------------------------------
 
@@ -261,7 +256,7 @@ class Snapshot(TypedDict):
     table: Annotated[str, ID]
     match_id: Annotated[str | None, ID_OR_NULL]
     seq: Annotated[int, SEQ]
-    phase: PhaseWord
+    phase: Phase
     length: Annotated[int, LENGTH]
     score: Annotated[SidePair, Both(POINTS)]
     game: Annotated[int, GAME_NO]
@@ -273,7 +268,7 @@ class Snapshot(TypedDict):
     clock: ClockState
     breaks: Breaks
     winner: SideName | None
-    end_reason: EndReasonWord | None
+    end_reason: EndReason | None
     games: Annotated[list[GameRow], Items(MAX_GAMES)]
     players: Players
     profile: Annotated[str, LABEL]
@@ -294,7 +289,7 @@ class Snapshot(TypedDict):
     #: since the match ended (the hub's finish time: received - finished_ms)
     finished_ms: NotRequired[Annotated[int | None, Int(0, MAX_MS, nullable=True)]]
     #: the TD's command that decided the result, beside end_reason
-    decision: NotRequired[DecisionWord | None]
+    decision: NotRequired[Annotated[CommandType | None, Choice(DECISIONS, nullable=True)]]
     td_call: NotRequired[SideName | None]
     confirmed: NotRequired[SideFlags]
     can_undo: NotRequired[bool]
@@ -437,7 +432,7 @@ class GameOverEvent(Event, total=False):
 
 class MatchOverEvent(Event, total=False):
     winner: SideName | None
-    end_reason: EndReasonWord | None
+    end_reason: EndReason | None
     score: Score
 
 
@@ -511,7 +506,7 @@ class ResolveFlagEvent(Event, total=False):
 
 
 class CrawfordDoubleEvent(Event, total=False):
-    choice: CrawfordWord
+    choice: CrawfordChoice
     value: Annotated[int, CUBE]
     game: Annotated[int, Int(1, MAX_GAMES)]
     points: Annotated[int, Int(0, MAX_GAME_POINTS)]

@@ -2,7 +2,7 @@
 
 Built as the declared :class:`rulebook.messages.Snapshot`, so mypy holds this builder to the
 very shape the wire checks (a key missing, misspelt or of the wrong type is an error here). Its
-words are the plain strings JSON carries (``plain``), typed as their vocabulary's ``Literal``.
+words are the plain strings JSON carries, typed as their enums (``word``).
 
 It carries ``legal`` (``rulebook.legal.legal_actions``): what each side, the table and the TD may
 do now, so a screen or a remote dashboard draws only what the rules allow without restating them.
@@ -17,21 +17,19 @@ from rulebook.messages import (
     BreakState,
     CorrectionRow,
     CubeState,
-    DecisionWord,
-    EndReasonWord,
     GameKind,
     GameRow,
     Legal,
     PenaltyRow,
-    PhaseWord,
     SideAges,
     SideFlags,
     SidePair,
     Snapshot,
+    word,
 )
 from rulebook.sides import Pair, Side
 from rulebook.state import TableState
-from rulebook.vocab import Phase, plain
+from rulebook.vocab import CommandType, Phase, plain
 
 SCHEMA = 1
 
@@ -115,7 +113,7 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
         "table": state.table,
         "match_id": state.match_id,
         "seq": state.seq,
-        "phase": cast(PhaseWord, plain(state.phase)),
+        "phase": word(state.phase),
         "length": length,
         "score": score,
         "game": match.game if match else 0,
@@ -127,7 +125,8 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
         "present_ms": present_ms,
         "assigned_ms": _age(state.assigned_at, now) if state.match_id is not None else None,
         "finished_ms": _age(state.finished_at, now) if state.phase == Phase.FINISHED else None,
-        "decision": cast(DecisionWord | None, plain(match.decision)) if match else None,
+        # held as the command's plain string (rulebook.match.Match.decision)
+        "decision": cast(CommandType | None, match.decision) if match else None,
         "clock": {
             "enabled": clock.enabled,
             "running": clock.running if clock.is_running() else None,
@@ -142,7 +141,7 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
         },
         "breaks": {"A": break_of("A"), "B": break_of("B")},
         "winner": match.winner if match else None,
-        "end_reason": cast(EndReasonWord | None, plain(match.end_reason)) if match else None,
+        "end_reason": word(match.end_reason) if match and match.end_reason else None,
         "games": games,
         "players": {
             "A": {"name": state.players.a[0], "id": state.players.a[1]},

@@ -17,10 +17,8 @@ from rulebook.match import points_for as _points_for
 from rulebook.messages import CubeState, GameRow, Snapshot
 from rulebook.policy import Lateness, lateness_at
 from rulebook.profiles import PROFILES, Profile, get_profile, profile_from_mapping
-from rulebook.sides import Side
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import InputType, ResultKind
-
-SIDES: tuple[Side, Side] = ("A", "B")
 
 
 def profile_of(snap: ScreenSnapshot) -> Profile:

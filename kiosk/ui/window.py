@@ -116,7 +116,8 @@ class Window:
 
     def draw(self, view: Any, snap: ScreenSnapshot, local: Any, now_wall_ms: int) -> list[Any]:
         """Let ``view`` (a :class:`~kiosk.ui.view.KioskView`) draw the frame; returns its changed rects."""
-        return view.draw(self.canvas, snap, local, now_wall_ms)
+        rects: list[Any] = view.draw(self.canvas, snap, local, now_wall_ms)
+        return rects
 
     def present(self, rects: Sequence[Any], full: bool = False) -> None:
         """Show what changed: the ``rects`` from :meth:`draw`, or the whole picture when ``full``."""

@@ -473,6 +473,33 @@ def test_both_absent_is_one_high_alert():
     assert a.urgency == "high" and "no automatic point or forfeit" in a.message and a.data["both_absent"]
 
 
+def test_playing_elsewhere_under_ffbg_without_a_clock_is_said_when_its_first_point_would_fall():
+    """ffbg-cdf without a clock gives its first point at 25 minutes, not 5: the "playing
+    elsewhere, not late" alert comes a minute before that, as the late alert would, never 20
+    minutes before lateness could count."""
+    from hub.presence import Elsewhere
+
+    state = waiting(present=("A",), profile="ffbg-cdf", clock=False)
+    m = match(profile="ffbg-cdf")
+    away = Elsewhere("r1-t3", "3", "1", {"A": 4, "B": 2})
+    t = timing(
+        m, state, received=T0 - MIN, profile=FFBG, config=LateConfig(), elsewhere={"A": None, "B": away}
+    )
+    view = TableView(
+        "1", status={"online": True}, online=True, state=state, state_wall=T0 - MIN, state_fresh=True
+    )
+
+    def kinds(now: int) -> dict[str, Any]:
+        found = table_alerts(view, m, now=now, config=WatchConfig(), profile=FFBG, context=Context(timing=t))
+        return {a.kind: a for a in found}
+
+    assert not t.clock
+    for now in (T0 + 4 * MIN, T0 + 10 * MIN, T0 + 23 * MIN):
+        assert "late" not in kinds(now), now
+    late = kinds(T0 + 24 * MIN)["late"]
+    assert "not late; lateness counts from the end of that match" in late.message
+
+
 def test_a_skewed_clock_is_reported():
     state = waiting()
     state["wall"] = T0 - MIN - 12 * MIN - 1000

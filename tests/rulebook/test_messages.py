@@ -3,15 +3,15 @@ declaration whose static type and spec disagree is refused when the rulebook is 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
+from typing import Annotated, Literal, NotRequired, TypedDict, get_origin, get_type_hints
 
 import pytest
 
-from rulebook.messages import EVENT_TYPES, PhaseWord, Snapshot
+from rulebook.messages import EVENT_TYPES, Snapshot, word
 from rulebook.schema import LENGTH, PHASES, Choice, Int, Items, Text, declared
 from rulebook.snapshot import snapshot
 from rulebook.table import new_table
-from rulebook.vocab import EventType
+from rulebook.vocab import EventType, Phase
 from rulebook.wire import EVENT_FIELDS, SNAPSHOT, parse_snapshot
 
 
@@ -29,8 +29,10 @@ def test_every_event_type_of_the_vocabulary_is_declared():
     assert {str(e) for e in EventType} - {"invalid", "tick"} <= set(EVENT_TYPES)
 
 
-def test_a_words_literal_is_its_enums_values():
-    assert get_args(PhaseWord) == PHASES
+def test_a_messages_word_is_its_members_plain_string():
+    held = word(Phase.PLAYING)
+    assert type(held) is str and held == Phase.PLAYING and hash(held) == hash(Phase.PLAYING)
+    assert SNAPSHOT.field("phase").spec == Choice(PHASES)
 
 
 def test_a_fresh_tables_snapshot_is_of_the_declared_shape():

@@ -17,8 +17,6 @@ from kiosk.ui.scene import Circle, Fill, Frame, Hit, Intent, Line, Poly, Region,
 from kiosk.ui.theme import Color
 from rulebook.sides import Side
 
-SIDES: tuple[Side, Side] = ("A", "B")
-
 
 def other(side: Side) -> Side:
     return "B" if side == "A" else "A"

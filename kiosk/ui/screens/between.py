@@ -6,10 +6,12 @@ from collections.abc import Mapping
 
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import countdown_text, elapsed_text
+from kiosk.ui.i18n import Translator
 from kiosk.ui.layout import inset
 from kiosk.ui.screens import common, messages
-from kiosk.ui.screens.base import SIDES, Ctx, other
-from rulebook.sides import Side
+from kiosk.ui.screens.base import Ctx, other
+from kiosk.ui.theme import Color
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import EndReason, InputType
 
 
@@ -63,7 +65,7 @@ def _break_button(c: Ctx, side: Side) -> None:
     )
 
 
-def last_game_text(c: Ctx, tr) -> str:
+def last_game_text(c: Ctx, tr: Translator) -> str:
     game = facts.last_game(c.snap)
     if game is None:
         return ""
@@ -159,7 +161,7 @@ def break_screen(c: Ctx) -> None:
     pen2.note(area, last_game_text(c, tr), theme.TEXT_DIM, size=lay.f_small)
 
 
-def _break_countdown(c: Ctx, side: Side, bg) -> None:
+def _break_countdown(c: Ctx, side: Side, bg: Color) -> None:
     """Time left of the break, or how late the player is back, with the lateness it costs."""
     lay = c.lay
     tr = c.tr(side)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import facts, keys, theme
-from kiosk.ui.i18n import LANGUAGES
+from kiosk.ui.i18n import LANGUAGES, Translator
 from kiosk.ui.layout import Rect, hsplit, inset, vsplit
 from kiosk.ui.local import RESULT_KINDS, LocalState
+from kiosk.ui.scene import Intent
 from kiosk.ui.screens import between, lobby, messages
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.messages import PAUSE_CHOICES, PAUSE_REASONS
-from rulebook.sides import Side
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import InputType, RollSource
 
 #: ``legal``'s word for "a pause by this player now counts as passing the double" (WBGF 4.4 iii)
@@ -33,9 +34,9 @@ def is_valid(overlay: str | None, snap: ScreenSnapshot, local: LocalState) -> bo
     if overlay == "lang":
         return side is not None
     if overlay == "pass":
-        return side in facts.SIDES and facts.may(snap, side, InputType.PASS)
+        return side in SIDES and facts.may(snap, side, InputType.PASS)
     if overlay == "break":
-        return side in facts.SIDES and facts.may(snap, side, InputType.BREAK)
+        return side in SIDES and facts.may(snap, side, InputType.BREAK)
     if overlay == "result":
         return facts.either_may(snap, InputType.WIN, InputType.RESIGN)
     if overlay == "pause":
@@ -103,7 +104,7 @@ def bottom_row(c: Ctx, rect: Rect) -> Rect:
     return (x, y + h - bh, w, bh)
 
 
-def back_button(pen: Pen, c: Ctx, rect: Rect, tr, intents: list[dict] | None = None) -> None:
+def back_button(pen: Pen, c: Ctx, rect: Rect, tr: Translator, intents: list[Intent] | None = None) -> None:
     pen.button(rect, tr("Back"), intents or [{"ui": "close"}], keys=keys.BACK, style="secondary")
 
 
@@ -111,11 +112,11 @@ def back_and_ok(
     pen: Pen,
     c: Ctx,
     row: Rect,
-    tr,
+    tr: Translator,
     label: str,
-    intents: list[dict],
+    intents: list[Intent],
     *,
-    back_intents: list[dict] | None = None,
+    back_intents: list[Intent] | None = None,
     ok_keys: tuple[int, ...] = keys.OK,
     style: str = "good",
 ) -> None:
@@ -129,9 +130,9 @@ def ok_above_back(
     pen: Pen,
     c: Ctx,
     row: Rect,
-    tr,
+    tr: Translator,
     label: str,
-    intents: list[dict],
+    intents: list[Intent],
     *,
     ok_keys: tuple[int, ...],
     style: str = "primary",
@@ -314,7 +315,7 @@ def _result_confirm(c: Ctx, winner: Side, kind: str, resigned: bool) -> None:
     line = lay.H // 8
     if resigned:
         headline = tr("{name} resigns: {kind}").format(name=c.name(loser), kind=tr(messages.KINDS[kind]))
-        entry: dict = {"input": InputType.RESIGN, "side": loser, "kind": kind}
+        entry: Intent = {"input": InputType.RESIGN, "side": loser, "kind": kind}
     else:
         headline = tr("{name} wins: {kind}").format(name=c.name(winner), kind=tr(messages.KINDS[kind]))
         entry = {"input": InputType.WIN, "side": winner, "kind": kind}
@@ -375,7 +376,7 @@ def _dice(c: Ctx, side: Side) -> None:
         value = i + 1
         rect = (gx + (i % 3) * (face + gap), y + (i // 3) * (face + gap), face, face)
         pen.die(rect, value, picked == value)
-        intents: list[dict] = [{"ui": "roll_die", "value": value}]
+        intents: list[Intent] = [{"ui": "roll_die", "value": value}]
         if picked is not None:
             intents.append({"input": InputType.ROLL, "dice": [picked, value], "source": RollSource.MANUAL})
         pen.hit(rect, intents, keys.digit_keys(value), grow=gap // 2)
@@ -394,8 +395,8 @@ def _pausing_side(snap: ScreenSnapshot) -> Side:
     player's pause would count as passing a double (``legal[X].pause_passes``, WBGF 4.4 iii):
     nobody knows who touched the shared button, so it never passes a double for anyone."""
     clock = snap.get("clock") or {}
-    order = [clock.get("running"), snap.get("turn"), *facts.SIDES]
-    sides = [s for o in order for s in facts.SIDES if s == o]
+    order = [clock.get("running"), snap.get("turn"), *SIDES]
+    sides = [s for o in order for s in SIDES if s == o]
     for side in sides:
         if facts.pause_reasons(snap, side) and not facts.may(snap, side, PAUSE_PASSES):
             return side
@@ -411,7 +412,7 @@ def _pause(c: Ctx) -> None:
     back = bottom_row(c, area)
     side = _pausing_side(c.snap)
     reasons = [r for r in facts.pause_reasons(c.snap, side) if r in PAUSE_CHOICES]
-    entries: list[tuple[str, list[dict], str]] = [
+    entries: list[tuple[str, list[Intent], str]] = [
         (
             tr(PAUSE_CHOICES[r]),
             [{"ui": "close"}, {"input": InputType.PAUSE, "side": side, "reason": r}],
@@ -420,7 +421,7 @@ def _pause(c: Ctx) -> None:
         for r in reasons
     ]
     turn = c.snap.get("turn")
-    if turn in facts.SIDES and facts.may(c.snap, turn, InputType.INVALID_ROLL):
+    if turn in SIDES and facts.may(c.snap, turn, InputType.INVALID_ROLL):
         entries.append(
             (
                 tr("Invalid roll: restart the delay"),
@@ -444,7 +445,7 @@ def _pause(c: Ctx) -> None:
 # -- undo ------------------------------------------------------------------------------------------
 
 
-def undo_text(c: Ctx, tr) -> str:
+def undo_text(c: Ctx, tr: Translator) -> str:
     phase = c.snap.get("phase")
     if phase in ("between_games", "finished"):
         return between.last_game_text(c, tr)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.layout import Rect, hsplit, inset
 from kiosk.ui.scene import Intent
 from kiosk.ui.screens import common, messages
-from kiosk.ui.screens.base import SIDES, Ctx, Pen, other
-from rulebook.sides import Side
+from kiosk.ui.screens.base import Ctx, Pen, other
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import InputType, PauseReason
 
 #: ``legal``'s word for a double made during the opponent's turn, which stands (WBGF 4.4 v)
@@ -91,7 +92,7 @@ def _play_actions(c: Ctx, side: Side) -> None:
     if asked is not None and c.local.double_ask == side:
         _confirm_double(c, pen, side, rect, asked)
         return
-    actions: list[tuple[str, list[dict], tuple[int, ...], str, str]] = []
+    actions: list[tuple[str, list[Intent], tuple[int, ...], str, str]] = []
     sub = tr("Cube to {value}").format(value=facts.offered_value(c.snap))
     double = [{"input": InputType.DOUBLE, "side": side}]
     if facts.may(c.snap, side, InputType.DOUBLE):
@@ -189,7 +190,7 @@ def _clock_hint(c: Ctx, side: Side) -> str | None:
     return None
 
 
-def _rolled(pen, c: Ctx, side: Side, rect, dice: tuple[int, int]) -> None:
+def _rolled(pen: Pen, c: Ctx, side: Side, rect: Rect, dice: tuple[int, int]) -> None:
     """The roll entered by hand, as two die faces, while the player moves."""
     lay = c.lay
     tr = c.tr(side)
@@ -293,7 +294,7 @@ def _paused_center(c: Ctx, reason: str) -> None:
         common.undo_button(pen2, c, undo_r, lay.f_small)
 
 
-def players_resume(snap) -> bool:
+def players_resume(snap: ScreenSnapshot) -> bool:
     """The players resume the clock from the screen when the rulebook takes a resume now, except
     after the TD paused it: the TD resumes that one (from the hub or the TD menu)."""
     by_td = (snap.get("clock") or {}).get("paused") == PauseReason.TD
