@@ -28,7 +28,7 @@ PLAYERS = {"A": {"name": "Zoltán Kovács", "id": "HU-1"}, "B": {"name": "Ιωά
 
 
 def _old_check_state(s: dict[str, Any]) -> str | None:
-    """The hub's check before the wire schema (hub/room.py, kept verbatim as the baseline)."""
+    """The hub's check before the wire schema (hub/logic/table_view.py, kept verbatim as the baseline)."""
     seq = s.get("seq")
     if type(seq) is not int or seq < 0:
         return "seq"

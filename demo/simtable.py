@@ -23,7 +23,7 @@ from typing import Any
 
 from drivers.outbox import Outbox
 from drivers.table_link import TableLink
-from hub.clock import Clock, SystemClock
+from hub.live.clock import Clock, SystemClock
 from rulebook.messages import Snapshot
 from rulebook.policy import break_ms, breaks_allowed
 from rulebook.sides import SIDES, Side, other

@@ -2,7 +2,7 @@
 
 Two keys, two jobs:
 
-- the **hub's key** (:mod:`hub.hub_key`): made once by the hub and kept beside its database. Its
+- the **hub's key** (:mod:`hub.fleet.hub_key`): made once by the hub and kept beside its database. Its
   public half travels in the table's sealed configuration at enrollment and is pinned there; every
   later answer a table acts on (its configuration, *retired*, a fleet order, the software
   manifest) is signed with it. Whoever merely answers at the hub's address — a relay, a rogue

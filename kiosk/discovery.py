@@ -6,7 +6,7 @@ In this order:
 2. a ``hub = HOST[:PORT]`` (or ``http://HOST:PORT``) line in a settings file on the card's boot
    partition, which any computer can edit after flashing — for venues whose network does not
    carry multicast. The files read are :data:`HUB_FILES` (``--hub-file`` names another);
-3. the hub's mDNS announcement (``_bghub._tcp``, :mod:`hub.discovery`), asked on the network.
+3. the hub's mDNS announcement (``_bghub._tcp``, :mod:`hub.fleet.discovery`), asked on the network.
 
 Anyone on the room's network can announce ``_bghub._tcp``. So an announcement counts only for
 the table's event (an ``event =`` line in the same settings file; TXT ``event``) and, when the

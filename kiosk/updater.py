@@ -3,7 +3,7 @@
 A background thread asks the hub which build it serves (``GET /device/v1/software``) at start,
 every ``fleet.update_check_s`` seconds and when the TD presses *Update*. The manifest must be
 signed with the hub's key pinned at enrollment (:mod:`kiosk.trust`), and carry a *release*
-signature, by a release key the image carries (``fleet.release_keys``, :mod:`hub.release`), over
+signature, by a release key the image carries (``fleet.release_keys``, :mod:`hub.fleet.release`), over
 the wheel's name, build, size and SHA-256. When the released build differs from the running one
 the updater downloads the wheel and checks its size and SHA-256 against the signed release
 before unpacking anything into the spare slot (:mod:`kiosk.slots`; paths checked, nothing outside

@@ -30,8 +30,8 @@ from typing import Any
 
 from demo.simtable import ScriptedPlayers, SimTable, Temperament
 from hub.app import RunConfig
-from hub.clock import Clock
-from hub.config import HubConfig
+from hub.live.clock import Clock
+from hub.live.config import HubConfig
 from hub.service import HubThread
 from tests.support.broker import Mosquitto, free_port, wait_for_port
 from tests.support.patience import patience, wait_until

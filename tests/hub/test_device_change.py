@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
-from hub.core import Hub
-from hub.device_change import REPLACED, DeviceChanges, in_progress
+from hub.fleet.device_change import REPLACED, DeviceChanges, in_progress
+from hub.live.clock import FakeClock
+from hub.live.core import Hub
 from hub.service import HubThread
 from rulebook.snapshot import snapshot
 from tests.faults.support import expected_events
@@ -51,7 +51,7 @@ class Scene:
         self.hub.wait_for(lambda h: hub_state(h, "1").get("seq") == sim.state.seq)
 
     def gone(self) -> None:
-        """What the fleet does when it retires table 1's device (hub.fleet -> DeviceChanges)."""
+        """What the fleet does when it retires table 1's device (hub.fleet.devices -> DeviceChanges)."""
         self.hub.call(lambda: DeviceChanges(self.hub.hub).gone("1", REPLACED, "td"))
 
     def tile(self) -> dict:

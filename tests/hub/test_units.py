@@ -10,12 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.seq_tracker import SeqTracker
-from hub.auth import hash_password, verify_password
-from hub.ingest import is_older
-from hub.room import TableView, tile
-from hub.rounds import current_matches, round_ends
-from hub.schedule import ScheduleError, parse_schedule, parse_start
-from hub.store import Store
+from hub.live.ingest import is_older
+from hub.logic.table_view import TableView, tile
+from hub.storage.store import Store
+from hub.tournament.rounds import current_matches, round_ends
+from hub.tournament.schedule import ScheduleError, parse_schedule, parse_start
+from hub.web.auth import hash_password, verify_password
 from rulebook.errors import WireError
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot

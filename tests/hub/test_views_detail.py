@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub.views import undoable_end, waivable_penalties
+from hub.live.views import undoable_end, waivable_penalties
 
 
 def cmd(cid: str, kind: str, origin: str = "td", done: bool | None = True, **body: Any) -> dict[str, Any]:
