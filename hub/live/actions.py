@@ -26,6 +26,7 @@ from rulebook import parse
 from rulebook.errors import RuleError
 from rulebook.legal import check_command
 from rulebook.match import SHORT_ENDS, final_winner
+from rulebook.messages import Snapshot
 from rulebook.parse import command_fields, parse_command
 from rulebook.vocab import CommandType, EndReason, PauseReason, PenaltyReason
 
@@ -76,7 +77,7 @@ def check_fields(kind: str, f: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def check_legal(kind: str, fields: dict[str, Any], snapshot: dict[str, Any] | None) -> None:
+def check_legal(kind: str, fields: dict[str, Any], snapshot: Snapshot | None) -> None:
     """Whether the table would apply the command now, as its last snapshot says
     (``rulebook.legal.check_command``): a command the rules refuse is not sent."""
     if snapshot is None:
@@ -144,7 +145,7 @@ class Actions:
         self._refresh(now, {table})
         return payload
 
-    def _judging_snapshot(self, table: str, now: int) -> dict[str, Any] | None:
+    def _judging_snapshot(self, table: str, now: int) -> Snapshot | None:
         """The table's last snapshot, when it is what the table would judge a command by now.
 
         Not when it is stale: the hub holds events newer than it, or commands the table has not

@@ -18,6 +18,7 @@ from hub.logic.holds import REASONS as HELD
 from hub.logic.holds import WHY
 from hub.tournament.names import name_matches
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot
 from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
 
 #: the timeline's filter groups: action -> group
@@ -77,7 +78,7 @@ def _pts(n: Any) -> str:
 
 
 def _sentence(
-    action: str, d: dict[str, Any], who: dict[str, str], row: dict[str, Any], state: dict[str, Any] | None
+    action: str, d: dict[str, Any], who: dict[str, str], row: dict[str, Any], state: Snapshot | None
 ) -> str:
     """What happened, naming the players (``who``: side -> name); ``state``: the table's, for
     what a waiver took back."""
@@ -100,10 +101,10 @@ def _sentence(
         case "automation_resumed":
             return _resumed(d, name, row)
         case CommandType.WAIVE:
-            for p in (state or {}).get("penalty_log") or []:
-                if isinstance(p, dict) and p.get("id") == d.get("penalty_id"):
-                    why = REASONS.get(str(p.get("reason")), str(p.get("reason") or ""))
-                    return f"Waived {_pts(p.get('points'))} against {name(p.get('against'))} ({why})"
+            for p in (state.get("penalty_log") or []) if state else []:
+                if p["id"] == d.get("penalty_id"):
+                    why = REASONS.get(p["reason"], p["reason"])
+                    return f"Waived {_pts(p['points'])} against {name(p['against'])} ({why})"
             return f"Waived {d.get('penalty_id')}"
         case CommandType.START_CLOCK:
             return f"{name(d.get('side'))}'s clock started"
@@ -220,7 +221,7 @@ def _undo(
     action: str,
     row: dict[str, Any],
     d: dict[str, Any],
-    states: dict[str, dict[str, Any]],
+    states: dict[str, Snapshot],
     suspended: set[str],
 ) -> dict[str, Any] | None:
     """What the TD can take back from this row now, or None."""
@@ -244,7 +245,7 @@ def _undo(
     return None
 
 
-def _ended_by(state: dict[str, Any], d: dict[str, Any]) -> str | None:
+def _ended_by(state: Snapshot, d: dict[str, Any]) -> str | None:
     """The command id this row's command would be if it ended the match (a forfeit, or a lateness
     point when the match ended by lateness)."""
     late = state.get("end_reason") == EndReason.LATENESS and d.get("reason") in LATENESS_REASONS
@@ -258,7 +259,7 @@ def timeline(
     *,
     commands: dict[str, dict[str, Any]],
     matches: dict[str, ScheduledMatch],
-    states: dict[str, dict[str, Any]],
+    states: dict[str, Snapshot],
     suspended: set[str],
     filters: Filters = Filters(),
     limit: int = 500,

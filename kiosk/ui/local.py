@@ -17,7 +17,7 @@ from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.i18n import LANGUAGES
 from rulebook.messages import Snapshot
 from rulebook.sides import SIDES, Side
-from rulebook.vocab import CommandType, InputType
+from rulebook.vocab import CommandType, InputType, Phase
 
 #: dialogs that belong to one player's half of the screen (``overlay_side`` names the player)
 SIDE_OVERLAYS = frozenset({"lang", "pass", "break", "dice"})
@@ -389,7 +389,7 @@ class LocalState:
                 self.overlay, self.td_pending, self.td_side = "td", None, None
         if self.overlay is not None and not valid_overlay:
             self._ui_close({})
-        if snap.get("phase") not in ("opening", "between_games") and any(self.opening.values()):
+        if snap.get("phase") not in (Phase.OPENING, Phase.BETWEEN_GAMES) and any(self.opening.values()):
             self.opening = _sides()
         if self.double_ask is not None:
             table: Mapping[str, object] = snap.get("legal") or {}

@@ -20,7 +20,7 @@ from kiosk.ui.screens import banner, between, clock_notice, common, dialogs, lob
 from kiosk.ui.screens.base import Ctx
 from kiosk.ui.screens.common import DELAY_BAR_STEPS
 from kiosk.ui.text import TextCache
-from rulebook.vocab import InputType
+from rulebook.vocab import InputType, Phase
 
 __all__ = ["Intent", "KioskView", "LocalState", "TextPlacement"]
 
@@ -116,7 +116,7 @@ class KioskView:
                 waits.append(reserve % unit + 1)
         now = now_wall_ms if now_wall_ms is not None else self._last_now
         if now is not None:
-            anchors = [snap.get("start_wall")] if snap.get("phase") == "waiting" else []
+            anchors = [snap.get("start_wall")] if snap.get("phase") == Phase.WAITING else []
             breaks = snap.get("breaks")
             anchors += [breaks["A"]["until_wall"], breaks["B"]["until_wall"]] if breaks else []
             waits += [1000 - (now - a) % 1000 for a in anchors if isinstance(a, int)]
