@@ -11,9 +11,11 @@ first bad field (``games[2].points``). Nothing downstream then has to doubt a fi
 
 The schemas below are not written here: each is read from its declaration
 (:func:`rulebook.schema.declared`), so the type a reader holds and the check the wire makes are
-one text. ``msgspec`` was measured for this (``bench/bench_wire.py``): its typed decoding is no
-faster once it must refuse control characters in every text, and its errors do not carry the
-rulebook's codes.
+one text. ``msgspec`` Structs were measured for this (a 3.8 KB snapshot, the same constraints,
+on a loaded 2-core machine): ``json.loads`` + this check about 160–190 µs, ``msgspec``'s typed
+decoding about 180–220 µs once each text carries the no-control-character pattern (30 µs
+without it), and its errors carry neither the rulebook's codes nor the path form; the typed
+dictionaries also go to the store and the dashboards as they are.
 
 Pure: no I/O, no clock.
 """

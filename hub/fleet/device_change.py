@@ -103,7 +103,7 @@ def in_progress(room: RoomState, table: str) -> InProgress | None:
         side: named[side]["name"] or (getattr(match, f"player_{side.lower()}") if match is not None else "")
         for side in SIDES
     }
-    return InProgress(table, mid, state["score"], players, str(phase))
+    return InProgress(table, mid, state["score"].copy(), players, str(phase))
 
 
 def check_override(progress: InProgress | None, override: Any, doing: str) -> None:

@@ -391,10 +391,10 @@ class Ingest:
         came_online = online and not view.online
         if view.status is None or online != view.online:
             view.status_since = now
-        view.status, view.online = status, online
+        view.status, view.online = status.copy(), online
         if online:
             view.no_device = None  # a device is there again (hub.fleet.device_change)
-        self.store.put_status(table, status, online, view.status_since)
+        self.store.put_status(table, status.copy(), online, view.status_since)
         journal = status.get("journal")
         if journal is not None and journal["problem"] == "lost" and journal["match_id"] is not None:
             self._journal_lost(table, journal["match_id"], journal["since_wall"])
