@@ -288,7 +288,12 @@ def table_alerts(
     out: list[AlertSpec] = []
 
     def add(
-        key: str, kind: str, urgency: str, message: str, match_id: str | None = mid, data: dict | None = None
+        key: str,
+        kind: str,
+        urgency: str,
+        message: str,
+        match_id: str | None = mid,
+        data: dict[str, Any] | None = None,
     ) -> None:
         out.append(AlertSpec(key, kind, urgency, message, t, match_id, data))
 
