@@ -42,6 +42,7 @@ from hub.broker.files import (
     validate_id,
 )
 from hub.broker.provision import table_rights
+from hub.errors import HubError
 
 #: The bridge's username (and client id) on the central broker: ``room-<name>``.
 BRIDGE_USER_PREFIX = "room-"
@@ -60,7 +61,7 @@ KEEPALIVE_S = 10
 RESTART_TIMEOUT = (1, 10)
 
 
-class BridgeError(ValueError):
+class BridgeError(HubError, ValueError):
     """A bridge that cannot be written as asked (a :class:`hub.broker.mosquitto.BrokerConfigError`
     raises it again with the same message)."""
 

@@ -29,13 +29,14 @@ from drivers.signing import (
     public_of,
     sign,
 )
+from hub.errors import HubError
 
 log = logging.getLogger("hub.hub_key")
 
 KEY_NAME = "hub-signing.key"
 
 
-class HubKeyError(ValueError):
+class HubKeyError(HubError, ValueError):
     """The key file exists but cannot be used (the message names it)."""
 
 

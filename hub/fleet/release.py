@@ -36,13 +36,14 @@ from drivers.signing import (
     public_of,
     sign,
 )
+from hub.errors import HubError
 from hub.fleet.wheel import SoftwareError, wheel_build
 
 SIG_SUFFIX = ".sig"
 PURPOSE = "release"
 
 
-class ReleaseError(ValueError):
+class ReleaseError(HubError, ValueError):
     """A release that cannot be signed or served as asked (the message says why)."""
 
 

@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from hub.errors import HubError
 from hub.live.alerts import Alerts
 from hub.live.clock import Clock
 from hub.live.commands import CommandSender
@@ -31,7 +32,7 @@ from rulebook.parse import command_fields, parse_command
 from rulebook.vocab import Command, CommandType, EndReason, PauseReason, PenaltyReason
 
 
-class ActionError(ValueError):
+class ActionError(HubError, ValueError):
     """A TD action that cannot be carried out (bad fields, unknown table or match): nothing was
     done. ``code`` is a stable name for the refusal (the rulebook's refusal code when the rules
     refused it, ``rulebook/codes.py``), ``status`` the HTTP status the dashboard's API answers with

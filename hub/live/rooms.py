@@ -33,6 +33,7 @@ from typing import Any
 
 from drivers.hub_link import HubLink
 from drivers.mqtt_topics import PREFIX, is_valid_id
+from hub.errors import HubError
 from hub.logic.conditions import AlertSpec
 
 log = logging.getLogger("hub.rooms")
@@ -49,7 +50,7 @@ ROOM_CATCHING_UP = "room_catching_up"
 ROOM_LOOK = {ROOM_OFFLINE: ("Room offline", "⚠"), ROOM_CATCHING_UP: ("Room reconnecting", "…")}
 
 
-class RoomsError(ValueError):
+class RoomsError(HubError, ValueError):
     """A rooms list that cannot be used; the message names the file and the entry."""
 
 

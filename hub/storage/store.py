@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from hub.errors import HubError
 from hub.tournament.names import fold
 from hub.tournament.players import Player, Registry, SeatRef
 from hub.tournament.schedule import ScheduledMatch
@@ -98,7 +99,7 @@ def _as_stored(body: Any) -> Any:
     return body
 
 
-class StoreWriteFailed(Exception):
+class StoreWriteFailed(HubError):
     """A commit failed (a full disk, an I/O error): everything since the last commit was rolled
     back. The store stays usable; :attr:`Store.failure` says what went wrong until a write works."""
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kiosk import td_preview
+from kiosk.errors import KioskError
 from kiosk.screen_state import ScreenSnapshot, on_screen
 from kiosk.ui import named
 from kiosk.ui.local import LocalState
@@ -28,7 +29,7 @@ from rulebook.vocab import CommandType, InputType
 SIZE_RE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 
 
-class ScreenshotError(ValueError):
+class ScreenshotError(KioskError, ValueError):
     """An option of ``bgtable screenshot`` that cannot be honoured (the message says why)."""
 
 
