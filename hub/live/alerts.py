@@ -54,6 +54,7 @@ from hub.logic.table_view import URGENCY_RANK, TableView
 from hub.logic.tabletime import clock_offset_ms
 from hub.storage.store import Store
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot
 from rulebook.vocab import Phase
 
 log = logging.getLogger("hub")
@@ -274,9 +275,9 @@ class Alerts:
             return _first_after(dues, now)
         phase = state.get("phase")
         present = state.get("present") or {}
-        if phase == "opening" and view is not None:
+        if phase == Phase.OPENING and view is not None:
             dues.append(opening_due(view, state, self.config))
-        if phase == "waiting" and not (present.get("A") and present.get("B")):
+        if phase == Phase.WAITING and not (present.get("A") and present.get("B")):
             heads_up = match.start_wall - self.config.late_alert_lead_ms  # lateness shows by the second
             dues.append(soon if now >= heads_up else heads_up)
         breaks = state.get("breaks") or {}
@@ -325,7 +326,7 @@ class Alerts:
             specs += [late_elsewhere(table, match, state, p) for p in self._misplaced(table, match, state)]
         return specs
 
-    def _misplaced(self, table: str, match: ScheduledMatch, state: dict[str, Any]) -> list[MisplacedPoint]:
+    def _misplaced(self, table: str, match: ScheduledMatch, state: Snapshot) -> list[MisplacedPoint]:
         """The match's automatic lateness points in force that were given to a player who was at
         another match of the event at that moment (by the registry's identities, the events the
         hub stored and the results). Only a table whose match has such a point costs a look."""
@@ -421,7 +422,7 @@ class Alerts:
             cur = room.current.get(table)
             view = room.views.get(table)
             state = view.state_for(cur.match.match_id) if cur is not None and view is not None else None
-            if state is not None and state.get("phase") == "waiting":
+            if state is not None and state.get("phase") == Phase.WAITING:
                 self._waiting.add(table)
             else:
                 self._waiting.discard(table)
@@ -430,7 +431,7 @@ class Alerts:
                 tables.discard(table)
                 if not tables:
                     del self._live_at[key]
-            mid = (view.state or {}).get("match_id") if view is not None else None
+            mid = view.match_id if view is not None else None
             match = room.by_id.get(mid) if isinstance(mid, str) else None
             if view is None or match is None or match.table != table:
                 continue
@@ -454,7 +455,7 @@ class Alerts:
             m = cur.match
             view = room.views.get(table)
             state = view.state_for(m.match_id) if view is not None else None
-            if state is None or state.get("phase") != "waiting" or now < m.start_wall:
+            if state is None or state.get("phase") != Phase.WAITING or now < m.start_wall:
                 continue
             if room.bridged_rooms.cut_off(table, now):
                 continue
@@ -692,7 +693,7 @@ def _first_after(moments: Iterable[int], now: int) -> int | None:
     return min((m for m in moments if m > now), default=None)
 
 
-def _may_have_points(state: dict[str, Any], timing: Any, now: int) -> bool:
+def _may_have_points(state: Snapshot, timing: Any, now: int) -> bool:
     """Whether the table's automatic points are worth looking up (a store query) for its alerts."""
     if any(
         isinstance(p, dict) and str(p.get("id", "")).startswith(("late:", "break:"))

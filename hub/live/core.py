@@ -153,7 +153,7 @@ class Hub:
             mark_stale=lambda t: setattr(room.view(t), "state_fresh", False),
             refresh=self._rooms_changed,
         )
-        listener.match_of = lambda t: (room.view(t).state or {}).get("match_id")
+        listener.match_of = lambda t: room.view(t).match_id
         self.link_setup.append(listener.attach)
 
     def _rooms_changed(self, now: int) -> None:

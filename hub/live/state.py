@@ -26,6 +26,7 @@ from hub.tournament.schedule import ScheduledMatch
 from rulebook.custom_profiles import ProfileBook
 from rulebook.errors import ProfileError
 from rulebook.profiles import Profile
+from rulebook.vocab import Phase
 from rulebook.wire import parse_snapshot, parse_status
 
 log = logging.getLogger("hub")
@@ -219,7 +220,7 @@ class RoomState:
         if profile is None:
             return None  # the table refuses the assignment too: the TD sees that alert
         sides = ("A", "B")
-        waiting = state.get("phase") == "waiting"
+        waiting = state.get("phase") == Phase.WAITING
         # a match under way whose player checked in late: when lateness counted from matters too
         counted = waiting or late_arrival(match, state, view.state_wall)
         return timing(
