@@ -46,6 +46,7 @@ demo: system-demo $(RUN_STAMP)
 
 test: system-test $(TEST_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak and not hardware" -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
@@ -56,6 +57,7 @@ test-under-load: system-load
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy
