@@ -14,7 +14,16 @@ alerted once through the room's guard (:mod:`hub.live.guard`).
 Events are deduplicated twice: by the per-match sequence tracker (which also notices gaps and
 asks the table for a resync) and by the store's unique key. An invalid event whose number can be
 read counts as received, so the hub does not keep asking for it. A state snapshot is kept in
-memory at once and saved at the next tick (a busy table sends several a second).
+memory at once and saved with the batch's alerts (a busy table sends several a second).
+
+The inbox between the two threads is bounded (docs/performance.md, "The hub's backlog"). While a
+backlog waits (a batch's worth or more), a table's state still in it is replaced by the table's
+next state of the same match: the newer one is handled in its place, and the older ones only if
+it fails the wire schema (the newest valid one is held, as if each had been handled in turn; one
+of a finished match is never replaced, its result is recorded from it); and once
+:data:`MAX_INBOX` other messages (events, statuses) wait, the MQTT thread waits for the loop to
+take a batch before it reads on: the broker holds the rest, up to its own limits, and a table's
+events it drops past those are asked for again (a gap, or the hub's catch-up).
 """
 
 from __future__ import annotations
@@ -56,6 +65,17 @@ log = logging.getLogger("hub")
 
 #: how many queued messages one drain handles before yielding to the loop
 BATCH = 1000
+#: events and statuses the inbox holds at most before the MQTT thread waits for the loop (states
+#: take one place per table besides): a few batches, so that a flood's older states are replaced
+#: while they wait, and the rest of a flood's backlog stays at the broker, not in the hub's memory
+MAX_INBOX = 5 * BATCH
+#: how long the MQTT thread waits at most for room in the inbox (a loop stalled longer than this
+#: gets the message anyway: the link's keepalive must go on)
+INBOX_WAIT_S = 5.0
+
+#: an inbox entry: [kind, table, message, the entry it replaced or None]; a state replaced by a
+#: newer one is left in the deque with kind None (and handled, if need be, with the newer one)
+_Entry = list[Any]
 
 
 def finished_result(
@@ -182,7 +202,7 @@ class Ingest:
         self.stats = {
             "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,
             "rolled_back": 0, "flood_dropped": 0, "too_big": 0, "over_cap": 0, "not_assigned": 0,
-            "caught_up": 0,
+            "caught_up": 0, "superseded": 0,
         }  # fmt: skip
         #: (table, match) -> the lowest seq accepted in the batch being handled
         self._batch_seqs: dict[tuple[str, str | None], int] = {}
@@ -198,11 +218,18 @@ class Ingest:
         #: tables asked for their missed events at the hub's last (re)connect whose first state
         #: since has not come yet (:meth:`catch_up`)
         self._catching_up: dict[str, set[str | None]] = {}
-        self._inbox: collections.deque[tuple[str, str, dict[str, Any]]] = collections.deque()
+        self._inbox: collections.deque[_Entry] = collections.deque()
         self._inbox_lock = threading.Lock()
+        #: signalled by the loop when it took a batch (the MQTT thread may wait for room)
+        self._inbox_room = threading.Condition(self._inbox_lock)
+        #: table -> its state entry still waiting in the inbox (replaced by a newer one)
+        self._queued_states: dict[str, _Entry] = {}
+        #: events and statuses waiting in the inbox (bounded by MAX_INBOX)
+        self._queued_others = 0
         self._drain_scheduled = False
         self._unsaved_states: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
         self._handlers: dict[str, Callable[[str, dict[str, Any], int], bool]] = {
             "status": self._on_status,
             "state": self._on_state,
@@ -211,8 +238,9 @@ class Ingest:
         }
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
-        """From now on, posted messages wake this loop."""
+        """From now on, posted messages wake this loop (called on it)."""
         self._loop = loop
+        self._loop_thread = threading.get_ident()
 
     # -- link thread -> loop ------------------------------------------------------------------
 
@@ -225,11 +253,47 @@ class Ingest:
         with self._inbox_lock:
             if not self.rates.allow(table, time.monotonic()):
                 return  # a flood: counted, and alerted at the next drain
-            self._inbox.append((kind, table, obj))
+            entry: _Entry = [kind, table, obj, None]
+            if kind == "state" or kind == "replayed_state":
+                self._supersede(entry)
+            else:
+                if self._queued_others >= MAX_INBOX and self._loop is not None and self._must_wait():
+                    if not self._drain_scheduled:
+                        self._drain_scheduled = True
+                        self._loop.call_soon_threadsafe(self.drain)
+                    self._inbox_room.wait_for(lambda: self._queued_others < MAX_INBOX, INBOX_WAIT_S)
+                self._queued_others += 1
+            self._inbox.append(entry)
             if self._drain_scheduled or self._loop is None:
                 return
             self._drain_scheduled = True
         self._loop.call_soon_threadsafe(self.drain)
+
+    def _must_wait(self) -> bool:
+        """Whether a poster may wait for the loop: not the loop itself (it would wait for itself)."""
+        return self._loop is not None and threading.get_ident() != self._loop_thread
+
+    def _supersede(self, entry: _Entry) -> None:
+        """Under the inbox lock, while a backlog waits: a table's state still in the inbox is taken
+        out, to be handled only if this newer one of the same match fails the wire schema (and
+        counted as ``superseded`` otherwise). Not a finished match's (its result is taken from
+        it), nor an older snapshot or one of another kind (a replayed state is not live)."""
+        kind, table, obj, _ = entry
+        queued = self._queued_states.get(table)
+        self._queued_states[table] = entry
+        if queued is None or queued[0] != kind or len(self._inbox) < BATCH:
+            return
+        old = queued[2]
+        seq, old_seq = obj.get("seq"), old.get("seq")
+        if (
+            old.get("match_id") == obj.get("match_id")
+            and old.get("phase") != "finished"
+            and isinstance(seq, int)
+            and isinstance(old_seq, int)
+            and seq >= old_seq
+        ):
+            entry[3] = list(queued)
+            queued[0] = queued[2] = queued[3] = None
 
     def admit(self, table: str) -> bool:
         """Called on the MQTT thread for a table's message handled elsewhere (its device's health
@@ -248,6 +312,12 @@ class Ingest:
         with self._inbox_lock:
             self._drain_scheduled = False
             batch = [self._inbox.popleft() for _ in range(min(limit, len(self._inbox)))]
+            for entry in batch:
+                if self._queued_states.get(entry[1]) is entry:
+                    del self._queued_states[entry[1]]
+                elif entry[0] not in ("state", "replayed_state", None):
+                    self._queued_others -= 1
+            self._inbox_room.notify_all()
             if self._inbox and self._loop is not None:
                 self._drain_scheduled = True
                 self._loop.call_soon(self.drain)
@@ -260,18 +330,26 @@ class Ingest:
         touched: set[str] = set()
         guard = self.room.guard
         failure: BaseException | None = None
-        for kind, table, obj in batch:
-            self.stats["messages"] += 1
+        for head in batch:
+            # a state replaced by a newer one (kind None) is handled with it; the newer one first,
+            # then, while none is taken, the older ones it replaced
+            item: _Entry | None = head if head[0] is not None else None
             handled = False
-            try:
-                with guard.table(table, f"handle a {kind} message"):
-                    handled = self._handlers[kind](table, obj, now)
-                    if handled:
-                        touched.add(table)
-            except Exception as exc:  # the guard lets only the database's own failures through
-                failure = failure or exc
-            if not handled:
-                self.stats["dropped"] += 1
+            while item is not None:
+                kind, table, obj, item = item
+                self.stats["messages"] += 1
+                if handled:
+                    self.stats["superseded"] += 1
+                    continue
+                try:
+                    with guard.table(table, f"handle a {kind} message"):
+                        handled = self._handlers[kind](table, obj, now)
+                        if handled:
+                            touched.add(table)
+                except Exception as exc:  # the guard lets only the database's own failures through
+                    failure = failure or exc
+                if not handled:
+                    self.stats["dropped"] += 1
         if failure is None:
             try:
                 self.store.commit()
