@@ -42,6 +42,7 @@ demo: system-demo $(RUN_STAMP)
 
 test: system-test $(TEST_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak and not hardware" $(PYTEST_ARGS)
 
@@ -52,6 +53,7 @@ test-under-load: system-load
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy

@@ -35,7 +35,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from bench.bench_hub import room_process
 from hub.app import RunConfig
-from hub.config import HubConfig
+from hub.live.config import HubConfig
 from hub.service import HubThread
 from tests.support.broker import Mosquitto
 

@@ -1,4 +1,4 @@
-"""What a full look at the room's lateness and alerts costs the hub per tick (``hub.alerts``).
+"""What a full look at the room's lateness and alerts costs the hub per tick (``hub.live.alerts``).
 
 Why: once a second the hub re-evaluates every table's alerts (``Alerts.sync``) and every tile's
 lateness. Since lateness knows where every player is (their other matches, the end of the
@@ -19,13 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from hub.alerts import Alerts
-from hub.lateness import LateConfig
-from hub.rounds import current_matches
-from hub.schedule import parse_schedule
-from hub.state import RoomState
-from hub.store import Store
-from hub.watch import WatchConfig
+from hub.live.alerts import Alerts
+from hub.live.state import RoomState
+from hub.logic.conditions import WatchConfig
+from hub.logic.lateness import LateConfig
+from hub.storage.store import Store
+from hub.tournament.rounds import current_matches
+from hub.tournament.schedule import parse_schedule
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table

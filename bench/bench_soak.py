@@ -117,7 +117,7 @@ def percentiles(values: list[int]) -> dict[str, float | int]:
 def worker(args: argparse.Namespace) -> int:
     """Play ``args.tables_ids`` until told to stop on stdin (or ``--seconds``), drain, report."""
     from demo.simtable import SimRoom, SimTable, Temperament
-    from hub.clock import SystemClock
+    from hub.live.clock import SystemClock
 
     raise_open_files()
     host, port = args.broker.rsplit(":", 1)

@@ -28,7 +28,7 @@ PLAYERS = {"A": {"name": "Zoltán Kovács", "id": "HU-1"}, "B": {"name": "Ιωά
 
 
 def _old_check_state(s: dict[str, Any]) -> str | None:
-    """The hub's check before the wire schema (hub/room.py, kept verbatim as the baseline)."""
+    """The hub's check before the wire schema (hub/logic/table_view.py, kept verbatim as the baseline)."""
     seq = s.get("seq")
     if type(seq) is not int or seq < 0:
         return "seq"
@@ -88,8 +88,14 @@ def _match(games: int, penalties: int) -> dict[str, Any]:
         state, _ = apply(state, {**inp, "at": at, "wall": 1_800_000_000_000 + at})
 
     step(
-        {"input": "assign", "match_id": "r3-t12", "length": 25, "players": PLAYERS, "clock": True,
-         "profile": "wbgf-2023"}
+        {
+            "input": "assign",
+            "match_id": "r3-t12",
+            "length": 25,
+            "players": PLAYERS,
+            "clock": True,
+            "profile": "wbgf-2023",
+        }
     )
     step({"input": "checkin", "side": "A"})
     for n in range(penalties):

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from demo.simtable import ScriptedPlayers, SimRoom, SimTable, Temperament, _Plan, stamp
-from hub.clock import Clock
+from hub.live.clock import Clock
 from rulebook.sides import SIDES, Side
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply

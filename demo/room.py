@@ -127,11 +127,11 @@ class DemoRoom:
         )
         from demo.schedule import first_round, late_arrival, roles, to_csv
         from hub.app import RunConfig
-        from hub.auth import generate_password
-        from hub.clock import SystemClock
-        from hub.config import HubConfig
-        from hub.schedule import parse_schedule
+        from hub.live.clock import SystemClock
+        from hub.live.config import HubConfig
         from hub.service import HubThread
+        from hub.tournament.schedule import parse_schedule
+        from hub.web.auth import generate_password
 
         o = self.options
         self._started_mono = time.monotonic()
@@ -173,7 +173,7 @@ class DemoRoom:
                 table.assigned_earlier(match.assign_payload(), clock.now_wall() - row.start_wall + 60_000)
             self.tables.append(table)
             table.start(wait=10)
-        self.hub_thread.call(self.hub_thread.hub.import_schedule, to_csv(self.rows), "demo")
+        self.hub_thread.call(self.hub_thread.hub.round_control.import_schedule, to_csv(self.rows), "demo")
         if o.window is not None:
             self._start_kiosk(o.window)
 
@@ -315,7 +315,7 @@ class DemoRoom:
         from demo.schedule import next_round, to_csv
 
         rows = next_round(self.round + 1, int(time.time() * 1000), self.options.tables, self.options.speed)
-        self.hub_thread.call(self.hub_thread.hub.import_schedule, to_csv(rows), "demo")
+        self.hub_thread.call(self.hub_thread.hub.round_control.import_schedule, to_csv(rows), "demo")
         self.round += 1
         print(
             f"[{datetime.now():%H:%M:%S}] round {self.round} imported: it starts at "

@@ -2,7 +2,7 @@
 
 Two keys, two jobs:
 
-- the **hub's key** (:mod:`hub.hub_key`): made once by the hub and kept beside its database. Its
+- the **hub's key** (:mod:`hub.fleet.hub_key`): made once by the hub and kept beside its database. Its
   public half travels in the table's sealed configuration at enrollment and is pinned there; every
   later answer a table acts on (its configuration, *retired*, a fleet order, the software
   manifest) is signed with it. Whoever merely answers at the hub's address — a relay, a rogue
@@ -31,6 +31,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from drivers.errors import DriverError
 from drivers.sealed_box import SealedBoxError, b64decode, b64encode
 
 #: what the hub signs for its tables
@@ -43,7 +44,7 @@ SIGNER_FIELD = "signed_by"
 RAW = serialization.Encoding.Raw
 
 
-class SignatureError(ValueError):
+class SignatureError(DriverError, ValueError):
     """A key, or an object's signature, that cannot be trusted (the message says why)."""
 
 

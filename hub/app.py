@@ -17,16 +17,16 @@ from typing import TextIO
 
 from aiohttp import web
 
-from hub.auth import Auth, generate_password, hash_password, read_password_file
-from hub.clock import Clock
-from hub.config import HubConfig
-from hub.core import Hub
-from hub.dbfile import check_database, default_backup_dir, make_backup
-from hub.embedded_broker import EmbeddedBroker
-from hub.fleet_setup import FleetOptions, FleetService
-from hub.hosts import HostPolicy
-from hub.store import Store, StoreWriteFailed
-from hub.web import make_app
+from hub.broker.embedded import EmbeddedBroker
+from hub.fleet.setup import FleetOptions, FleetService
+from hub.live.clock import Clock
+from hub.live.config import HubConfig
+from hub.live.core import Hub
+from hub.storage.dbfile import check_database, default_backup_dir, make_backup
+from hub.storage.store import Store, StoreWriteFailed
+from hub.web.auth import Auth, generate_password, hash_password, read_password_file
+from hub.web.hosts import HostPolicy
+from hub.web.server import make_app
 
 log = logging.getLogger("hub")
 
@@ -46,7 +46,7 @@ class RunConfig:
     embedded_host: str | None = None
     #: where to print a generated password (once)
     out: TextIO = field(default_factory=lambda: sys.stdout)
-    #: enrollment, the Tables page, updates, mDNS (hub.fleet_setup)
+    #: enrollment, the Tables page, updates, mDNS (hub.fleet.setup)
     fleet: FleetOptions = field(default_factory=FleetOptions)
     #: start a new database where ``db`` exists but is not a hub database (moved aside first)
     new_db: bool = False
@@ -55,7 +55,7 @@ class RunConfig:
     #: seconds between copies (None: none)
     backup_every_s: float | None = 600.0
     backup_keep: int = 6
-    #: names the dashboard answers to besides its addresses and the machine's names (hub.hosts)
+    #: names the dashboard answers to besides its addresses and the machine's names (hub.web.hosts)
     allowed_hosts: tuple[str, ...] = ()
 
 
@@ -113,7 +113,7 @@ class HubApp:
         self.hub = Hub(hub_config, self.store, self.clock)
         self.fleet.attach(self.hub)
         if rc.schedule:
-            summary = self.hub.import_schedule(Path(rc.schedule).read_bytes(), "cli")
+            summary = self.hub.round_control.import_schedule(Path(rc.schedule).read_bytes(), "cli")
             log.info("schedule %s: %s", rc.schedule, summary)
         await self.hub.start()
         hosts = HostPolicy([*rc.allowed_hosts, *([] if _is_wildcard(rc.http_host) else [rc.http_host])])

@@ -50,7 +50,7 @@ def _event_id(text: str) -> str:
 
 def _profiles(directory: str | None, default: str) -> ProfileBook:
     """The built-in profiles and those of ``--profiles DIR``; ``--profile`` must name one of them."""
-    from hub.profile_files import load_profiles
+    from hub.tournament.profile_files import load_profiles
 
     book = load_profiles(directory) if directory else ProfileBook()
     book.get(default)
@@ -282,7 +282,7 @@ def _tables_defaults(path: str | None) -> dict[str, Any]:
 
 
 def _allowed_host(text: str) -> str:
-    from hub.hosts import check_allowed_host
+    from hub.web.hosts import check_allowed_host
 
     try:
         return check_allowed_host(text)
@@ -315,10 +315,10 @@ def _credentials(path: str | None) -> tuple[str | None, str | None]:
 
 def main_run(args: argparse.Namespace) -> int:
     from hub.app import HubApp, RunConfig
-    from hub.config import HubConfig
-    from hub.dbfile import DatabaseFileError
-    from hub.fleet_setup import FleetOptions, default_template
-    from hub.schedule import ScheduleError
+    from hub.fleet.setup import FleetOptions, default_template
+    from hub.live.config import HubConfig
+    from hub.storage.dbfile import DatabaseFileError
+    from hub.tournament.schedule import ScheduleError
 
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -338,7 +338,7 @@ def main_run(args: argparse.Namespace) -> int:
         return 2
     embedded = args.broker is None
     host, port = ("127.0.0.1", args.embedded_port) if embedded else args.broker
-    from hub.rooms import RoomsError, load_rooms
+    from hub.live.rooms import RoomsError, load_rooms
 
     try:
         rooms = load_rooms(args.broker_credentials)
@@ -431,11 +431,11 @@ COMMANDS_GROUP = "bghub.commands"
 
 def _register_optional(sub: argparse._SubParsersAction) -> None:
     with contextlib.suppress(ImportError):
-        from hub.broker_config import add_broker_config_command
+        from hub.broker.mosquitto import add_broker_config_command
 
         add_broker_config_command(sub)
-    from hub.accounts_cli import add_user_command
-    from hub.release import add_release_commands
+    from hub.fleet.release import add_release_commands
+    from hub.web.accounts_cli import add_user_command
 
     add_user_command(sub)
     add_release_commands(sub)

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from hub.app import HubApp, RunConfig
-from hub.clock import Clock
-from hub.core import Hub
+from hub.live.clock import Clock
+from hub.live.core import Hub
 
 T = TypeVar("T")
 

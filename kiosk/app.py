@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from kiosk import td_preview
 from kiosk.config import Config, ConfigError, describe, load, save_setting, with_settings
 from kiosk.controller import TableController
 from kiosk.journal import Journal, JournalClock, JournalError, wall_ms
@@ -281,8 +282,15 @@ class KioskApp:
     def _mono_ms(self) -> int:
         return int(self.monotonic() * 1000)
 
+    def _screen(self) -> dict[str, Any]:
+        """The snapshot a frame is drawn (or touched) over, with the TD preview's dry run kept
+        current: the confirmation page shows what the reducer would do now."""
+        if self.local is not None:
+            td_preview.refresh(self.local, self.controller.state)
+        return self.controller.screen_snapshot()
+
     def _draw(self) -> None:
-        snap = self.controller.screen_snapshot()
+        snap = self._screen()
         overlay = self.fleet.screen() if self.fleet is not None else None
         if overlay is not None:  # identify, the button test: the whole screen for a while
             rects = self.window.draw(overlay[0], overlay[1], self.local, self.wall())
@@ -311,10 +319,10 @@ class KioskApp:
         elif isinstance(event, Tap):
             if self.fleet is not None and self.fleet.take_tap():
                 return
-            snap = self.controller.screen_snapshot()
+            snap = self._screen()
             self._intents(self.view.hit(event.pos, snap, self.local))
         elif isinstance(event, Key):
-            snap = self.controller.screen_snapshot()
+            snap = self._screen()
             self._intents(self.view.key(event.key, event.mod, snap, self.local))
         elif isinstance(event, Expose):
             self._full_redraw = True  # the picture is intact in the window: present it again

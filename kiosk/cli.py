@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from kiosk import transcript_cli
 from kiosk.fleet_cli import add_enroll_command, add_setup_arguments
-from rulebook.errors import JournalError
+from rulebook.errors import JournalFormatError
 from rulebook.replay import replay_checked
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
@@ -34,7 +34,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"bgtable replay: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
-    except JournalError as exc:
+    except JournalFormatError as exc:
         print(f"bgtable replay: {args.file}: {exc} [{exc.code}]", file=sys.stderr)
         return 2
     for error in malformed:

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kiosk.errors import KioskError
 from rulebook.profiles import PROFILES
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -32,7 +33,7 @@ PIN_NAMES = ("A", "B", "pause", "td")
 SETTINGS_FILE = "settings.json"
 
 
-class ConfigError(ValueError):
+class ConfigError(KioskError, ValueError):
     """A configuration value is wrong; the message starts with the key's dotted name."""
 
 

@@ -6,7 +6,7 @@ In this order:
 2. a ``hub = HOST[:PORT]`` (or ``http://HOST:PORT``) line in a settings file on the card's boot
    partition, which any computer can edit after flashing — for venues whose network does not
    carry multicast. The files read are :data:`HUB_FILES` (``--hub-file`` names another);
-3. the hub's mDNS announcement (``_bghub._tcp``, :mod:`hub.discovery`), asked on the network.
+3. the hub's mDNS announcement (``_bghub._tcp``, :mod:`hub.fleet.discovery`), asked on the network.
 
 Anyone on the room's network can announce ``_bghub._tcp``. So an announcement counts only for
 the table's event (an ``event =`` line in the same settings file; TXT ``event``) and, when the
@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from kiosk.errors import KioskError
+
 log = logging.getLogger("kiosk.discovery")
 
 SERVICE_TYPE = "_bghub._tcp.local."
@@ -44,7 +46,7 @@ SETTLE_S = 3.0
 FINGERPRINT_RE = re.compile(r"^[0-9A-F]{4}(-[0-9A-F]{4}){3}$")
 
 
-class DiscoveryError(ValueError):
+class DiscoveryError(KioskError, ValueError):
     """A hub address that cannot be used (the message says which and why)."""
 
 

@@ -16,11 +16,10 @@ from typing import Any
 from rulebook.errors import RuleError
 from rulebook.legal import roll_judgement
 from rulebook.parse import parse_input
+from rulebook.sides import SIDES
 from rulebook.state import TableState
 from rulebook.table import HANDLERS, apply
 from rulebook.vocab import INPUT_TYPES, InputType, Roll
-
-SIDES = ("A", "B")
 
 
 @dataclass(frozen=True, slots=True)

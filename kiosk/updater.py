@@ -3,7 +3,7 @@
 A background thread asks the hub which build it serves (``GET /device/v1/software``) at start,
 every ``fleet.update_check_s`` seconds and when the TD presses *Update*. The manifest must be
 signed with the hub's key pinned at enrollment (:mod:`kiosk.trust`), and carry a *release*
-signature, by a release key the image carries (``fleet.release_keys``, :mod:`hub.release`), over
+signature, by a release key the image carries (``fleet.release_keys``, :mod:`hub.fleet.release`), over
 the wheel's name, build, size and SHA-256. When the released build differs from the running one
 the updater downloads the wheel and checks its size and SHA-256 against the signed release
 before unpacking anything into the spare slot (:mod:`kiosk.slots`; paths checked, nothing outside
@@ -38,6 +38,7 @@ from drivers.build_id import running_build
 from drivers.signing import RELEASE_CONTEXT, SignatureError, parse_public_key, verify
 from kiosk import slots
 from kiosk.config import Config
+from kiosk.errors import KioskError
 from kiosk.trust import TrustError, check_answer, new_nonce, pinned_key
 
 log = logging.getLogger("kiosk.updater")
@@ -52,7 +53,7 @@ SMOKE = (
 )
 
 
-class UpdateError(Exception):
+class UpdateError(KioskError):
     """An update that cannot be done now (the message is shown on the Tables page)."""
 
 

@@ -59,6 +59,24 @@ class Lateness:
     next_due_ms: int | None
 
 
+def first_point_ms(profile: Profile, *, clock: bool) -> int:
+    """How long after lateness starts counting its first point falls due.
+
+    The one place this is worked out: ``ffbg-cdf`` without a clock waits longer
+    (``lateness_first_point_min_no_clock``) than with one, and the hub's marks, its alerts and the
+    kiosk's display must all agree on it.
+    """
+    first = profile.lateness_first_point_min
+    if not clock and profile.lateness_first_point_min_no_clock is not None:
+        first = profile.lateness_first_point_min_no_clock
+    return first * MINUTE_MS
+
+
+def interval_ms(profile: Profile) -> int:
+    """The time between two lateness points after the first."""
+    return profile.lateness_interval_min * MINUTE_MS
+
+
 def lateness_points(profile: Profile, late_ms: int, *, clock: bool) -> int:
     """Penalty points due for being ``late_ms`` late after a start time or a break's end.
 
@@ -68,13 +86,10 @@ def lateness_points(profile: Profile, late_ms: int, *, clock: bool) -> int:
         return 0
     if clock and profile.lateness_clock_starts_at_round:
         return 0
-    first = profile.lateness_first_point_min
-    if not clock and profile.lateness_first_point_min_no_clock is not None:
-        first = profile.lateness_first_point_min_no_clock
-    first_ms = first * MINUTE_MS
+    first_ms = first_point_ms(profile, clock=clock)
     if late_ms < first_ms:
         return 0
-    return 1 + (late_ms - first_ms) // (profile.lateness_interval_min * MINUTE_MS)
+    return 1 + (late_ms - first_ms) // interval_ms(profile)
 
 
 def is_lateness_forfeit(length: int, penalty_points: int) -> bool:
@@ -93,12 +108,9 @@ def lateness(profile: Profile, length: int, late_ms: int, *, clock: bool) -> Lat
     forfeit = is_lateness_forfeit(length, points)
     if clock and profile.lateness_clock_starts_at_round:
         return Lateness(late_ms, 0, False, None)
-    first = profile.lateness_first_point_min
-    if not clock and profile.lateness_first_point_min_no_clock is not None:
-        first = profile.lateness_first_point_min_no_clock
-    due = first * MINUTE_MS + points * profile.lateness_interval_min * MINUTE_MS
+    due = first_point_ms(profile, clock=clock) + points * interval_ms(profile)
     if points == 0:
-        due = first * MINUTE_MS
+        due = first_point_ms(profile, clock=clock)
     next_due = None if forfeit else max(0, due - late_ms)
     return Lateness(late_ms, min(points, forfeit_points(length)), forfeit, next_due)
 

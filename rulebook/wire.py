@@ -27,6 +27,7 @@ from typing import Any, Final, Literal, NotRequired, Protocol, TypedDict, cast
 
 from rulebook.errors import WireError
 from rulebook.profiles import CUBE_CEILING
+from rulebook.sides import SIDES
 from rulebook.vocab import GAME_PASSED, CommandType, CrawfordChoice, EndReason, Phase, ResultKind
 
 # -- ranges -----------------------------------------------------------------------------------
@@ -60,7 +61,6 @@ MAX_NAME: Final = 200
 #: (tests/rulebook/test_wire.py keeps every event the reducer makes under this limit)
 MAX_EVENT_BYTES: Final = 4096
 
-SIDES: Final = ("A", "B")
 # the words come from the rulebook's vocabulary (rulebook.vocab): one place for each
 PHASES: Final = tuple(p.value for p in Phase)
 END_REASONS: Final = tuple(r.value for r in EndReason)

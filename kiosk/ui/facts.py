@@ -15,9 +15,8 @@ from rulebook.errors import ProfileError
 from rulebook.match import points_for as _points_for
 from rulebook.policy import Lateness, lateness_at
 from rulebook.profiles import PROFILES, Profile, get_profile, profile_from_mapping
+from rulebook.sides import SIDES
 from rulebook.vocab import InputType, ResultKind
-
-SIDES = ("A", "B")
 
 
 def profile_of(snap: dict[str, Any]) -> Profile:

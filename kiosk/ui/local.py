@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kiosk.ui.i18n import LANGUAGES
+from rulebook.sides import SIDES
 from rulebook.vocab import CommandType, InputType
-
-SIDES = ("A", "B")
 
 #: dialogs that belong to one player's half of the screen (``overlay_side`` names the player)
 SIDE_OVERLAYS = frozenset({"lang", "pass", "break", "dice"})
@@ -121,6 +120,9 @@ class LocalState:
     #: the TD command waiting on the confirmation page, and the page to go back to
     td_pending: dict[str, Any] | None = None
     td_back: str = "td"
+    #: the snapshot the pending command leads to, by a dry run of the reducer
+    #: (``kiosk.td_preview.refresh``, before each frame); None while the reducer would refuse it
+    td_outcome: dict[str, Any] | None = None
     #: the table number belongs to the broker credential: the TD cannot change it here
     table_number_fixed: bool = False
     #: a short notice (MSG_*), cleared by the next action

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kiosk import td_preview
 from kiosk.ui.local import LocalState
+from rulebook.state import TableState
 from rulebook.vocab import CommandType, InputType
 
 
@@ -119,7 +121,7 @@ DIALOGS: dict[str, NamedDialog] = {
     "td-confirm-forfeit": NamedDialog(
         "TD: confirm a forfeit",
         "playing",
-        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.FORFEIT, against="A")},
+        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.FORFEIT, against="A", reason="forfeit")},
     ),
     "td-confirm-penalty": NamedDialog(
         "TD: confirm penalty points that end the match",
@@ -173,23 +175,32 @@ DIALOGS: dict[str, NamedDialog] = {
     "td-confirm-double-loss": NamedDialog(
         "TD: confirm a double loss (FFBG 10.3)",
         "ffbg_playing",
-        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.DOUBLE_LOSS, note="")},
+        {"overlay": "td_confirm", "td_pending": _cmd(CommandType.DOUBLE_LOSS, note="decided at the table")},
     ),
     "td-confirm-score": NamedDialog(
         "TD: confirm a score correction",
         "crawford",
         {
             "overlay": "td_confirm",
-            "td_pending": _cmd(CommandType.CORRECT_SCORE, score={"A": 5, "B": 2}, note=""),
+            "td_pending": _cmd(
+                CommandType.CORRECT_SCORE, score={"A": 5, "B": 2}, note="corrected at the table"
+            ),
         },
     ),
 }
 
 
-def local_for(name: str, snap: dict[str, Any], *, hub_online: bool = True) -> LocalState:
-    """The screen state with dialog ``name`` open over ``snap`` (KeyError for an unknown name)."""
+def local_for(
+    name: str, snap: dict[str, Any], *, hub_online: bool = True, state: TableState | None = None
+) -> LocalState:
+    """The screen state with dialog ``name`` open over ``snap`` (KeyError for an unknown name).
+
+    With the table's ``state`` (whose snapshot ``snap`` is), a TD command's confirmation page
+    also gets the reducer's dry run of the command, as the application gives it."""
     dialog = DIALOGS[name]
     local = LocalState(hub_online=hub_online, synced=True, match_id=snap.get("match_id"))
     for key, value in dialog.local.items():
         setattr(local, key, value)
+    if state is not None:
+        td_preview.refresh(local, state)
     return local

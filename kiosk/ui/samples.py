@@ -12,6 +12,7 @@ from typing import Any
 
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
+from rulebook.state import TableState
 from rulebook.table import new_table
 from rulebook.vocab import TABLE_PAUSES, CommandType, InputType
 
@@ -314,8 +315,12 @@ SAMPLES: dict[str, Callable[[], Journal]] = {
 }
 
 
+def sample_state(name: str, table: str = TABLE) -> TableState:
+    """The state at the end of sample ``name`` (through the real reducer) at table ``table``."""
+    journal = SAMPLES[name]()
+    return replay(journal.lines, new_table(table))
+
+
 def sample_snapshot(name: str, table: str = TABLE) -> dict[str, Any]:
     """The snapshot at the end of sample ``name`` (through the real reducer) at table ``table``."""
-    journal = SAMPLES[name]()
-    state = replay(journal.lines, new_table(table))
-    return snapshot(state)
+    return snapshot(sample_state(name, table))

@@ -16,16 +16,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kiosk import td_preview
+from kiosk.errors import KioskError
 from kiosk.ui import named
 from kiosk.ui.local import LocalState
 from rulebook.replay import JournalFormatError, replay_lines
 from rulebook.snapshot import snapshot
+from rulebook.state import TableState
 from rulebook.vocab import CommandType, InputType
 
 SIZE_RE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 
 
-class ScreenshotError(ValueError):
+class ScreenshotError(KioskError, ValueError):
     """An option of ``bgtable screenshot`` that cannot be honoured (the message says why)."""
 
 
@@ -128,27 +131,35 @@ def _listing(args: argparse.Namespace) -> str | None:
     return None
 
 
-def state_snapshot(args: argparse.Namespace) -> dict[str, Any]:
-    """The snapshot to draw: the journal's final state, or a sample's, under ``--table``."""
+def table_state(args: argparse.Namespace) -> TableState:
+    """The table's state to draw: the journal's final state, or a sample's, under ``--table``."""
     from kiosk.ui import samples
 
     if args.journal:
         with open(args.journal, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
-        return snapshot(replay_lines(lines, args.table or ""))
+        return replay_lines(lines, args.table or "")
     if args.sample not in samples.SAMPLES:
         raise ScreenshotError(f"--sample: no sample {args.sample!r} (--sample list names them)")
-    return samples.sample_snapshot(args.sample, args.table or samples.TABLE)
+    return samples.sample_state(args.sample, args.table or samples.TABLE)
 
 
-def screen_state(args: argparse.Namespace, snap: dict[str, Any]) -> LocalState:
-    """The screen's own state: the dialog asked for, opened as the touches leading to it would."""
+def state_snapshot(args: argparse.Namespace) -> dict[str, Any]:
+    """The snapshot to draw (of :func:`table_state`)."""
+    return snapshot(table_state(args))
+
+
+def screen_state(
+    args: argparse.Namespace, snap: dict[str, Any], state: TableState | None = None
+) -> LocalState:
+    """The screen's own state: the dialog asked for, opened as the touches leading to it would
+    (a TD command's confirmation with the reducer's dry run of it over ``state``)."""
     online = not args.hub_offline
     if args.dialog is None:
         return LocalState(hub_online=online, synced=True, match_id=snap.get("match_id"))
     if args.dialog not in named.DIALOGS:
         raise ScreenshotError(f"--dialog: no dialog {args.dialog!r} (--dialog list names them)")
-    return named.local_for(args.dialog, snap, hub_online=online)
+    return named.local_for(args.dialog, snap, hub_online=online, state=state)
 
 
 def main_screenshot(args: argparse.Namespace) -> int:
@@ -163,8 +174,9 @@ def main_screenshot(args: argparse.Namespace) -> int:
         if args.table is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", args.table):
             raise ScreenshotError(f"--table: expected a table id such as 12, got {args.table!r}")
         size = parse_size(args.size)
-        snap = state_snapshot(args)
-        local = screen_state(args, snap)
+        state = table_state(args)
+        snap = snapshot(state)
+        local = screen_state(args, snap, state)
         path = render_png(snap, size, args.lang, args.out, local=local, flip=bool(args.flip))
     except (OSError, UnicodeDecodeError, ScreenshotError, JournalFormatError) as exc:
         print(f"bgtable screenshot: {exc}", file=sys.stderr)
@@ -225,7 +237,11 @@ EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
         "fr",
         {
             "overlay": "td_confirm",
-            "td_pending": {"input": InputType.CMD, "type": CommandType.DOUBLE_LOSS, "note": ""},
+            "td_pending": {
+                "input": InputType.CMD,
+                "type": CommandType.DOUBLE_LOSS,
+                "note": "decided at the table",
+            },
         },
     ),
     "double-loss-800x480-en": ("double_loss", (800, 480), "en", {}),
@@ -252,14 +268,19 @@ EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
 
 def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
     """Every picture of docs/screens.md: file name -> (sample, size, language, screen state)."""
-    from kiosk.ui.samples import sample_snapshot
+    from kiosk.ui.samples import sample_snapshot, sample_state
 
     out: dict[str, tuple[str, tuple[int, int], str, LocalState]] = {}
     for name, (sample, dialog, fields) in SCREENS.items():
-        snap = sample_snapshot(sample)
+        state = sample_state(sample)
+        snap = snapshot(state)
         for size in GALLERY_SIZES:
             for lang in GALLERY_LANGS:
-                local = named.local_for(dialog, snap) if dialog else LocalState(hub_online=True, synced=True)
+                local = (
+                    named.local_for(dialog, snap, state=state)
+                    if dialog
+                    else LocalState(hub_online=True, synced=True)
+                )
                 local.match_id = snap.get("match_id")
                 for key, value in fields.items():
                     setattr(local, key, value)
@@ -268,6 +289,7 @@ def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
         local = LocalState(hub_online=True, synced=True, match_id=sample_snapshot(sample).get("match_id"))
         for key, value in fields.items():
             setattr(local, key, value)
+        td_preview.refresh(local, sample_state(sample))
         out[name] = (sample, size, lang, local)
     return out
 

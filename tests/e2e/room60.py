@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
+from hub.live.clock import FakeClock
 from hub.service import HubThread
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, hub_state, schedule_csv, start_hub, tick
@@ -179,7 +179,7 @@ def build(tmp_path: Path, host: str, port: int, event: str, *, public: bool = Fa
         )
         hub.wait_for(lambda h: all(f"r1-t{t}" in h.results for t in ("37", "38", "39", "40", "41", "42")))
         for mid in ("r1-t41", "r1-t42"):
-            hub.call(hub.hub.verify_result, mid, "td")
+            hub.call(hub.hub.actions.verify_result, mid, "td")
         tick(hub)
         return room
     except BaseException:
@@ -217,7 +217,7 @@ def round_two(room: Room60) -> None:
     hub = room.hub
     for a in hub.call(hub.hub.alert_list):
         if a["kind"] in ANSWERED and not a["acked_wall"]:
-            hub.call(hub.hub.ack_alert, a["id"], "td")
+            hub.call(hub.hub.actions.ack_alert, a["id"], "td")
     for t in ("48", "49"):  # the TD's acknowledgement clears the call at the table
         room.sims[t].wait_for(lambda s: snapshot(s)["td_call"] is None)
     _in_sync(hub, room.sims)
@@ -244,7 +244,7 @@ def round_two_goes_on(room: Room60) -> None:
     room.clock.set(ROUND2 + 60_000)
     for t in ROUND2_READY:
         if not hub.call(lambda t=t: hub.hub.results[f"r1-t{t}"]["verified"]):
-            hub.call(hub.hub.verify_result, f"r1-t{t}", "td")
+            hub.call(hub.hub.actions.verify_result, f"r1-t{t}", "td")
     tick(hub)
     for t in ROUND2_READY:
         s[t].wait_for(lambda st, t=t: st.match_id == f"r2-t{t}")

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
+from hub.live.clock import FakeClock
 from hub.service import HubThread
 from tests.e2e.pages import WAIT, answer, confirm_text, context, login, shots_dir
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub

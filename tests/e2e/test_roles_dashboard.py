@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from hub.accounts import new_account
+from hub.web.accounts import new_account
 from tests.e2e.pages import WAIT, answer, confirm_text, shots_dir
 from tests.hub import scene as scene_mod
 from tests.hub.support import event_id

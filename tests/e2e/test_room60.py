@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from hub.names import name_matches
+from hub.tournament.names import name_matches
 from rulebook.snapshot import snapshot
 from tests.e2e import room60
 from tests.e2e.pages import SIZES, WAIT, answer, confirm_text, context, in_viewport, login, shots_dir
@@ -177,7 +177,7 @@ def current_players(room) -> dict[str, tuple[str, str]]:
         "lorinc",
         "Åse Ærø",
         "jerome",
-        # a Latin keyboard finds every alphabet (the hub's transliteration, hub/names.py)
+        # a Latin keyboard finds every alphabet (the hub's transliteration, hub/tournament/names.py)
         "papadopoulos",  # el
         "zoi",  # el
         "eleni oikonomou",  # el

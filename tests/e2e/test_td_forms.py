@@ -14,9 +14,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
+from hub.live.clock import FakeClock
+from hub.logic.timeline import Filters
 from hub.service import HubThread
-from hub.timeline import Filters
 from rulebook.snapshot import snapshot
 from tests.e2e.pages import WAIT, answer, confirm_text, context, login, wait_seq
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub, tick

@@ -30,8 +30,8 @@ from typing import Any
 
 from demo.simtable import ScriptedPlayers, SimTable, Temperament
 from hub.app import RunConfig
-from hub.clock import Clock
-from hub.config import HubConfig
+from hub.live.clock import Clock
+from hub.live.config import HubConfig
 from hub.service import HubThread
 from tests.support.broker import Mosquitto, free_port, wait_for_port
 from tests.support.patience import patience, wait_until
@@ -340,12 +340,16 @@ class Players:
 # -- the delivery check -------------------------------------------------------------------------
 
 
-def stored_events(db: sqlite3.Connection, table: str) -> list[dict[str, Any]]:
-    """The hub's stored events of ``table``, in the order the hub stored them."""
+def stored_events(db: sqlite3.Connection, table: str, *, as_filed: bool = False) -> list[dict[str, Any]]:
+    """The hub's stored events of ``table``, in the order the hub stored them. An event filed
+    apart (its table lost its journal, or a new device took its match) keeps the body the table
+    sent: ``as_filed`` gives it the match id it is filed under."""
     rows = db.execute("SELECT match_id, seq, body FROM events WHERE tbl = ? ORDER BY id", (table,))
     out = []
     for r in rows:
         body = json.loads(r["body"])
+        if as_filed:
+            body["match_id"] = r["match_id"]
         assert body["seq"] == r["seq"] and body["match_id"] == r["match_id"], dict(r)
         out.append(body)
     return out

@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
+from hub.live.clock import FakeClock
 from rulebook.snapshot import snapshot
 from tests.faults.support import (
     MIN,
@@ -149,7 +149,7 @@ def run_outage(
             sims[t].wait_for(lambda s: snapshot(s)["penalties"]["B"] == 2, WAIT)
         # A TD command sent after every tick so far arrives after anything they sent.
         for t in (ABSENT, ARRIVES, OFFLINE):
-            marker = hub.call(hub.hub.td_command, t, "td_ack", {}, "test")
+            marker = hub.call(hub.hub.actions.td_command, t, "td_ack", {}, "test")
             sims[t].wait_cmd(marker["id"], WAIT)
 
         for t in (ABSENT, OFFLINE):

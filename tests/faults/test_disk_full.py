@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.clock import SystemClock
+from hub.live.clock import SystemClock
 from tests.faults.support import (
     WAIT,
     HubProcess,

@@ -1,8 +1,11 @@
 """A two-round event played by real kiosks, with the faults of a real room: it holds together.
 
-Real processes only: a Mosquitto that keeps its sessions across a restart, ``bghub`` (killed with
-SIGKILL and started again on its database), and four ``bgtable run --headless --script FILE``
-kiosks, each on its own data directory. The TD's side is the dashboard's HTTP API: round 1's file
+Real processes only: the room's Mosquitto as ``bghub broker-config`` makes it (sessions kept
+across a restart; dynamic security, so that the hub gives and revokes tables' credentials live),
+``bghub`` (killed with SIGKILL and started again on its database), and four ``bgtable run
+--headless --script FILE`` kiosks, each on its own data directory: tables 2-4 with the broker
+credentials ``broker-config`` wrote for them, table 1 a device enrolled through the fleet
+(``bgtable enroll``, the Tables page's API). The TD's side is the dashboard's HTTP API: round 1's file
 (with the federation's ids) and round 2's (without: Greek, Cyrillic and Nordic names spelled in
 Latin letters) are previewed and imported; round 2 is delayed a minute while a player is late
 (table 4 plays a club profile with a point a minute, so that marks fall due within the test).
@@ -11,20 +14,32 @@ A kiosk's script runs from its start, so each stretch of play is a run of the ki
 waits (by the table's own journal) until the hub's assignment has reached the table, then starts
 the table again with the script of that stretch. The faults:
 
+* table 1's device is replaced mid-match (2-0 after its first game): the TD enrolls another
+  device as table 1, naming the match and its score; the old one's credential is revoked, so the
+  broker drops it without its Will;
 * table 2 is killed (SIGKILL) mid-game, its clock running, and restarted: it journals the
   ``power_loss`` pause, the players resume and finish the match — while the hub is dead
   (SIGKILL), to be restarted on its database once the match is over;
 * the broker is stopped while tables 1-3 play round 2, and started again.
 
+The device change, as it happens: table 1 is offline at once on ``GET /api/tables/1`` (an
+alert saying it has no device) and in the broker's retained status; the old kiosk is told it is
+retired; the new device takes ``r1-t1`` and the hub sends it the last known score (the TD is told),
+before its players play on.
+
 Then the scripted truth, against what the hub exports and stores:
 
 * ``/api/results.csv`` and ``.json``: every match's winner, score, penalty points and end reason,
   round 2's players carrying round 1's federation ids (one player across the two files);
+  table 1's match exported with its score carried to the new device as a correction, with its
+  note;
 * a result's finish time is the table's (the match the hub heard of only after its restart);
 * the late player's points: ``late:r2-t4:B:1`` and ``:2``, each once, given at the delayed
-  round's marks (never at the marks the delay moved), and no other automatic command anywhere;
+  round's marks (never at the marks the delay moved), and no other automatic command anywhere
+  (none at table 1 while it had no device);
 * every event every table made (replayed from its journal, the ``power_loss`` pause included)
-  is in the hub's store exactly once.
+  is in the hub's store exactly once — table 1's old device's events of ``r1-t1`` filed apart,
+  since the new device numbers the match's events from 1 again.
 """
 
 from __future__ import annotations
@@ -36,6 +51,7 @@ import os
 import signal
 import sqlite3
 import time
+import tomllib
 import urllib.request
 import uuid
 from dataclasses import dataclass
@@ -51,18 +67,20 @@ from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
 from tests.faults.support import (
     MIN,
-    HubProcess,
     TdClient,
     delivery_report,
-    persistent_broker,
     read_db,
     stored_events,
     wait_until,
 )
 from tests.faults.test_journal_damage import RESTORED, Kiosk
-from tests.support.broker import Mosquitto
+from tests.fleet.scenes import OfflineWatch, enroll, enroll_pending, retained
+from tests.fleet.support import Hub, Room
+from tests.support.patience import patience
 
-WAIT = 60.0  # generous: a loaded machine, and reconnect back-off after an outage
+WAIT = patience(20.0)  # generous: a loaded machine, and reconnect back-off after an outage
+#: the API must say "offline" within this once a device is replaced (the hub says it at once)
+OFFLINE_S = patience(5.0)
 CLUB = """\
 base = "wbgf-2023"
 name = "club-minute"
@@ -170,8 +188,10 @@ T2_AFTER_CUT: list[dict[str, Any]] = [
     *game("B"),
     *CONFIRM,
 ]
+#: table 1's round 1: its first game on the old device, the rest on the new one (taken at 2-0)
+T1_OLD_DEVICE = [*CHECK_IN, *game("A", "gammon")]
+T1_NEW_DEVICE = [*CHECK_IN, *game("B"), *game("A"), *CONFIRM]
 SCRIPTS = {
-    "r1-t1": [*CHECK_IN, *game("A", "gammon"), *game("B"), *game("A"), *CONFIRM],
     "r1-t3": [*CHECK_IN, *game("B"), *CONFIRM],
     "r2-t1": [*CHECK_IN, *game("A", "gammon"), *game("A"), *CONFIRM],
     "r2-t2": [*CHECK_IN, *game("B", "backgammon"), *CONFIRM],
@@ -190,21 +210,41 @@ SCRIPTS = {
 
 
 class Table:
-    """One table's data directory and configuration; a kiosk process per stretch of play."""
+    """One table's device (its configuration and data directory); a kiosk process per stretch of
+    play. The device may be replaced: the journals of the earlier ones are kept for the events."""
 
-    def __init__(self, tmp: Path, table: str, event: str, broker: Mosquitto) -> None:
+    def __init__(self, tmp: Path, table: str, config: Path, data: Path) -> None:
         self.table = table
         self.dir = tmp / f"table-{table}"
         self.dir.mkdir()
-        self.data = self.dir / "data"
-        self.config = self.dir / "table.toml"
-        self.config.write_text(
-            f'table_id = "{table}"\nevent = "{event}"\ndata_dir = "{self.data}"\ntick_interval_ms = 100\n'
-            f'[pins]\nenabled = false\n[broker]\nhost = "{broker.host}"\nport = {broker.port}\n',
-            encoding="utf-8",
-        )
+        self.config, self.data = config, data
+        self.earlier: list[Path] = []
         self.runs = 0
         self.kiosk: Kiosk | None = None
+
+    @classmethod
+    def configured(cls, tmp: Path, table: str, event: str, room: Room) -> Table:
+        """A table set up by hand with the broker credential ``broker-config`` wrote for it."""
+        broker = tomllib.loads((room.out / "tables" / f"{table}.toml").read_text())["broker"]
+        config, data = tmp / f"table-{table}.toml", tmp / f"table-{table}-data"
+        config.write_text(
+            f'table_id = "{table}"\nevent = "{event}"\ndata_dir = "{data}"\ntick_interval_ms = 100\n'
+            f'[pins]\nenabled = false\n[broker]\nhost = "127.0.0.1"\nport = {room.port}\n'
+            f'username = "{broker["username"]}"\npassword = "{broker["password"]}"\n',
+            encoding="utf-8",
+        )
+        return cls(tmp, table, config, data)
+
+    @classmethod
+    def enrolled(cls, tmp: Path, table: str, state: Path) -> Table:
+        """A table whose device was enrolled by the hub: the configuration it wrote, as it is."""
+        return cls(tmp, table, state / "table.toml", state)
+
+    def replace_device(self, state: Path) -> None:
+        """The table's next kiosk runs on the device enrolled in ``state``."""
+        self.stop()
+        self.earlier.append(self.journal)
+        self.config, self.data = state / "table.toml", state
 
     @property
     def journal(self) -> Path:
@@ -267,12 +307,21 @@ class Table:
         return self.wait(lambda s: s["match_id"] == match_id, f"{match_id} assigned")
 
     def made(self) -> list[dict[str, Any]]:
-        """Every event the table made: the reducer's, replayed from the journal (the hub's keys)."""
-        state, out = new_table(self.table), []
-        for row in self.rows():
-            state, events = apply(state, row)
-            out += [{**e, "match_id": e["match_id"] or ""} for e in events]
-        return out
+        """Every event the table's device made: the reducer's, replayed from its journal (the
+        hub's keys)."""
+        return made(self.table, self.rows())
+
+    def made_earlier(self) -> list[dict[str, Any]]:
+        """Every event the table's earlier devices made, device after device."""
+        return [e for journal in self.earlier for e in made(self.table, read_journal(journal))]
+
+
+def made(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    state, out = new_table(table), []
+    for row in rows:
+        state, events = apply(state, row)
+        out += [{**e, "match_id": e["match_id"] or ""} for e in events]
+    return out
 
 
 def play(table: Table, match_id: str, steps: list[dict[str, Any]]) -> None:
@@ -294,7 +343,7 @@ def finished(table: Table, match_id: str) -> dict[str, Any]:
 class Td:
     """The TD's browser against whichever hub process runs now."""
 
-    def __init__(self, hub: HubProcess) -> None:
+    def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self.client = TdClient(hub.url)
 
@@ -311,6 +360,51 @@ class Td:
         return self.upload("/api/schedule", body)
 
 
+def replace_device(hub: Hub, room: Room, event: str, table: Table, tmp: Path) -> None:
+    """Table 1's device is replaced mid-match, once the hub holds all it made; the checks of the
+    change (module doc). The new device plays on from 2-0."""
+    old = table.data
+    two_nil = {"A": 2, "B": 0}
+    table.wait(lambda s: s["score"] == two_nil and s["match_id"] == "r1-t1", "table 1 at 2-0")
+
+    def held() -> bool:
+        with read_db(hub.db) as conn:
+            stored = len(stored_events(conn, table.table))
+        state = (hub.table(table.table) or {}).get("state") or {}
+        return stored >= len(table.made()) and state.get("score") == two_nil
+
+    wait_until(held, WAIT, "the hub holding table 1's first game")
+    pending = enroll_pending(hub, tmp, "dev-1b")
+    code = pending.code()
+    watch = OfflineWatch(hub, table.table)
+    override = {"match_id": "r1-t1", "score": two_nil}
+    hub.td.post("/api/fleet/dev-1b/enroll", {"table": table.table, "code": code, "override": override})
+    took = watch.wait(OFFLINE_S)
+    print(f"device replaced → table 1 offline on the API: {took:.2f} s (from the TD's request)")
+    assert pending.wait() == 0, pending.err.lines
+    detail = hub.table(table.table)
+    assert detail is not None and detail["tile"]["status"] == "offline" and not detail["tile"]["online"]
+    offline = [a for a in detail["alerts"] if a["kind"] == "offline"]
+    assert offline and "no device" in offline[0]["message"], detail["alerts"]
+    status = json.loads(retained(room, event, f"{table.table}/status") or b'{"online": false}')
+    assert status["online"] is False, status
+    wait_until(lambda: (old / "retired").exists(), WAIT, "the old kiosk told it is retired")
+
+    table.replace_device(tmp / "dev-1b")
+    table.start()
+    # the new device takes the match at 0-0; the hub sends it the last known score, and says so
+    table.wait(lambda s: s["match_id"] == "r1-t1" and s["score"] == two_nil, "r1-t1 at 2-0 on the new device")
+    told = wait_until(
+        lambda: [a for a in hub.td.get("/api/alerts") if a["kind"] == "score_backwards"],
+        WAIT,
+        "the TD told that table 1's new device took the match",
+    )
+    assert [(a["table"], a["match_id"]) for a in told] == [("1", "r1-t1")], told
+    assert "new device" in told[0]["message"] and "2–0" in told[0]["message"], told
+    assert hub.online(table.table)
+    table.start(T1_NEW_DEVICE)
+
+
 def hub_commands(db: Path) -> list[dict[str, Any]]:
     with read_db(db) as conn:
         return [dict(r) for r in conn.execute("SELECT * FROM commands ORDER BY created_wall")]
@@ -323,12 +417,15 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
     profiles = tmp_path / "profiles"
     profiles.mkdir()
     (profiles / "club.toml").write_text(CLUB, encoding="utf-8")
-    broker = persistent_broker().start()
-    db = tmp_path / "hub.db"
+    room = Room(tmp_path, event, tables="2-4")
+    broker = room.broker
     extra = ["--profiles", str(profiles)]
-    hub = HubProcess(tmp_path, broker, event, db, extra=extra)
-    tables = {t: Table(tmp_path, t, event, broker) for t in ("1", "2", "3", "4")}
+    hub = Hub(tmp_path, event, room=room.out, broker_port=room.port, extra=extra)
+    db = hub.db
+    tables: dict[str, Table] = {}
     try:
+        tables["1"] = Table.enrolled(tmp_path, "1", enroll(hub, tmp_path, "dev-1a", "1"))
+        tables |= {t: Table.configured(tmp_path, t, event, room) for t in ("2", "3", "4")}
         td = Td(hub)
         t0 = wall_now()
         td.import_round(round_one_csv(t0 - MIN))
@@ -343,8 +440,8 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
         # table 4 has no round-1 match: it takes its round-2 match at once; Kevin is there
         play(tables["4"], "r2-t4", [{"input": "checkin", "side": "A"}])
         tables["4"].wait(lambda s: s["present"]["A"], "Kevin checked in")
-        for t in ("1", "3"):
-            tables[t].start(SCRIPTS[f"r1-t{t}"])
+        tables["1"].start(T1_OLD_DEVICE)
+        tables["3"].start(SCRIPTS["r1-t3"])
         tables["2"].start(T2_BEFORE_CUT)
 
         # Ruth is late; before her first mark the TD delays round 2 by a minute
@@ -352,6 +449,8 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
         delayed = td.client.post("/api/rounds/2/delay", {"minutes": 1})
         assert delayed["start_wall"] == start2 + MIN and "4" in delayed["tables"], delayed
         marks = [start2 + 2 * MIN, start2 + 3 * MIN]  # were start2 + 1 and + 2 minutes
+
+        replace_device(hub, room, event, tables["1"], tmp_path)
 
         # a power cut at table 2 mid-game, its clock running, once the hub has the game's events
         def t2_stored() -> bool:
@@ -366,14 +465,15 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
         assert tables["2"].state()["clock"]["running"] in ("A", "B")
 
         # the hub dies; meanwhile the power is back at table 2, which ends its match
-        assert hub.kill() < 0
+        hub.proc.kill()
+        assert hub.proc.wait(WAIT) < 0
         dead_from = wall_now()
         kiosk = tables["2"].start(T2_AFTER_CUT)
         restored = json.loads(kiosk.wait_line(RESTORED).group(2))
         assert restored["clock"]["paused"] == "power_loss"
         finished(tables["2"], "r1-t2")
         back_at = wall_now()
-        hub = HubProcess(tmp_path, broker, event, db, extra=extra)
+        hub = Hub(tmp_path, event, room=room.out, broker_port=room.port, extra=extra, port=hub.port)
         td = Td(hub)
 
         for t in ("1", "3"):
@@ -426,7 +526,12 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
                 match_id
             ]
             assert exported[match_id]["end_reason"] == truth.end_reason
-            assert row["corrected"] == "no" and not row["decision"]
+            assert not row["decision"], row
+            if match_id == "r1-t1":  # the score carried to table 1's new device: the TD's correction
+                assert row["corrected"] == "yes", row
+                assert "device change" in row["correction_note"], row
+            else:
+                assert row["corrected"] == "no", row
             # the table's own last word agrees
             assert (played["score"]["A"], played["score"]["B"]) == truth.score, played
             assert (played["winner"], played["end_reason"]) == (truth.winner, truth.end_reason)
@@ -450,14 +555,31 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
         log = tables["4"].state()["penalty_log"]
         assert [p["id"] for p in log] == ["late:r2-t4:B:1", "late:r2-t4:B:2"], log
 
-        # every event every table made, stored once (the power-loss pause too)
+        # every event every table made, stored once (the power-loss pause too); the events of
+        # r1-t1 that table 1's old device made are filed under another id (the new device
+        # numbers the match's events from 1 again)
         def delivered() -> dict[str, str]:
             problems = {}
             with read_db(db) as conn:
                 for t, table in tables.items():
+                    stored = stored_events(conn, t, as_filed=True)
+                    expected = table.made()
+                    if table.earlier:
+                        apart = sorted(
+                            {e["match_id"] for e in stored if e["match_id"].startswith("r1-t1~device-")}
+                        )
+                        if len(apart) != 1:
+                            problems[t] = f"the old device's events of r1-t1 filed apart as {apart}"
+                            continue
+                        moved = {"r1-t1": apart[0]}
+                        before = [
+                            {**e, "match_id": moved.get(e["match_id"], e["match_id"])}
+                            for e in table.made_earlier()
+                        ]
+                        expected = before + expected
                     # each once; the order of arrival is the broker's (a restart redelivers QoS 1
                     # messages it had not had acknowledged, after newer ones)
-                    report = delivery_report(table.made(), stored_events(conn, t), ordered=False)
+                    report = delivery_report(expected, stored, ordered=False)
                     if report:
                         problems[t] = report
             return problems
@@ -476,6 +598,5 @@ def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> 
             except Exception:  # a kiosk that would not stop is killed: the others still stop
                 if table.kiosk is not None:
                     table.kiosk.proc.kill()
-        if hub.alive():
-            hub.stop()
-        broker.stop()
+        hub.stop()
+        room.stop()

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from hub.broker_config import main as broker_config_main
+from hub.broker.mosquitto import main as broker_config_main
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
 from tests.faults.support import WAIT, HubProcess, TdClient, schedule_csv, wait_until

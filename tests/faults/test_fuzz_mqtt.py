@@ -32,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from hub.clock import SystemClock
+from hub.live.clock import SystemClock
 from rulebook.wire import parse_event
 from tests.faults.hostile import Hostile, Msg, dumps
 from tests.faults.support import (
@@ -177,7 +177,7 @@ def run_fuzz(tmp_path: Path, n: int, seed: int) -> dict[str, Any]:
 
         # A fresh command flows end to end to both tables, and a fresh input reaches the store.
         for table in (SIM, KIOSK):
-            cmd = hub.call(hub.hub.td_command, table, "td_ack", {}, "test")
+            cmd = hub.call(hub.hub.actions.td_command, table, "td_ack", {}, "test")
             wait_until(
                 lambda c=cmd: (hub.call(hub.hub.store.command, c["id"]) or {}).get("done_ok") is True,
                 WAIT,

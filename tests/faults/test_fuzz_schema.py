@@ -17,7 +17,7 @@ import paho.mqtt.client as mqtt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hub.clock import FakeClock
+from hub.live.clock import FakeClock
 from rulebook.policy import forfeit_points, lateness
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot

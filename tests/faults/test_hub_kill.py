@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import SystemClock
-from hub.schedule import parse_schedule
+from hub.live.clock import SystemClock
+from hub.tournament.schedule import parse_schedule
 from rulebook.policy import lateness
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot

@@ -15,8 +15,8 @@ import sqlite3
 
 import pytest
 
-from hub.clock import FakeClock
-from hub.store import Store
+from hub.live.clock import FakeClock
+from hub.storage.store import Store
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
 from tests.hub.support import MIN, T0, hub_state, present, publish, schedule_csv, sim_table, start_hub, tick

@@ -118,7 +118,7 @@ class Hub:
     """An MQTT client in the hub's place: the table's retained status and state, assignments and
     TD commands.
 
-    Like the real hub (``hub.commands.CommandSender.resend_unanswered``), it sends every command
+    Like the real hub (``hub.live.commands.CommandSender.resend_unanswered``), it sends every command
     the table has not answered again each time the table's status turns online: a table's
     session is clean, so a command published while the kiosk is starting (before it has
     subscribed) reaches nobody, and the table's status online comes only after its subscription.

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
-from hub.clock import SystemClock
-from hub.config import HubConfig
-from hub.store import LISTING_BYTES, Store
+from hub.live.clock import SystemClock
+from hub.live.config import HubConfig
+from hub.storage.store import LISTING_BYTES, Store
 from rulebook.wire import MAX_EVENT_BYTES
 from tests.faults.support import (
     WAIT,

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
-from hub.round_control import PlayersToIdentify
+from hub.live.clock import FakeClock
+from hub.live.round_control import PlayersToIdentify
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub, tick
 
@@ -80,7 +80,7 @@ class Room:
         self.clock = clock = FakeClock(T0 - MIN)
         ev = event_id(name)
         self.hub = hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, schedule=round_one())
-        hub.call(hub.hub.import_schedule, second, "td")
+        hub.call(hub.hub.round_control.import_schedule, second, "td")
         self.t42 = t42 = SimTable(ev, "42", mosquitto.host, mosquitto.port, clock=clock).start()
         self.t43 = t43 = SimTable(ev, "43", mosquitto.host, mosquitto.port, clock=clock).start()
         t42.wait_for(lambda s: s.match_id == "r1-t42")
@@ -169,8 +169,8 @@ def test_a_point_given_to_a_player_found_elsewhere_is_offered_for_waiving(tmp_pa
         )
         her = conflict["candidates"][0]["key"]
         with pytest.raises(PlayersToIdentify):
-            hub.call(hub.hub.import_schedule, with_ids, "td")
-        hub.call(hub.hub.import_schedule, with_ids, "td", {"r2-t42:B": her})
+            hub.call(hub.hub.round_control.import_schedule, with_ids, "td")
+        hub.call(hub.hub.round_control.import_schedule, with_ids, "td", {"r2-t42:B": her})
         tick(hub)
 
         (alert,) = alerts(hub, "late_elsewhere")
@@ -187,7 +187,7 @@ def test_a_point_given_to_a_player_found_elsewhere_is_offered_for_waiving(tmp_pa
         assert len(alerts(hub, "late_elsewhere")) == 1
 
         # the TD's one click: the waive the alert names
-        hub.call(hub.hub.td_command, "42", "waive", {"penalty_id": "late:r2-t42:B:1"}, "td")
+        hub.call(hub.hub.actions.td_command, "42", "waive", {"penalty_id": "late:r2-t42:B:1"}, "td")
         t42.wait_for(lambda s: snapshot(s)["penalties"]["B"] == 0)
         synced(hub, t42)
         tick(hub)

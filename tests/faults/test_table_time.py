@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
-from hub.schedule import parse_schedule
+from hub.live.clock import FakeClock
+from hub.tournament.schedule import parse_schedule
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
 from rulebook.wire import MAX_LENGTH
@@ -176,7 +176,7 @@ def test_a_schedule_imported_half_an_hour_late_with_both_players_absent(tmp_path
     hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock)
     sim = SimTable(ev, "1", mosquitto.host, mosquitto.port, clock=clock).start()
     try:
-        hub.call(hub.hub.import_schedule, one_match("1", 7), "td")
+        hub.call(hub.hub.round_control.import_schedule, one_match("1", 7), "td")
         sim.wait_for(lambda s: s.match_id == "r1-t1")
         synced(hub, sim)
         for minute in (31, 36, 45, 60, 90, 120):

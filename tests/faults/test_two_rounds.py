@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from demo.simtable import SimTable
-from hub.automation import existing_late_points
-from hub.clock import FakeClock
+from hub.live.automation import existing_late_points
+from hub.live.clock import FakeClock
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub, tick
 
@@ -195,7 +195,7 @@ def test_a_player_scheduled_at_two_matches_at_once_is_an_alert_at_import(tmp_pat
     hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, event_id("import2"), clock)
     try:
         side_event = row("side", 9, "Anna  Nagy", "Eva Holm", 5, T0 + 60 * MIN)
-        hub.call(hub.hub.import_schedule, room_schedule([side_event]), "td")
+        hub.call(hub.hub.round_control.import_schedule, room_schedule([side_event]), "td")
         (double,) = [a for a in hub.call(hub.hub.room)["alerts"] if a["kind"] == "double_booked"]
         assert double["urgency"] == "medium"
         assert double["message"].startswith("Anna Nagy is scheduled at two matches at once")

@@ -18,9 +18,9 @@ from typing import Any
 
 import aiohttp
 
-from hub.clock import SystemClock
-from hub.login_throttle import LoginLimits
-from hub.web import AUTH_KEY, MAX_LOGIN_BODY, sweep_sessions
+from hub.live.clock import SystemClock
+from hub.web.login_throttle import LoginLimits
+from hub.web.server import AUTH_KEY, MAX_LOGIN_BODY, sweep_sessions
 from tests.faults.support import (
     PASSWORD,
     WAIT,

@@ -48,6 +48,14 @@ def enroll(hub: Hub, tmp: Path, device: str, table: str, **extra: Any) -> Path:
     return tmp / device
 
 
+def enroll_pending(hub: Hub, tmp: Path, device: str) -> Enroll:
+    """``bgtable enroll`` for ``device``, waiting on the Tables page with its code (the TD's
+    request, timed by the test, enrolls it: ``proc.code()``, then ``proc.wait()``)."""
+    proc = Enroll(tmp, hub.url, tmp / device, device, "--timeout", "90")
+    hub.wait_device(device, lambda r: r["state"] == "pending", f"{device} waiting")
+    return proc
+
+
 def seed_waiting(state: Path, table: str, match_id: str, *, first_point_in_ms: int) -> None:
     """Write the table's journal: it took ``match_id`` and Anna Berg checked in, so long ago that
     Jon Dahl's first lateness point (five minutes after the assignment) falls due

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hub.broker_config import main as broker_config_main
+from hub.broker.mosquitto import main as broker_config_main
 from tests.faults.support import PASSWORD, TdClient, wait_until
 from tests.support.broker import Mosquitto, free_port, wait_for_port
 from tests.support.patience import patience

@@ -16,7 +16,7 @@ import threading
 import tomllib
 from pathlib import Path
 
-from hub.broker_tls import cert_pem, key_pem, make_ca, make_server
+from hub.broker.tls import cert_pem, key_pem, make_ca, make_server
 from tests.fleet.relay import RELAY_HOST
 from tests.fleet.support import WAIT, Enroll, Hub, Room, Table, broker_of, cleanup, wait_until
 from tests.support.broker import free_port

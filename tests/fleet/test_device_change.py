@@ -23,6 +23,7 @@ from tests.fleet.scenes import (
     OfflineWatch,
     auto_commands,
     enroll,
+    enroll_pending,
     retained,
     seed_waiting,
     wall_now,
@@ -220,11 +221,3 @@ def test_a_device_changed_mid_match_needs_the_match_named_and_the_new_one_takes_
                 assert back[0]["table"] == "12" and back[0]["match_id"] == "r1-t12"
                 assert "Table 12" in back[0]["message"] and "r1-t12" in back[0]["message"]
                 assert "2–1" in back[0]["message"] and "new device" in back[0]["message"]
-
-
-def enroll_pending(hub: Hub, tmp: Path, device: str):
-    from tests.fleet.support import Enroll
-
-    proc = Enroll(tmp, hub.url, tmp / device, device, "--timeout", "90")
-    hub.wait_device(device, lambda r: r["state"] == "pending", f"{device} waiting")
-    return proc

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.device_change import check_override, in_progress
-from hub.fleet_limits import SourceLimits, Waiting, Window, to_evict
-from hub.fleet_model import CONTROL, READ, SETUP, audience, check_code, shown_message, shown_to
-from hub.provision import FleetError
-from hub.state import RoomState
+from hub.broker.provision import FleetError
+from hub.fleet.device_change import check_override, in_progress
+from hub.fleet.limits import SourceLimits, Waiting, Window, to_evict
+from hub.fleet.model import CONTROL, READ, SETUP, audience, check_code, shown_message, shown_to
+from hub.live.state import RoomState
 from rulebook.profiles import get_profile
 
 

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.sealed_box import b64encode, new_private_key, public_key
-from hub.fleet_model import (
+from hub.broker.provision import FleetError
+from hub.fleet.model import (
     BUTTONS,
     ReportError,
     check_hello,
@@ -20,8 +21,7 @@ from hub.fleet_model import (
     new_code,
     public_row,
 )
-from hub.fleet_store import Device
-from hub.provision import FleetError
+from hub.fleet.store import Device
 
 KEY = b64encode(public_key(new_private_key()))
 

@@ -20,7 +20,7 @@ from typing import Any
 import aiohttp
 import paho.mqtt.client as mqtt
 
-from hub.web import FLEET_PUSH_S
+from hub.web.server import FLEET_PUSH_S
 from tests.faults.support import wait_until
 from tests.fleet.support import PASSWORD, WAIT, Enroll, Hub, broker_of, cleanup
 

@@ -102,7 +102,7 @@ def test_fingerprints_and_key_files():
 
 def test_the_hub_keeps_its_key(tmp_path):
     """Made once (0600), the same after a restart: enrolled tables keep trusting their hub."""
-    from hub.hub_key import HubKey, HubKeyError
+    from hub.fleet.hub_key import HubKey, HubKeyError
 
     path = tmp_path / "hub-signing.key"
     first = HubKey.load_or_create(path)

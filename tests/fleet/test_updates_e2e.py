@@ -28,7 +28,7 @@ from tests.support.patience import patience
 ROOT = Path(__file__).resolve().parents[2]
 EVENT = "fleet-update"
 BUILD_SCRIPT = (
-    "import sys; from pathlib import Path; from hub.software import build_wheel; "
+    "import sys; from pathlib import Path; from hub.fleet.software import build_wheel; "
     "path, version, build = build_wheel(Path(sys.argv[1])); print(path); print(build)"
 )
 

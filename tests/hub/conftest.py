@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.clock import FakeClock
+from hub.live.clock import FakeClock
 from tests.hub.support import MIN, T0
 
 

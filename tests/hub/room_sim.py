@@ -1,9 +1,9 @@
-"""A room played in process against a real :class:`hub.core.Hub` on a fake clock, for properties
+"""A room played in process against a real :class:`hub.live.core.Hub` on a fake clock, for properties
 that need hundreds of rooms (tests/hub/test_automation_holds.py).
 
 No broker: the hub runs as it does before its link exists, and the tables are the rulebook's
 reducer, each taking what the hub decided — its current match for the table, the commands it
-recorded (a command is recorded and committed before it is published: ``hub.commands``) — and
+recorded (a command is recorded and committed before it is published: ``hub.live.commands``) — and
 telling the hub its state and events through the hub's own ``Ingest.post``, as a table's link
 does. A snapshot is computed when it is told, so the hub anchors its durations at receipt as it
 does for a real table. The real-process counterpart is tests/hub/test_round_moves_lateness.py.
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from hub.clock import FakeClock
-from hub.config import HubConfig
-from hub.core import Hub
-from hub.schedule import ScheduledMatch
-from hub.store import Store
+from hub.live.clock import FakeClock
+from hub.live.config import HubConfig
+from hub.live.core import Hub
+from hub.storage.store import Store
+from hub.tournament.schedule import ScheduledMatch
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
 from rulebook.vocab import EventType, InputType

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
+from hub.live.clock import FakeClock
 from hub.service import HubThread
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, hub_state, schedule_csv, start_hub, tick

@@ -15,8 +15,8 @@ import paho.mqtt.client as mqtt
 
 from demo.simtable import SimTable
 from hub.app import RunConfig
-from hub.clock import FakeClock
-from hub.config import HubConfig
+from hub.live.clock import FakeClock
+from hub.live.config import HubConfig
 from hub.service import HubThread
 from tests.support.patience import WAIT
 

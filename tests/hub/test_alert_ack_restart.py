@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hub.clock import FakeClock
-from hub.config import HubConfig
-from hub.core import Hub
-from hub.schedule import parse_schedule
-from hub.store import Store
+from hub.live.clock import FakeClock
+from hub.live.config import HubConfig
+from hub.live.core import Hub
+from hub.storage.store import Store
+from hub.tournament.schedule import parse_schedule
 from rulebook.snapshot import snapshot
 from rulebook.vocab import InputType
 from tests.hub.room_sim import SimRoom, wire
@@ -47,7 +47,7 @@ def test_an_acknowledged_call_answered_just_before_a_kill_is_not_raised_again(tm
     assert hub is not None
     alert = hub.alerts.active[KEY]
     clock.advance(1_000)
-    assert hub.ack_alert(alert["id"], "td")
+    assert hub.actions.ack_alert(alert["id"], "td")
     # the table takes the td_ack and tells its state; the hub reads it (the call is over)...
     assert room.deliver()
     assert room.tables["1"].state.td_call is None

@@ -1,4 +1,4 @@
-"""Every alert kind the hub can raise says what it asks of the TD (``hub/alert_kinds.py``), and the
+"""Every alert kind the hub can raise says what it asks of the TD (``hub/logic/alert_kinds.py``), and the
 feed lists what the TD must do first, the longest waiting first.
 
 The kinds are read from the hub's source: every ``AlertSpec(...)`` any module under ``hub/``
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hub.alert_kinds import ACT, ASKS, DONE, WATCH, asks
-from hub.alerts import feed_key, ordered, urgencies
+from hub.live.alerts import feed_key, ordered, urgencies
+from hub.logic.alert_kinds import ACT, ASKS, DONE, WATCH, asks
 
 HUB = Path(__file__).resolve().parents[2] / "hub"
 
@@ -96,21 +96,21 @@ def test_every_alert_kind_the_hub_raises_is_classified():
     raised = raised_kinds()
     # the reading itself works: kinds from every module that raises them
     for kind, module in (
-        ("td_call", "hub.watch"),
-        ("offline", "hub.watch"),
-        ("flag", "hub.watch"),
-        ("storage", "hub.storage"),
-        ("room_offline", "hub.rooms"),
-        ("dice", "hub.dice_watch"),
-        ("invalid_message", "hub.incidents"),
-        ("cmd_failed", "hub.alerts"),
-        ("auto_point", "hub.watch"),
+        ("td_call", "hub.logic.conditions"),
+        ("offline", "hub.logic.conditions"),
+        ("flag", "hub.logic.conditions"),
+        ("storage", "hub.live.storage_health"),
+        ("room_offline", "hub.live.rooms"),
+        ("dice", "hub.live.dice_towers"),
+        ("invalid_message", "hub.live.incidents"),
+        ("cmd_failed", "hub.live.alerts"),
+        ("auto_point", "hub.logic.conditions"),
     ):
         assert module in raised.get(kind, set()), f"{kind} not found in {module}"
     missing = {k: sorted(m) for k, m in raised.items() if k not in ASKS}
-    assert not missing, f"alert kinds not classified in hub/alert_kinds.py: {missing}"
+    assert not missing, f"alert kinds not classified in hub/logic/alert_kinds.py: {missing}"
     stale = set(ASKS) - set(raised)
-    assert not stale, f"hub/alert_kinds.py classifies kinds nothing raises: {sorted(stale)}"
+    assert not stale, f"hub/logic/alert_kinds.py classifies kinds nothing raises: {sorted(stale)}"
 
 
 def test_the_issue_s_kinds_ask_what_the_td_must_do():

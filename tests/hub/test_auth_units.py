@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.auth import Auth, hash_password
-from hub.hosts import HostPolicy, check_allowed_host
-from hub.login_throttle import LoginLimits, LoginThrottle, Refused
+from hub.web.auth import Auth, hash_password
+from hub.web.hosts import HostPolicy, check_allowed_host
+from hub.web.login_throttle import LoginLimits, LoginThrottle, Refused
 
 
 class Ticks:

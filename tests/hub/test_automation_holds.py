@@ -21,14 +21,14 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from hub.actions import ActionError
-from hub.clock import FakeClock
-from hub.holds import Hold, hold_reason, not_given, resumed
-from hub.lateness import LateConfig, due_commands, timing
-from hub.room import TableView
-from hub.schedule import ScheduledMatch, parse_schedule
-from hub.timeline import Filters
-from hub.watch import Context, WatchConfig, hhmm, table_alerts
+from hub.live.actions import ActionError
+from hub.live.clock import FakeClock
+from hub.logic.conditions import Context, WatchConfig, hhmm, table_alerts
+from hub.logic.holds import Hold, hold_reason, not_given, resumed
+from hub.logic.lateness import LateConfig, due_commands, timing
+from hub.logic.table_view import TableView
+from hub.logic.timeline import Filters
+from hub.tournament.schedule import ScheduledMatch, parse_schedule
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
@@ -296,7 +296,7 @@ def _act(room: SimRoom, kind: str, n: int, now: int) -> None:
             moved = [
                 replace(m, start_wall=m.start_wall + n * MIN) if m.round == "2" else m for m in hub.schedule
             ]
-            hub.import_schedule(csv_of(moved), "td")
+            hub.round_control.import_schedule(csv_of(moved), "td")
     except ActionError:
         pass  # e.g. nothing left to delay: the TD is told, nothing happens
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.broker_config import (
+from hub.broker.mosquitto import (
     BrokerConfigError,
     BrokerSettings,
     add_broker_config_command,
@@ -272,7 +272,7 @@ def test_unknown_broker_user_is_refused(tmp_path: Path):
 def run_module(*argv: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(
-        [sys.executable, "-m", "hub.broker_config", *argv],
+        [sys.executable, "-m", "hub.broker.mosquitto", *argv],
         cwd=REPO,
         capture_output=True,
         text=True,

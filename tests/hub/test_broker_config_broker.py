@@ -21,7 +21,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from hub.broker_config import main as broker_config_main
+from hub.broker.mosquitto import main as broker_config_main
 from tests.support.broker import Mosquitto, free_port
 from tests.support.patience import patience
 

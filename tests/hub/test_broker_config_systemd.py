@@ -240,7 +240,7 @@ def test_units_pass_systemd_analyze_verify(tmp_path: Path):
 def test_the_services_may_open_a_file_per_connection_of_a_championship_room():
     """Mosquitto holds one file per connection and the hub (with the embedded broker) too:
     systemd's default soft limit of 1,024 would stop a room of a thousand tables connecting."""
-    from hub.broker_config import room_limits
+    from hub.broker.mosquitto import room_limits
 
     needed = room_limits(5_000).max_connections + 64  # the listeners, the files, the logs
     drop_in = parse_unit(SYSTEMD / "mosquitto.service.d" / "bgtable.conf")

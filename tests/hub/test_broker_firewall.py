@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from hub.broker_config import main as broker_config_main
-from hub.broker_firewall import FIREWALL_NAME, NFT_TABLE, PER_SOURCE
+from hub.broker.firewall import FIREWALL_NAME, NFT_TABLE, PER_SOURCE
+from hub.broker.mosquitto import main as broker_config_main
 from tests.support.broker import free_port
 from tests.support.patience import patience
 

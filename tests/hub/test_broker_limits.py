@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.broker_config import MONITOR_USER, room_limits
+from hub.broker.mosquitto import MONITOR_USER, room_limits
 from tests.hub.test_broker_config_broker import PREFIX, WAIT, Peer, Room, generate_and_start, topic
 
 #: tables in the generated room (``generate_and_start``: 1-5 and A1)

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from hub.clock import FakeClock
-from hub.profile_files import load_profiles
-from hub.schedule import ScheduleError, parse_schedule
-from hub.state import RoomState
+from hub.live.clock import FakeClock
+from hub.live.state import RoomState
+from hub.tournament.profile_files import load_profiles
+from hub.tournament.schedule import ScheduleError, parse_schedule
 from rulebook.custom_profiles import DIGEST_KEY, ProfileBook, custom_profile
 from rulebook.errors import ProfileError, ProfileFileError
 from rulebook.parse import parse_input

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.dbfile import (
+from hub.storage.dbfile import (
     DatabaseDamaged,
     NotAHubDatabase,
     backups,
@@ -25,7 +25,7 @@ from hub.dbfile import (
     latest_good_backup,
     make_backup,
 )
-from hub.store import Store
+from hub.storage.store import Store
 from tests.support.broker import free_port
 from tests.support.patience import patience
 

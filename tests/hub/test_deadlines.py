@@ -8,8 +8,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hub.deadlines import Deadlines
-from hub.watch import projected_finish, slow_from
+from hub.live.deadlines import Deadlines
+from hub.logic.conditions import projected_finish, slow_from
 
 
 def test_due_hands_out_the_tables_whose_moment_has_come_once():

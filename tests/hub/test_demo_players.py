@@ -28,8 +28,8 @@ from demo.schedule import (
     roles,
     to_csv,
 )
-from hub.clock import FakeClock
-from hub.schedule import parse_schedule
+from hub.live.clock import FakeClock
+from hub.tournament.schedule import parse_schedule
 from rulebook.profiles import get_profile
 from rulebook.replay import replay_lines
 from rulebook.snapshot import snapshot

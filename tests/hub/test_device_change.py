@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
-from hub.device_change import REPLACED, DeviceChanges, in_progress
+from hub.fleet.device_change import REPLACED, DeviceChanges, in_progress
+from hub.live.clock import FakeClock
+from hub.live.core import Hub
 from hub.service import HubThread
 from rulebook.snapshot import snapshot
+from tests.faults.support import expected_events
 from tests.hub.support import MIN, T0, event_id, hub_state, one_match, start_hub, tick
 
 
@@ -49,7 +51,7 @@ class Scene:
         self.hub.wait_for(lambda h: hub_state(h, "1").get("seq") == sim.state.seq)
 
     def gone(self) -> None:
-        """What the fleet does when it retires table 1's device (hub.fleet -> DeviceChanges)."""
+        """What the fleet does when it retires table 1's device (hub.fleet.devices -> DeviceChanges)."""
         self.hub.call(lambda: DeviceChanges(self.hub.hub).gone("1", REPLACED, "td"))
 
     def tile(self) -> dict:
@@ -110,6 +112,40 @@ def test_the_next_device_takes_the_match_at_its_last_known_score(scene: Scene):
     scene.clock.set(T0 + 7 * MIN)
     tick(scene.hub)
     assert snapshot(new.state)["penalties"] == {"A": 0, "B": 0}
+
+
+def test_the_next_device_s_events_of_the_match_are_stored_and_the_old_ones_filed_apart(scene: Scene):
+    """The next device numbers the carried match's events from 1 again: each is stored (none
+    taken for a duplicate of the old device's event with that number), and the old device's
+    events stay, filed under another id, as those of a table that lost its journal."""
+
+    def stored(hub: Hub, match_id: str) -> list[tuple[int, str]]:
+        return [(e["seq"], e["type"]) for e in hub.store.events("1", match_id, 1000)]
+
+    def made(sim: SimTable) -> list[tuple[int, str]]:
+        return [(e["seq"], e["type"]) for e in expected_events(sim)]
+
+    playing(scene.old)
+    scene.old.win("A", "gammon")
+    scene.synced(scene.old)
+    old = made(scene.old)
+    scene.hub.wait_for(lambda h: stored(h, "r1-t1") == old)
+    scene.clock.set(T0 + 2 * MIN)
+    scene.gone()
+    scene.old.stop(graceful=False)
+
+    new = scene.device()
+    scene.synced(new)
+    scene.clock.set(T0 + 3 * MIN)
+    tick(scene.hub)
+    new.wait_for(lambda s: snapshot(s)["score"] == {"A": 2, "B": 0})  # carried
+    playing(new)
+    new.win("B")
+    scene.synced(new)
+    assert made(new)[0] == (1, "assign") and len(made(new)) > 1
+    scene.hub.wait_for(lambda h: stored(h, "r1-t1") == made(new))
+    assert scene.hub.call(stored, scene.hub.hub, f"r1-t1~device-{T0 + 2 * MIN}") == old
+    assert scene.hub.call(lambda: scene.hub.hub.stats["duplicates"]) == 0
 
 
 def test_a_next_device_that_played_on_before_the_carry_leaves_the_score_to_the_td(scene: Scene):

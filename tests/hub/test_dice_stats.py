@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.dice_stats import (
+from hub.logic.dice_stats import (
     MIN_ROLLS,
     DiceTally,
     Verdict,

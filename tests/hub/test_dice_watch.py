@@ -8,7 +8,7 @@ import random
 
 from playwright.sync_api import expect, sync_playwright
 
-from hub.dice_stats import MIN_ROLLS
+from hub.logic.dice_stats import MIN_ROLLS
 from tests.e2e.pages import CHROMIUM_ARGS, login, shots_dir
 from tests.hub.support import T0, event_id, one_match, schedule_csv, sim_table, start_hub
 from tests.hub.test_web_api import Client, run

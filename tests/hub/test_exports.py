@@ -11,7 +11,7 @@ import json
 
 import aiohttp
 
-from hub.exports import CSV_COLUMNS, results_csv
+from hub.tournament.exports import CSV_COLUMNS, results_csv
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, PASSWORD, T0, event_id, iso, sim_table, start_hub
 

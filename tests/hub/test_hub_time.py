@@ -20,10 +20,10 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from drivers.hub_link import HubLink
-from hub.broker_config import main as broker_config_main
-from hub.clock import FakeClock
-from hub.dynsec import CONFIG_NAME, DEFAULT_ACL_ACCESS, role_name
-from hub.time_beacon import TimeBeacon
+from hub.broker.dynsec import CONFIG_NAME, DEFAULT_ACL_ACCESS, role_name
+from hub.broker.mosquitto import main as broker_config_main
+from hub.live.clock import FakeClock
+from hub.live.time_beacon import TimeBeacon
 from tests.hub.support import T0, Spy, event_id, publish, start_hub
 from tests.support.broker import Mosquitto, free_port
 from tests.support.patience import patience

@@ -63,7 +63,7 @@ def test_twelve_minutes_late_gets_exactly_two_points(tmp_path, mosquitto, clock)
             # arrives after anything they could have sent
             tick(hub)
             tick(hub)
-            marker = hub.call(hub.hub.td_command, "1", "td_ack", {}, "test")
+            marker = hub.call(hub.hub.actions.td_command, "1", "td_ack", {}, "test")
             sim.wait_cmd(marker["id"])
             assert late_ids(sim) == ["late:r1-t1:B:1", "late:r1-t1:B:2"]
             assert penalties(sim) == {"A": 0, "B": 2}
@@ -110,7 +110,7 @@ def test_waiver_restores_the_score(tmp_path, mosquitto, clock):
             clock.set(T0 + 11 * MIN)
             tick(hub)
             sim.wait_for(lambda s: snapshot(s)["penalties"]["B"] == 2)
-            cmd = hub.call(hub.hub.td_command, "1", "waive", {"penalty_id": "late:r1-t1:B:2"}, "td")
+            cmd = hub.call(hub.hub.actions.td_command, "1", "waive", {"penalty_id": "late:r1-t1:B:2"}, "td")
             assert cmd["id"].startswith("td:")
             done = sim.wait_cmd(cmd["id"])
             assert done["ok"] is True
@@ -152,7 +152,7 @@ def test_restarted_hub_awards_nothing_twice(tmp_path, mosquitto, clock):
             tick(hub)
             tick(hub)
             sim.wait_for(lambda s: snapshot(s)["penalties"]["B"] == 2)
-            marker = hub.call(hub.hub.td_command, "1", "td_ack", {}, "test")
+            marker = hub.call(hub.hub.actions.td_command, "1", "td_ack", {}, "test")
             sim.wait_cmd(marker["id"])
             spy.wait_for(lambda s: any(p["id"] == marker["id"] for p in s.payloads("/cmd")))
             # a command the table has not answered yet is sent again, under the same id, when the
@@ -211,13 +211,13 @@ def test_break_overrun_points_and_suspended_automation(tmp_path, mosquitto, cloc
             assert on_break["count"] == 1 and on_break["items"][0]["side"] == "B"
             assert on_break["items"][0]["ends_wall"] == T0 + 15 * MIN
             # the TD suspends automation: the overrun is reported, nothing is sent
-            hub.call(hub.hub.set_automation, "1", True, "td")
+            hub.call(hub.hub.actions.set_automation, "1", True, "td")
             clock.set(T0 + 26 * MIN)  # 11 minutes over: 2 points due
             tick(hub)
             kinds = {a["kind"]: a for a in hub.call(hub.hub.alert_list)}
             assert kinds["break_overrun"]["urgency"] == "high" and "break" not in kinds
             assert hub.call(hub.hub.store.commands, "1") == []
-            hub.call(hub.hub.set_automation, "1", False, "td")
+            hub.call(hub.hub.actions.set_automation, "1", False, "td")
             tick(hub)
             sim.wait_for(lambda s: snapshot(s)["penalties"]["B"] == 2)
             ids = [c["id"] for c in sim.cmds]
@@ -247,7 +247,7 @@ def test_ffbg_with_a_clock_starts_the_late_players_clock(tmp_path, mosquitto, cl
             assert [c["id"] for c in sim.cmds] == ["late:r1-t1:B:clock"]
             clock.set(T0 + 30 * MIN)
             tick(hub)
-            marker = hub.call(hub.hub.td_command, "1", "td_ack", {}, "test")
+            marker = hub.call(hub.hub.actions.td_command, "1", "td_ack", {}, "test")
             sim.wait_cmd(marker["id"])
             assert snapshot(sim.state)["penalties"] == {"A": 0, "B": 0}
             assert st.profile.name == "ffbg-cdf"

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hub.lateness import LateConfig, due_commands, next_deadline, next_due, side_lateness, timing
-from hub.presence import PlayerIndex, previous_end, scheduled_twice
-from hub.room import TableView
-from hub.schedule import ScheduledMatch, parse_schedule
-from hub.tabletime import break_end, checked_in, clock_offset_ms, command_expiry
-from hub.watch import Context, WatchConfig, table_alerts
+from hub.logic.conditions import Context, WatchConfig, table_alerts
+from hub.logic.lateness import LateConfig, due_commands, next_deadline, next_due, side_lateness, timing
+from hub.logic.presence import PlayerIndex, previous_end, scheduled_twice
+from hub.logic.table_view import TableView
+from hub.logic.tabletime import break_end, checked_in, clock_offset_ms, command_expiry
+from hub.tournament.schedule import ScheduledMatch, parse_schedule
 from rulebook.policy import forfeit_points
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot
@@ -230,7 +230,7 @@ def test_marks_both_missed_cancel_out_once_one_arrives():
 
 
 def test_a_player_still_playing_elsewhere_is_not_late_and_the_opponent_gets_nothing_meanwhile():
-    from hub.presence import Elsewhere
+    from hub.logic.presence import Elsewhere
 
     away = Elsewhere("r1-t3", "3", "1", {"A": 4, "B": 2})
     assert due(waiting(present=("A",)), T0 + 40 * MIN, elsewhere={"A": None, "B": away}) == []
@@ -473,6 +473,33 @@ def test_both_absent_is_one_high_alert():
     assert a.urgency == "high" and "no automatic point or forfeit" in a.message and a.data["both_absent"]
 
 
+def test_playing_elsewhere_under_ffbg_without_a_clock_is_said_when_its_first_point_would_fall():
+    """ffbg-cdf without a clock gives its first point at 25 minutes, not 5: the "playing
+    elsewhere, not late" alert comes a minute before that, as the late alert would, never 20
+    minutes before lateness could count."""
+    from hub.logic.presence import Elsewhere
+
+    state = waiting(present=("A",), profile="ffbg-cdf", clock=False)
+    m = match(profile="ffbg-cdf")
+    away = Elsewhere("r1-t3", "3", "1", {"A": 4, "B": 2})
+    t = timing(
+        m, state, received=T0 - MIN, profile=FFBG, config=LateConfig(), elsewhere={"A": None, "B": away}
+    )
+    view = TableView(
+        "1", status={"online": True}, online=True, state=state, state_wall=T0 - MIN, state_fresh=True
+    )
+
+    def kinds(now: int) -> dict[str, Any]:
+        found = table_alerts(view, m, now=now, config=WatchConfig(), profile=FFBG, context=Context(timing=t))
+        return {a.kind: a for a in found}
+
+    assert not t.clock
+    for now in (T0 + 4 * MIN, T0 + 10 * MIN, T0 + 23 * MIN):
+        assert "late" not in kinds(now), now
+    late = kinds(T0 + 24 * MIN)["late"]
+    assert "not late; lateness counts from the end of that match" in late.message
+
+
 def test_a_skewed_clock_is_reported():
     state = waiting()
     state["wall"] = T0 - MIN - 12 * MIN - 1000
@@ -481,7 +508,7 @@ def test_a_skewed_clock_is_reported():
 
 
 def test_a_slow_match_speaks_of_the_round_it_holds_up_and_never_goes_stale():
-    from hub.watch import Waiting
+    from hub.logic.conditions import Waiting
 
     st_, _ = apply(
         new_table("1"),
@@ -520,7 +547,7 @@ def test_a_slow_match_speaks_of_the_round_it_holds_up_and_never_goes_stale():
 
 
 def test_a_table_that_reports_its_next_match_has_left_the_earlier_one():
-    from hub.automation import confirmed_matches
+    from hub.live.automation import confirmed_matches
 
     view = TableView("3", online=True, state={**waiting(), "match_id": "r2-t3"})
     results = {"r1-t3": {"match_id": "r1-t3", "table": "3"}, "r1-t4": {"match_id": "r1-t4", "table": "4"}}

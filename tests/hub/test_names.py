@@ -1,4 +1,4 @@
-"""Names across alphabets (hub.names): a Latin query finds Greek, Cyrillic and Nordic names, with
+"""Names across alphabets (hub.tournament.names): a Latin query finds Greek, Cyrillic and Nordic names, with
 the six languages of the table (en, el, fr, bg, nb, hu), and one name's spellings are one identity.
 """
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from hub.names import fold, name_matches, native_fold, search_words
-from hub.timeline import Filters, timeline
+from hub.logic.timeline import Filters, timeline
+from hub.tournament.names import fold, name_matches, native_fold, search_words
 from tests.hub.support import T0
 from tests.hub.test_schedule_diff import m
 
@@ -71,7 +71,7 @@ def test_one_name_in_two_alphabets_is_one_identity():
 
 
 def test_the_query_is_folded_in_its_own_alphabet_as_the_browser_does():
-    """hub/static/dom.js folds a query the same way (no transliteration table in the browser):
+    """hub/web/static/dom.js folds a query the same way (no transliteration table in the browser):
     the name's words carry the transliterations."""
     assert native_fold("  Ζωή  ΝΙΚΟΛΆΟΥ ") == "ζωη νικολαου"
     assert native_fold("ΟΔΟΣ") == "οδοσ"  # final sigma is sigma

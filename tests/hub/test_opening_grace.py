@@ -3,16 +3,16 @@ second check-in (``HubConfig.opening_grace_ms``, docs/configuration.md), never s
 
 The defect: a player who checked in 12 minutes late was at once "not started", although the
 players had only just sat down. The check-in instants are the table's ages anchored at receipt
-(hub/tabletime.py), so a table's wrong wall clock changes nothing.
+(hub/logic/tabletime.py), so a table's wrong wall clock changes nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hub.room import TableView
-from hub.schedule import parse_schedule
-from hub.watch import WatchConfig, opening_due, table_alerts
+from hub.logic.conditions import WatchConfig, opening_due, table_alerts
+from hub.logic.table_view import TableView
+from hub.tournament.schedule import parse_schedule
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table

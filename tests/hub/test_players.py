@@ -1,4 +1,4 @@
-"""The event's player registry (hub.players): every round's rows resolved to one player each,
+"""The event's player registry (hub.tournament.players): every round's rows resolved to one player each,
 whatever each file gives; the conflicts the hub does not decide; the TD's choices recorded; the
 registry in the store. The property: resolving any sequence of rounds' rows, with and without ids,
 never makes one person two players nor two people one without a recorded TD choice.
@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.names import fold
-from hub.players import ID_TWO_NAMES, NAME_MANY, NAME_TWO_IDS, NEW, Registry
-from hub.presence import PlayerIndex
-from hub.schedule import ScheduledMatch
-from hub.store import Store
+from hub.logic.presence import PlayerIndex
+from hub.storage.store import Store
+from hub.tournament.names import fold
+from hub.tournament.players import ID_TWO_NAMES, NAME_MANY, NAME_TWO_IDS, NEW, Registry
+from hub.tournament.schedule import ScheduledMatch
 
 
 def row(rnd: str, table: str, a: str, b: str, a_id: str = "", b_id: str = "") -> ScheduledMatch:
@@ -134,7 +134,7 @@ def test_a_schedule_without_a_registry_is_resolved_by_the_same_rules():
 
 # -- the property ---------------------------------------------------------------------------------
 
-#: names whose spellings fold to one (hub.names): a person may be written either way in a round
+#: names whose spellings fold to one (hub.tournament.names): a person may be written either way in a round
 SPELLINGS = [
     ("Ζωή Παπαδοπούλου", "Zoi Papadopoulou", "ZOI  papadopoulou"),
     ("Георги Иванов", "Georgi Ivanov"),

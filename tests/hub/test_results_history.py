@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from demo.simtable import SimTable
-from hub.actions import ActionError
-from hub.clock import FakeClock
-from hub.exports import results_csv
+from hub.live.actions import ActionError
+from hub.live.clock import FakeClock
 from hub.service import HubThread
+from hub.tournament.exports import results_csv
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, sim_table, start_hub, tick
 
@@ -127,7 +127,7 @@ def test_a_hub_correction_keeps_how_the_match_ended_and_refuses_impossible_final
     assert before["end_reason"] == "points"
 
     def correct(score: dict[str, int], winner: str | None, note: Any = "score sheet") -> dict[str, Any]:
-        return hub.call(hub.hub.correct_result, "r1-t1", score, winner, note, "chief")
+        return hub.call(hub.hub.actions.correct_result, "r1-t1", score, winner, note, "chief")
 
     refusals = [
         (({"A": 3, "B": 3}, "A"), "score.both_reached"),  # WBGF 4.7: both at the length
@@ -172,14 +172,14 @@ def test_a_forfeit_result_is_corrected_with_its_winner_short_of_the_length(room:
     """WBGF 2.2 iv / 4.5: a forfeit explains a winner below the length; the loser cannot have it."""
     room.synced("2")  # the table has taken its match: the TD's command is judged on its state
     hub = room.hub
-    cmd = hub.call(hub.hub.td_command, "2", "forfeit", {"against": "B", "reason": "conduct"}, "td")
+    cmd = hub.call(hub.hub.actions.td_command, "2", "forfeit", {"against": "B", "reason": "conduct"}, "td")
     room.sims["2"].wait_cmd(cmd["id"])
     room.synced("2")
     assert room.result("r1-t2")["end_reason"] == "forfeit"
     with pytest.raises(ActionError) as caught:
-        hub.call(hub.hub.correct_result, "r1-t2", {"A": 1, "B": 3}, None, "sheet", "td")
+        hub.call(hub.hub.actions.correct_result, "r1-t2", {"A": 1, "B": 3}, None, "sheet", "td")
     assert caught.value.code == "score.loser_reached"
-    fixed = hub.call(hub.hub.correct_result, "r1-t2", {"A": 1, "B": 0}, None, "sheet", "td")
+    fixed = hub.call(hub.hub.actions.correct_result, "r1-t2", {"A": 1, "B": 0}, None, "sheet", "td")
     assert (fixed["winner"], fixed["end_reason"]) == ("A", "forfeit")
 
 
@@ -187,10 +187,11 @@ def test_the_hub_refuses_to_send_an_impossible_correction_to_a_table(room: Room)
     room.synced("1")
     hub = room.hub
     with pytest.raises(ActionError) as caught:
-        hub.call(hub.hub.td_command, "1", "correct_score", {"score": {"A": 3, "B": 4}, "note": "x"}, "td")
+        score = {"score": {"A": 3, "B": 4}, "note": "x"}
+        hub.call(hub.hub.actions.td_command, "1", "correct_score", score, "td")
     assert caught.value.code == "score.both_reached"
     with pytest.raises(ActionError) as caught:
-        hub.call(hub.hub.td_command, "1", "correct_score", {"score": {"A": 1, "B": 0}}, "td")
+        hub.call(hub.hub.actions.td_command, "1", "correct_score", {"score": {"A": 1, "B": 0}}, "td")
     assert caught.value.code == "field.missing"
     assert hub.call(hub.hub.store.commands, "1") == []
 
@@ -244,7 +245,7 @@ def test_undo_forfeit_from_the_hub_gives_the_table_its_clock_back(room: Room) ->
     room.synced("2")
     before = snapshot(sim.state, sim.clock.monotonic_ms())
     assert before["clock"]["running"] == "B"
-    cmd = hub.call(hub.hub.td_command, "2", "forfeit", {"against": "B", "reason": "conduct"}, "td")
+    cmd = hub.call(hub.hub.actions.td_command, "2", "forfeit", {"against": "B", "reason": "conduct"}, "td")
     sim.wait_cmd(cmd["id"])
     assert sim.state.phase == "finished" and not sim.state.clock.is_running()
     room.synced("2")
@@ -253,7 +254,7 @@ def test_undo_forfeit_from_the_hub_gives_the_table_its_clock_back(room: Room) ->
     room.clock.set(T0 + 12 * MIN)  # the TD takes it back two minutes later
     detail = hub.call(hub.hub.table_detail, "2")
     assert detail["undo_end"]["command_id"] == cmd["id"]
-    undo = hub.call(hub.hub.td_command, "2", "waive", {"penalty_id": cmd["id"]}, "td")
+    undo = hub.call(hub.hub.actions.td_command, "2", "waive", {"penalty_id": cmd["id"]}, "td")
     sim.wait_cmd(undo["id"])
     after = snapshot(sim.state)
     assert after["phase"] == "playing" and after["winner"] is None

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from hub.cli import main as bghub_main
-from hub.schedule import ScheduleError
+from hub.tournament.schedule import ScheduleError
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
 from tests.hub.support import (
@@ -172,7 +172,7 @@ def test_bad_schedule_is_refused_with_line_numbers_and_nothing_imported(tmp_path
     hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, schedule=one_match("7", 7))
     try:
         with pytest.raises(ScheduleError) as info:
-            hub.call(hub.hub.import_schedule, BAD_CSV, "td")
+            hub.call(hub.hub.round_control.import_schedule, BAD_CSV, "td")
         lines = sorted({i.line for i in info.value.issues})
         assert lines == [3, 4, 5, 6]
         text = str(info.value)
@@ -286,7 +286,7 @@ def test_a_match_moved_to_another_table_is_withdrawn_from_the_first(tmp_path, mo
     )
     try:
         spy.wait_for(lambda s: s.payloads("/table/1/assign"))
-        hub.call(hub.hub.import_schedule, one_match("2", 7, match_id="final"), "td")
+        hub.call(hub.hub.round_control.import_schedule, one_match("2", 7, match_id="final"), "td")
         spy.wait_for(lambda s: s.payloads("/table/2/assign"))
         spy.wait_for(lambda s: any(t.endswith("/table/1/assign") and p == b"" for t, p, _ in s.messages))
         assert spy.payloads("/table/2/assign")[-1]["match_id"] == "final"

@@ -1,5 +1,5 @@
 """Roles over real HTTP: every route of the running hub's application, as every role, against the
-one permission table (hub/roles.py); the table in docs/api.md against the code; named logins,
+one permission table (hub/web/roles.py); the table in docs/api.md against the code; named logins,
 the audit naming the person, accounts on the dashboard and with ``bghub user``."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 import aiohttp
 
-from hub import roles
-from hub.accounts import new_account
+from hub.web import roles
+from hub.web.accounts import new_account
 from tests.hub.support import PASSWORD, event_id, one_match, start_hub
 from tests.hub.test_web_api import Client
 from tests.support.patience import patience
@@ -69,7 +69,7 @@ async def _walk(c: Client, routes: list[tuple[str, str, str]], role: str | None,
     for method, canonical, path in routes:
         needed = roles.needs(method, canonical)
         if needed is None:
-            wrong.append(f"{method} {canonical}: not in hub/roles.py's ROUTES")
+            wrong.append(f"{method} {canonical}: not in hub/web/roles.py's ROUTES")
             continue
         if canonical == "/api/logout":
             continue  # walked last (it ends the session)
@@ -156,12 +156,12 @@ def test_public_mode_lets_anyone_read_and_nothing_more(tmp_path, mosquitto, cloc
 
 
 def test_docs_table_is_the_codes():
-    """docs/api.md's role × endpoint table is what ``python -m hub.roles`` prints."""
+    """docs/api.md's role × endpoint table is what ``python -m hub.web.roles`` prints."""
     text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     printed = subprocess.run(
-        [sys.executable, "-m", "hub.roles"], check=True, capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "hub.web.roles"], check=True, capture_output=True, text=True, cwd=ROOT
     ).stdout
-    assert printed.strip() in text, "docs/api.md: paste the output of `python -m hub.roles`"
+    assert printed.strip() in text, "docs/api.md: paste the output of `python -m hub.web.roles`"
     assert printed.strip() == roles.endpoint_table().strip()
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from demo.simtable import SimTable
-from hub.actions import ActionError
-from hub.clock import FakeClock
-from hub.schedule import ScheduleError
+from hub.live.actions import ActionError
+from hub.live.clock import FakeClock
+from hub.logic.timeline import Filters
 from hub.service import HubThread
-from hub.timeline import Filters
+from hub.tournament.schedule import ScheduleError
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, sim_table, start_hub, tick
 
@@ -227,13 +227,13 @@ def test_reimporting_a_round_to_move_a_match_moves_it_rather_than_doubling_it(ro
         "r1-t2 (Mia Lund – Ola Nes) is being played at table 2 (0–0): it moves to table 6 with its score "
         "and clocks, and the players check in there"
     ]
-    out = room.hub.call(room.hub.hub.import_schedule, csv, "td")
+    out = room.hub.call(room.hub.hub.round_control.import_schedule, csv, "td")
     assert out["moved"] == 1 and out["added"] == 0
     schedule = room.hub.call(lambda: {m.match_id: m.table for m in room.hub.hub.schedule})
     assert schedule == {"r1-t1": "1", "r1-t2": "6", "r1-t3": "3"}
     # a player booked twice in a round is refused, nothing imported
     twice = schedule_csv([{**rows()[0], "table": "7", "player_b": "Ola Nes"}])
     with pytest.raises(ActionError, match="Anna Berg would play two matches in round 1"):
-        room.hub.call(room.hub.hub.import_schedule, twice, "td")
+        room.hub.call(room.hub.hub.round_control.import_schedule, twice, "td")
     with pytest.raises(ScheduleError):
         room.hub.call(room.rc.preview, "round,table\n1,2\n")

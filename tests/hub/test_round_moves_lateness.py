@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from demo.simtable import SimTable
-from hub.alerts import public_alert
-from hub.clock import FakeClock
+from hub.live.alerts import public_alert
+from hub.live.clock import FakeClock
+from hub.logic.conditions import hhmm
 from hub.service import HubThread
-from hub.watch import hhmm
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, sim_table, start_hub, tick
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hub.schedule import ScheduledMatch
-from hub.schedule_diff import double_bookings, imported, keep_match_ids, preview
+from hub.tournament.schedule import ScheduledMatch
+from hub.tournament.schedule_diff import double_bookings, imported, keep_match_ids, preview
 
 
 def m(table: str, a: str, b: str, rnd: str = "1", **kw) -> ScheduledMatch:
@@ -93,7 +93,7 @@ def test_the_preview_names_what_changes_and_warns_about_play_in_progress():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from hub.schedule_diff import _same_pair, _same_player  # noqa: E402
+from hub.tournament.schedule_diff import _same_pair, _same_player  # noqa: E402
 
 NAMES = st.sampled_from(["Anna Berg", "anna berg", "Ánna Berg", "Jon Dahl", "Søren", "Soren", "Zoe"])
 IDS = st.sampled_from(["", "", "NOR-1", "NOR-2"])

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hub.schedule import ScheduleError, parse_schedule
+from hub.tournament.schedule import ScheduleError, parse_schedule
 
 COLUMNS = ["round", "table", "player_a", "player_b", "length", "start", "clock", "profile", "match_id"]
 ROWS = [

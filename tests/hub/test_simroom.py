@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from demo.simtable import SimRoom, SimTable, Temperament
-from hub.clock import AcceleratedClock, FakeClock
+from hub.live.clock import AcceleratedClock, FakeClock
 from hub.service import HubThread
 from tests.hub.support import MIN, T0, event_id, hub_state, schedule_csv, start_hub, tick
 

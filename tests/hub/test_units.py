@@ -10,12 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.seq_tracker import SeqTracker
-from hub.auth import hash_password, verify_password
-from hub.ingest import is_older
-from hub.room import TableView, tile
-from hub.rounds import current_matches, round_ends
-from hub.schedule import ScheduleError, parse_schedule, parse_start
-from hub.store import Store
+from hub.live.ingest import is_older
+from hub.logic.table_view import TableView, tile
+from hub.storage.store import Store
+from hub.tournament.rounds import current_matches, round_ends
+from hub.tournament.schedule import ScheduleError, parse_schedule, parse_start
+from hub.web.auth import hash_password, verify_password
 from rulebook.errors import WireError
 from rulebook.profiles import get_profile
 from rulebook.snapshot import snapshot
@@ -124,9 +124,19 @@ def _match():
 
 
 def test_tile_status_never_relies_on_colour_alone():
+    """A late player (as the hub's lateness says) reads as words and an icon, not a colour only."""
     view = TableView("1", status={"online": True}, online=True, state=waiting_state(7))
-    t = tile(view, _match(), now=T0 + 6 * MIN, grace_ms=30_000)
+    t = tile(view, _match(), now=T0 + 6 * MIN, grace_ms=30_000, late=True)
     assert t["status"] == "late" and t["status_label"] == "Player late" and t["status_icon"]
+
+
+def test_a_tile_has_no_late_rule_of_its_own():
+    """Past the start with a player missing, the tile says "late" only when the hub's lateness
+    does (a player still playing elsewhere is not late; before the first point can count...)."""
+    view = TableView("1", status={"online": True}, online=True, state=waiting_state(7))
+    for late in (False, None):
+        t = tile(view, _match(), now=T0 + 6 * MIN, grace_ms=30_000, late=late)
+        assert t["status"] == "waiting", late
 
 
 def test_the_wire_schema_accepts_a_real_snapshot_and_names_what_is_wrong():

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import aiohttp
 
-from hub.clock import FakeClock
+from hub.live.clock import FakeClock
 from tests.hub.support import MIN, PASSWORD, T0, event_id, one_match, schedule_csv, sim_table, start_hub
 from tests.support.broker import free_port, wait_for_port
 from tests.support.patience import patience

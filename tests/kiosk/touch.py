@@ -1,13 +1,15 @@
 """A touch harness for the table's screen: tap the label you see, as a player would.
 
 It plays the application's part: ``ui`` intents go to ``LocalState.apply``, table inputs get
-``at``/``wall`` and go through the real reducer, and the next frame is drawn from the new snapshot.
+``at``/``wall`` and go through the real reducer, the TD preview is the reducer's dry run, and the
+next frame is drawn from the new snapshot.
 """
 
 from __future__ import annotations
 
 import pygame
 
+from kiosk import td_preview
 from kiosk.ui import samples
 from kiosk.ui.view import KioskView, LocalState
 from rulebook.replay import replay
@@ -33,6 +35,9 @@ class Kiosk:
 
     @property
     def snap(self) -> dict:
+        """The snapshot a frame is drawn over; as the application does, the TD preview's dry run
+        is brought up to date first (``kiosk.td_preview.refresh``)."""
+        td_preview.refresh(self.local, self.state)
         return snapshot(self.state)
 
     def draw(self) -> list[pygame.Rect]:

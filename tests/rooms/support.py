@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.broker_config import main as broker_config_main
+from hub.broker.mosquitto import main as broker_config_main
 from tests.rooms.link import CuttableLink
 from tests.support.broker import Mosquitto, free_port
 

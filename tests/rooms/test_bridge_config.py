@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.broker_config import main, verify_password
+from hub.broker.mosquitto import main, verify_password
 
 
 def run(*argv: str) -> int:

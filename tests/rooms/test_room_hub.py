@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from demo.simtable import SimTable
-from hub.clock import FakeClock
-from hub.core import Hub
-from hub.rooms import CATCH_UP_MS, load_rooms
+from hub.live.clock import FakeClock
+from hub.live.core import Hub
+from hub.live.rooms import CATCH_UP_MS, load_rooms
 from hub.service import HubThread
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, present, schedule_csv, start_hub, tick

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from demo.simtable import SimTable
-from hub.rooms import load_rooms
+from hub.live.rooms import load_rooms
 from hub.service import HubThread
 from tests.e2e.pages import WAIT, context, login, shots_dir
 from tests.hub.support import schedule_csv, start_hub

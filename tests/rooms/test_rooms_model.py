@@ -1,4 +1,4 @@
-"""hub.rooms without a broker: the rooms list a hub.toml gives, and what a room's bridge
+"""hub.live.rooms without a broker: the rooms list a hub.toml gives, and what a room's bridge
 notifications do to its tables (cut off, catching up, back), including payloads that are not one."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.rooms import CATCH_UP_MS, Rooms, RoomsError, load_rooms, parse_rooms
+from hub.live.rooms import CATCH_UP_MS, Rooms, RoomsError, load_rooms, parse_rooms
 
 T = 1_900_000_000_000
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from hub.actions import ActionError, check_fields, check_legal
+from hub.live.actions import ActionError, check_fields, check_legal
 from rulebook.vocab import CommandType, EventType, InputType
 from tests.rulebook.helpers import Table
 

@@ -16,8 +16,6 @@ from kiosk.ui.local import LocalState
 from kiosk.ui.scene import Circle, Fill, Frame, Hit, Intent, Line, Poly, Region, Scene, Text
 from kiosk.ui.theme import Color
 
-SIDES = ("A", "B")
-
 
 def other(side: str) -> str:
     return "B" if side == "A" else "A"

@@ -6,7 +6,8 @@ from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import countdown_text, elapsed_text
 from kiosk.ui.layout import inset
 from kiosk.ui.screens import common, messages
-from kiosk.ui.screens.base import SIDES, Ctx, other
+from kiosk.ui.screens.base import Ctx, other
+from rulebook.sides import SIDES
 from rulebook.vocab import EndReason, InputType
 
 

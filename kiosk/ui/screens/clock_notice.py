@@ -20,7 +20,8 @@ from __future__ import annotations
 from kiosk.ui import facts, theme
 from kiosk.ui.i18n import N_, Translator
 from kiosk.ui.layout import Rect
-from kiosk.ui.screens.base import SIDES, Ctx, Pen
+from kiosk.ui.screens.base import Ctx, Pen
+from rulebook.sides import SIDES
 
 #: the message for each unit and direction; whole sentences, so that each language can inflect
 #: the amount as it needs (Hungarian "12 perccel", Greek "12 λεπτά")

@@ -11,8 +11,9 @@ from kiosk.ui.fmt import clock_text, delay_seconds
 from kiosk.ui.i18n import LANGUAGES
 from kiosk.ui.layout import Rect, inset
 from kiosk.ui.scene import Intent
-from kiosk.ui.screens.base import SIDES, Ctx, Pen, other
+from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.theme import Color
+from rulebook.sides import SIDES
 from rulebook.vocab import InputType
 
 #: the delay bar moves in this many steps over the whole delay

@@ -7,7 +7,8 @@ from kiosk.ui.fmt import countdown_text, elapsed_text, wall_clock
 from kiosk.ui.layout import inset
 from kiosk.ui.local import MSG_TIE
 from kiosk.ui.screens import common
-from kiosk.ui.screens.base import SIDES, Ctx
+from kiosk.ui.screens.base import Ctx
+from rulebook.sides import SIDES
 from rulebook.vocab import InputType
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.layout import Rect, hsplit, inset
 from kiosk.ui.screens import common, messages
-from kiosk.ui.screens.base import SIDES, Ctx, Pen, other
+from kiosk.ui.screens.base import Ctx, Pen, other
+from rulebook.sides import SIDES
 from rulebook.vocab import InputType, PauseReason
 
 #: ``legal``'s word for a double made during the opponent's turn, which stands (WBGF 4.4 v)

@@ -16,7 +16,8 @@ from kiosk.ui import theme
 from kiosk.ui.i18n import rules_translator
 from kiosk.ui.layout import inset
 from kiosk.ui.screens import common
-from kiosk.ui.screens.base import SIDES, Ctx
+from kiosk.ui.screens.base import Ctx
+from rulebook.sides import SIDES
 
 #: message values that name a side: shown as the player's name
 SIDE_PARAMS = frozenset({"side", "owner"})

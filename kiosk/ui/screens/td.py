@@ -11,22 +11,22 @@ for the TD in advance (no player is preselected).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import clock_text
 from kiosk.ui.i18n import LANGUAGES, N_
 from kiosk.ui.layout import Rect, hsplit, inset, vsplit
-from kiosk.ui.local import MSG_WRONG_PIN, PENALTY_REASONS
+from kiosk.ui.local import CONFIRMED_COMMANDS, MSG_WRONG_PIN, PENALTY_REASONS
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.dialogs import back_and_ok, back_button, bottom_row, full_dialog, title
 from kiosk.ui.screens.refusal import text as refusal_text
 from rulebook.clock import imposed_reserve_ms
 from rulebook.errors import RuleError
 from rulebook.match import score_refusal
-from rulebook.policy import is_lateness_forfeit
-from rulebook.sides import Pair
-from rulebook.vocab import LATENESS_REASONS, CommandType, InputType, PauseReason
+from rulebook.sides import SIDES, Pair
+from rulebook.vocab import LATENESS_REASONS, CommandType, InputType, PauseReason, Phase
 
 MINUTE = 60_000
 
@@ -549,108 +549,147 @@ def _confirm(c: Ctx) -> None:
     )
 
 
-def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, list[tuple[str, int, tuple[int, int, int]]], bool]:
+Lines = list[tuple[str, int, tuple[int, int, int]]]
+
+
+def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines, bool]:
     """What a pending TD command does, in words: a heading, lines (text, size, colour), and whether
-    it ends the match."""
-    lay = c.lay
-    tr = c.tr()
-    snap = c.snap
+    it ends the match.
+
+    What follows (the new score, the end of the match) is read from ``local.td_outcome``, the
+    reducer's dry run of the command (``kiosk.td_preview``), never worked out here."""
     kind = cmd.get("type")
-    length = int(snap.get("length") or 0)
-    before = {s: int((snap.get("score") or {}).get(s, 0)) for s in ("A", "B")}
-    after = dict(before)
-    lines: list[tuple[str, int, tuple[int, int, int]]] = []
-    winner: str | None = None
-    if kind == CommandType.RESOLVE_FLAG:
-        winner = str(cmd.get("winner"))
-        heading = tr("Confirm the time-out decision")
-        lines.append(
-            (tr("{name} wins the match on time").format(name=c.name(winner)), lay.f_title, theme.TEXT)
-        )
-        lines.append(
-            (tr("{name} loses the match").format(name=c.name(other(winner))), lay.f_label, theme.TEXT)
-        )
-    elif kind == CommandType.FORFEIT:
-        loser = str(cmd.get("against"))
-        winner = other(loser)
-        heading = tr("Confirm the forfeit")
-        lines.append(
-            (tr("{name} loses the match by forfeit").format(name=c.name(loser)), lay.f_title, theme.TEXT)
-        )
-        lines.append((tr("{name} wins the match").format(name=c.name(winner)), lay.f_label, theme.TEXT))
-    elif kind == CommandType.PENALTY:
-        against = str(cmd.get("against"))
-        points = int(cmd.get("points") or 0)
-        reason = str(cmd.get("reason") or "")
-        after[other(against)] += points
-        heading = tr("Confirm the penalty")
-        text = tr("Penalty points against {name}: {points}").format(name=c.name(against), points=points)
-        lines.append((text, lay.f_title, theme.TEXT))
-        lines.append((tr(REASON_LABELS.get(reason, reason)), lay.f_label, theme.TEXT_DIM))
-        # lateness and break-overrun points count together towards the forfeit (2.2 iv)
-        counted = reason in LATENESS_REASONS
-        late = sum(
-            int(p.get("points") or 0)
-            for p in snap.get("penalty_log") or []
-            if p.get("against") == against and p.get("reason") in LATENESS_REASONS and not p.get("waived")
-        )
-        if counted and late:
-            already = tr("Lateness points already given: {points}").format(points=late)
-            lines.append((already, lay.f_label, theme.AMBER))
-        if after[other(against)] >= length or (counted and is_lateness_forfeit(length, late + points)):
-            winner = other(against)
-    elif kind == CommandType.CORRECT_SCORE:
-        score = cmd.get("score") or {}
-        after = {s: int(score.get(s, 0)) for s in ("A", "B")}
-        heading = tr("Confirm the score correction")
-        leader = "A" if after["A"] >= after["B"] else "B"
-        if after[leader] >= length > 0:
-            winner = leader
-    elif kind == CommandType.FORBID_DOUBLE:
-        side = str(cmd.get("side"))
-        heading = tr("Confirm: no more doubling")
-        text = tr("{name} may not double for the rest of this game").format(name=c.name(side))
-        lines += [(text, lay.f_title, theme.TEXT), ("HU 7.9", lay.f_label, theme.TEXT_DIM)]
-    elif kind == CommandType.FORCE_DOUBLE:
-        side = str(cmd.get("side"))
-        heading = tr("Confirm the forced double")
-        text = tr("{name} doubles: the cube goes to {value}").format(
-            name=c.name(side), value=facts.offered_value(snap)
-        )
-        answer = tr("{name} answers: take or pass").format(name=c.name(other(side)))
-        lines += [
-            (text, lay.f_title, theme.TEXT),
-            (answer, lay.f_label, theme.TEXT),
-            ("FFBG 6.8", lay.f_label, theme.TEXT_DIM),
-        ]
-    elif kind == CommandType.CRAWFORD_DOUBLE:
-        heading = tr("Confirm the leader's choice")
-        if cmd.get("choice") == "keep":
-            text = tr("The double made in the Crawford game stands")
-        else:
-            text = tr("The double made in the Crawford game is void: the cube goes back to where it was")
-        rule = {"hu": "HU 7.5", "ffbg-cdf": "FFBG 6.5"}.get(facts.profile_of(snap).name, "")
-        lines += [(text, lay.f_title, theme.TEXT), (rule, lay.f_label, theme.TEXT_DIM)]
-    elif kind == CommandType.DOUBLE_LOSS:
-        heading = tr("Confirm the double loss")
-        lines.append((tr("Both players lose the match"), lay.f_title, theme.TEXT))
-        lines.append(
-            (tr("FFBG 10.3: the table was left while the clock was neutralised"), lay.f_label, theme.TEXT_DIM)
-        )
-        return heading, lines, True
+    words = _WORDS.get(kind, _no_words) if isinstance(kind, str) else _no_words
+    heading, lines = words(c, cmd)
+    outcome = c.local.td_outcome
+    ends = outcome is not None and outcome.get("phase") == Phase.FINISHED
+    if kind in (CommandType.PENALTY, CommandType.CORRECT_SCORE) and outcome is not None:
+        lines += _score_lines(c, outcome)
+        winner = outcome.get("winner")
+        if ends and winner in SIDES:
+            text = c.tr()("This ends the match: {name} wins").format(name=c.name(winner))
+            lines.append((text, c.lay.f_label, theme.AMBER))
+    return heading, lines, ends
+
+
+def _score_lines(c: Ctx, outcome: dict[str, Any]) -> Lines:
+    """The score the command leads to, and the one before it, left player first."""
+    tr = c.tr()
+    before: dict[str, int] = {s: int((c.snap.get("score") or {}).get(s, 0)) for s in SIDES}
+    after: dict[str, int] = {s: int((outcome.get("score") or {}).get(s, 0)) for s in SIDES}
+    right = other(c.left)
+    new = tr("New score: {left} – {right}").format(left=after[c.left], right=after[right])
+    was = tr("Before: {left} – {right}").format(left=before[c.left], right=before[right])
+    return [
+        (new, c.lay.f_title, theme.TEXT),
+        (f"{c.name(c.left)} – {c.name(right)}  ·  {was}", c.lay.f_small, theme.TEXT_DIM),
+    ]
+
+
+def _flag_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
+    tr, lay = c.tr(), c.lay
+    winner = str(cmd.get("winner"))
+    return tr("Confirm the time-out decision"), [
+        (tr("{name} wins the match on time").format(name=c.name(winner)), lay.f_title, theme.TEXT),
+        (tr("{name} loses the match").format(name=c.name(other(winner))), lay.f_label, theme.TEXT),
+    ]
+
+
+def _forfeit_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
+    tr, lay = c.tr(), c.lay
+    loser = str(cmd.get("against"))
+    return tr("Confirm the forfeit"), [
+        (tr("{name} loses the match by forfeit").format(name=c.name(loser)), lay.f_title, theme.TEXT),
+        (tr("{name} wins the match").format(name=c.name(other(loser))), lay.f_label, theme.TEXT),
+    ]
+
+
+def _penalty_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
+    tr, lay = c.tr(), c.lay
+    against = str(cmd.get("against"))
+    points = int(cmd.get("points") or 0)
+    reason = str(cmd.get("reason") or "")
+    text = tr("Penalty points against {name}: {points}").format(name=c.name(against), points=points)
+    lines: Lines = [
+        (text, lay.f_title, theme.TEXT),
+        (tr(REASON_LABELS.get(reason, reason)), lay.f_label, theme.TEXT_DIM),
+    ]
+    # what the log already holds, for the TD's eyes (whether it ends the match is the dry run's)
+    late = sum(
+        int(p.get("points") or 0)
+        for p in c.snap.get("penalty_log") or []
+        if p.get("against") == against and p.get("reason") in LATENESS_REASONS and not p.get("waived")
+    )
+    if reason in LATENESS_REASONS and late:
+        already = tr("Lateness points already given: {points}").format(points=late)
+        lines.append((already, lay.f_label, theme.AMBER))
+    return tr("Confirm the penalty"), lines
+
+
+def _score_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
+    return c.tr()("Confirm the score correction"), []
+
+
+def _forbid_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
+    tr, lay = c.tr(), c.lay
+    text = tr("{name} may not double for the rest of this game").format(name=c.name(str(cmd.get("side"))))
+    return tr("Confirm: no more doubling"), [
+        (text, lay.f_title, theme.TEXT),
+        ("HU 7.9", lay.f_label, theme.TEXT_DIM),
+    ]
+
+
+def _force_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
+    tr, lay = c.tr(), c.lay
+    side = str(cmd.get("side"))
+    text = tr("{name} doubles: the cube goes to {value}").format(
+        name=c.name(side), value=facts.offered_value(c.snap)
+    )
+    answer = tr("{name} answers: take or pass").format(name=c.name(other(side)))
+    return tr("Confirm the forced double"), [
+        (text, lay.f_title, theme.TEXT),
+        (answer, lay.f_label, theme.TEXT),
+        ("FFBG 6.8", lay.f_label, theme.TEXT_DIM),
+    ]
+
+
+def _crawford_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
+    tr, lay = c.tr(), c.lay
+    if cmd.get("choice") == "keep":
+        text = tr("The double made in the Crawford game stands")
     else:
-        heading = tr("TD menu")
-    if kind in (CommandType.PENALTY, CommandType.CORRECT_SCORE):
-        right = other(c.left)
-        new = tr("New score: {left} – {right}").format(left=after[c.left], right=after[right])
-        was = tr("Before: {left} – {right}").format(left=before[c.left], right=before[right])
-        lines.append((new, lay.f_title, theme.TEXT))
-        lines.append((f"{c.name(c.left)} – {c.name(right)}  ·  {was}", lay.f_small, theme.TEXT_DIM))
-    if winner is not None and kind in (CommandType.PENALTY, CommandType.CORRECT_SCORE):
-        lines.append(
-            (tr("This ends the match: {name} wins").format(name=c.name(winner)), lay.f_label, theme.AMBER)
-        )
-    return heading, lines, winner is not None
+        text = tr("The double made in the Crawford game is void: the cube goes back to where it was")
+    rule = {"hu": "HU 7.5", "ffbg-cdf": "FFBG 6.5"}.get(facts.profile_of(c.snap).name, "")
+    return tr("Confirm the leader's choice"), [
+        (text, lay.f_title, theme.TEXT),
+        (rule, lay.f_label, theme.TEXT_DIM),
+    ]
+
+
+def _double_loss_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
+    tr, lay = c.tr(), c.lay
+    return tr("Confirm the double loss"), [
+        (tr("Both players lose the match"), lay.f_title, theme.TEXT),
+        (tr("FFBG 10.3: the table was left while the clock was neutralised"), lay.f_label, theme.TEXT_DIM),
+    ]
+
+
+def _no_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
+    return c.tr()("TD menu"), []
+
+
+#: the words of each command the confirmation page asks about (``local.CONFIRMED_COMMANDS``)
+_WORDS: dict[str, Callable[[Ctx, dict[str, Any]], tuple[str, Lines]]] = {
+    CommandType.RESOLVE_FLAG: _flag_words,
+    CommandType.FORFEIT: _forfeit_words,
+    CommandType.PENALTY: _penalty_words,
+    CommandType.CORRECT_SCORE: _score_words,
+    CommandType.FORBID_DOUBLE: _forbid_words,
+    CommandType.FORCE_DOUBLE: _force_words,
+    CommandType.CRAWFORD_DOUBLE: _crawford_words,
+    CommandType.DOUBLE_LOSS: _double_loss_words,
+}
+assert set(_WORDS) == set(CONFIRMED_COMMANDS), "every confirmed TD command has its words"
 
 
 # -- the table's settings ----------------------------------------------------------------------------

@@ -1,0 +1,496 @@
+"""The hub: wires its jobs together on one asyncio loop and is what the web server, the CLI and the
+tests hold.
+
+The jobs, each in its own module (``docs/ARCHITECTURE.md`` shows what flows between them):
+
+- :mod:`hub.live.ingest` — MQTT messages from the link's thread into an inbox, drained in batches on
+  the loop: checked, deduplicated, stored (one transaction per batch);
+- :mod:`hub.live.automation` — assignments and the lateness / break-overrun penalties;
+- :mod:`hub.live.alerts` — raising, resolving and acknowledging alerts;
+- :mod:`hub.live.actions` — the TD's actions at a table: commands, releases, suspensions, results;
+- :mod:`hub.live.round_control` — the TD's actions for the whole room: rounds, clocks, moves, imports;
+- :mod:`hub.live.views` — tiles, room, table detail, schedule and result lists, board, and the push
+  of what changed;
+- :mod:`hub.live.state` — the room as the hub holds it in memory, shared by all of them.
+
+A periodic ``tick`` (every second, or whenever a test calls it) drains the inbox, assigns matches,
+and looks at the tables whose turn has come — those a message or an action changed since the
+last tick, and those whose deadline (:mod:`hub.live.deadlines`: the next lateness point, a break's
+end, the offline grace, the projected finish) has passed: it applies their lateness,
+re-evaluates their alerts and pushes what changed to the dashboards. The whole room is looked at
+only when something of the whole room changed (start, the broker connection, a schedule import,
+a round's action, a result verified). Time comes from an injected clock (``clock.now_wall()``):
+tests move it by twelve minutes and call ``tick()`` instead of waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from drivers.hub_link import HubLink
+from hub.live.actions import Actions
+from hub.live.alerts import Alerts
+from hub.live.automation import Automation
+from hub.live.clock import Clock, SystemClock
+from hub.live.commands import CommandSender
+from hub.live.config import HubConfig
+from hub.live.deadlines import Deadlines
+from hub.live.dice_towers import DiceWatch
+from hub.live.incidents import quarantined, table_fault
+from hub.live.ingest import Ingest, Limits
+from hub.live.rooms import Rooms, RoomsWatch
+from hub.live.round_control import RoundControl
+from hub.live.state import RoomState
+from hub.live.storage_health import DISK_KEY, STORAGE_KEY, StorageWatch, disk_low, storage_failed
+from hub.live.time_beacon import TimeBeacon
+from hub.live.views import Views
+from hub.logic.conditions import WatchConfig
+from hub.logic.holds import ALIVE_EVERY_MS, ALIVE_KEY
+from hub.logic.table_view import TableView
+from hub.storage.store import Store, is_storage_error
+from hub.tournament.rounds import Current
+from hub.tournament.schedule import ScheduledMatch
+
+log = logging.getLogger("hub")
+
+
+class Hub:
+    """The TD hub (see module doc). Create, ``await start()``, ``await stop()``; all on one loop."""
+
+    def __init__(self, config: HubConfig, store: Store, clock: Clock | None = None) -> None:
+        self.config = config
+        self.store = store
+        self.clock = clock or SystemClock()
+        self.link: HubLink | None = None
+        self.room_state = RoomState.load(store, config.profiles.get(config.profile), config.profiles)
+        self._subscribers: list[Callable[[dict[str, Any]], None]] = []
+        self._change_listeners: list[Callable[[], None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tick_task: asyncio.Task[None] | None = None
+        #: the fleet's hooks (hub.fleet.setup): called with the link before it starts, and with
+        #: each table's device report on the loop
+        self.link_setup: list[Callable[[HubLink], None]] = []
+        self.on_device: Callable[[str, dict[str, Any]], None] | None = None
+        #: when each table must be looked at again, by time alone
+        self.deadlines = Deadlines()
+        #: tables changed (a message, an action) since the last tick: looked at by the next one
+        self._pending: set[str] = set()
+        #: the next tick looks at every table (at start, and after a change of the whole room)
+        self._whole_room = True
+        #: when the hub last wrote that it runs (hub.logic.holds.ALIVE_KEY)
+        self._alive_written = -ALIVE_EVERY_MS
+
+        room, link = self.room_state, self._current_link
+        watch = WatchConfig(
+            config.offline_grace_ms,
+            config.not_started_grace_ms,
+            config.late_alert_lead_ms,
+            config.clock_skew_alert_ms,
+            opening_grace_ms=config.opening_grace_ms,
+        )
+        self.alerts = Alerts(room, store, watch, config.late())
+        self.sender = CommandSender(store, link)
+        self.ingest = Ingest(
+            room,
+            store,
+            self.clock,
+            link,
+            self.sender,
+            self.alerts,
+            refresh=self._refresh,
+            changed=self._changed,
+            limits=Limits(
+                config.table_rate, config.table_burst, max_events_per_match=config.max_events_per_match
+            ),
+        )
+        #: the hub's time for the tables (``hub/time``), so a table can show that its clock is off
+        self.time_beacon = TimeBeacon(self.clock, link)
+        self.dice = DiceWatch(room, store, self.alerts)
+        self.ingest.event_observers.append(self.dice.on_event)
+        self.automation = Automation(room, store, config, link, self.sender)
+        self.display = Views(room, self.alerts, store, config, self.clock, link, self._publish)
+        self.actions = Actions(
+            room,
+            self.alerts,
+            store,
+            config,
+            self.clock,
+            self.sender,
+            refresh=self._refresh,
+            tick=self.tick_room,
+            publish=self._publish,
+        )
+        self.round_control = RoundControl(
+            room,
+            store,
+            config,
+            self.clock,
+            self.actions,
+            refresh=self._refresh,
+            tick=self.tick_room,
+            publish=self._publish,
+        )
+        self.storage = StorageWatch(store, config.min_free_mb, config.disk_check_ms)
+        store.listeners.append(self._storage_changed)
+        self._setup_rooms()
+
+    def _setup_rooms(self) -> None:
+        """The event's rooms (hub.live.rooms): their bridges' notifications come over the hub's link."""
+        if not self.config.rooms:
+            return
+        room = self.room_state
+        room.rooms = Rooms.of(dict(self.config.rooms), self.clock.now_wall())
+        watch = RoomsWatch(
+            self.config.event,
+            room.rooms,
+            now=self.clock.now_wall,
+            link=self._current_link,
+            max_seq=self.store.max_seq,
+            mark_stale=lambda t: setattr(room.view(t), "state_fresh", False),
+            refresh=self._rooms_changed,
+        )
+        watch.match_of = lambda t: (room.view(t).state or {}).get("match_id")
+        self.link_setup.append(watch.attach)
+
+    def _rooms_changed(self, now: int) -> None:
+        """A room's bridge went down or came back (or its catching up ended): every table is
+        looked at again at the next tick (its lateness, its alerts, the room's alert) and the
+        tiles are pushed now."""
+        self._refresh(now, None)
+        self._changed()
+
+    def _current_link(self) -> HubLink | None:
+        return self.link
+
+    # -- start / stop -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.ingest.attach(self._loop)
+        c = self.config
+        post = self.ingest.post
+        self.link = HubLink(
+            c.event,
+            c.broker_host,
+            c.broker_port,
+            on_status=self._on_status,
+            on_state=lambda t, o: post("state", t, o),
+            on_event=lambda t, o: post("event", t, o),
+            username=c.username,
+            password=c.password,
+            client_id=c.client_id,
+            on_online=self._on_link_online,
+            on_state_replayed=lambda t, o: post("replayed_state", t, o),
+            on_device=self._on_device_report if self.on_device is not None else None,
+        )
+        for setup in self.link_setup:
+            setup(self.link)
+        self.time_beacon.start()
+        self.link.start()
+        self.tick()
+        if c.tick_interval:
+            self._tick_task = asyncio.create_task(self._ticker(c.tick_interval))
+
+    async def stop(self) -> None:
+        if self._tick_task is not None:
+            self._tick_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._tick_task
+        await self.time_beacon.stop()
+        if self.link is not None:
+            link, self.link = self.link, None
+            await asyncio.get_running_loop().run_in_executor(None, link.stop)
+        with self._storage():
+            self.ingest.drain()
+            self.ingest.save_states()
+            self.store.commit()
+
+    async def _ticker(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                self.tick()
+            except Exception:
+                log.exception("tick failed")
+
+    def _on_link_online(self, online: bool) -> None:
+        """The hub's own connection changed (called on the MQTT thread)."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._link_changed, online)
+
+    def _on_status(self, table: str, status: dict[str, Any]) -> None:
+        """A table's status (MQTT thread): to the inbox; a table that comes online gets the hub's
+        time soon, so that its screen can say at once whether its clock is off."""
+        if status.get("online") is True:
+            self.time_beacon.soon()
+        self.ingest.post("status", table, status)
+
+    def _on_device_report(self, table: str, report: dict[str, Any]) -> None:
+        """A table's fleet report (MQTT thread): within the table's message allowance (the same
+        as its states and events: :meth:`hub.live.ingest.Ingest.admit`), handed to the loop."""
+        if self._loop is not None and self.on_device is not None and self.ingest.admit(table):
+            self._loop.call_soon_threadsafe(self.on_device, table, report)
+
+    def _link_changed(self, online: bool) -> None:
+        """Whatever the hub held about the tables may be old now: while it was cut off they kept
+        playing (players arrived, returned from breaks). Automation waits for each table's current
+        state, which the tables send when ``hub/status`` turns online. On reconnecting, the current
+        assignments are published again (retained), and every command still valid that no table
+        has answered is sent again: a hub killed between recording a command and publishing it
+        (or whose publish died with its connection) must not lose a TD's action. A table applies
+        each command id once, so one it already has is only answered again. And every table is
+        asked for the events the hub missed (:meth:`hub.live.ingest.Ingest.catch_up`): the broker's
+        queue for the hub may have overflowed while it was away. Either way, every table's
+        deadlines are worked out again at once: cut off, each table's automation is held
+        (hub.logic.holds), and what falls due meanwhile is decided when its current state arrives."""
+        self.room_state.mark_states_stale()
+        self._whole_room = True
+        if online:
+            self.time_beacon.soon()  # sent by the beacon's own task: nothing here can fail for it
+            now = self.clock.now_wall()
+            self.automation.republish(now)
+            for table in self.room_state.tables():
+                self.sender.resend_unanswered(table, now)
+            self.ingest.catch_up()
+        self.tick()
+
+    # -- the periodic work --------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Assign; at the tables whose turn has come (changed since the last tick, or due), apply
+        lateness, re-evaluate the alerts and push changes; file each one's next deadline. Safe to
+        call any time: each step runs on its own (a fault in one is alerted and the next still
+        runs), and inside each step every table runs on its own (:mod:`hub.live.guard`). If the
+        database cannot be written, the steps that write stop there (an automatic penalty is
+        recorded before it is sent, so none is sent), and the dashboards are still updated."""
+        guard = self.room_state.guard
+        with guard.table(None, "read the tables' messages"):
+            self.ingest.drain()
+        now = self.clock.now_wall()
+        if self.store.failure is not None and self.storage.room_to_recover():
+            self.store.probe(now)  # a write that works again tells the listeners
+        scope = self._tick_scope(now)
+        lateness: dict[str, int | None] = {}
+        with self._storage():
+            with guard.table(None, "save the tables' states"):
+                self.ingest.save_states()
+            with guard.table(None, "assign matches"):
+                moved = self.automation.assign(now, scope)
+                if scope is not None:
+                    scope |= self._with_players(moved)
+            with guard.table(None, "apply lateness"):
+                lateness = self.automation.lateness(now, scope)
+            with guard.table(None, "carry moved matches"):
+                self.round_control.carry_moved(now)
+            if now - self._alive_written >= ALIVE_EVERY_MS:
+                # a restarted hub holds its tables' automation from here (hub.logic.holds)
+                self.store.set_meta(ALIVE_KEY, str(now))
+                self._alive_written = now
+            self.store.commit()
+        self._watch_disk(now)
+        self._look(now, scope, room_wide=True)
+        for table in self.room_state.tables() if scope is None else scope:
+            with guard.table(table, "plan its next look"):
+                dues = [
+                    d
+                    for d in (
+                        self.alerts.next_look(table, now),
+                        lateness.get(table),
+                        self.automation.deadlines.get(table),
+                    )
+                    if d is not None
+                ]
+                self.deadlines.put(table, min(dues, default=None))
+        self._changed()
+
+    def tick_room(self) -> None:
+        """A tick that looks at every table: after a change of the whole room (a schedule import,
+        a round started or paused, a match released or moved)."""
+        self._whole_room = True
+        self.tick()
+
+    def _tick_scope(self, now: int) -> set[str] | None:
+        """The tables this tick looks at (None: every one)."""
+        pending, self._pending = self._pending, set()
+        if self._whole_room:
+            self._whole_room = False
+            self.deadlines.due(now)  # every table is looked at, and files its deadline again
+            return None
+        return pending | self.deadlines.due(now)
+
+    def _with_players(self, tables: set[str]) -> set[str]:
+        """``tables`` and the tables where their players have other matches: a match that ends,
+        or a player who arrives, changes when lateness counts for the same player elsewhere."""
+        room = self.room_state
+        out = set(tables)
+        for table in tables:
+            view = room.views.get(table)
+            cur = room.current.get(table)
+            matches = {cur.match} if cur is not None else set()
+            mid = view.state.get("match_id") if view is not None and view.state is not None else None
+            if isinstance(mid, str) and mid in room.by_id:
+                matches.add(room.by_id[mid])
+            for match in matches:
+                for side in ("A", "B"):
+                    seats = room.players.seats.get(room.players.key(match, side), [])
+                    out.update(seat.match.table for seat in seats)
+        return out
+
+    def _refresh(self, now: int, tables: set[str] | None) -> None:
+        """Re-evaluate alerts and tiles (of ``tables``, or all) and push what changed; the next
+        tick looks at those tables again (lateness and deadlines)."""
+        if tables is None:
+            self._whole_room = True
+        else:
+            with self.room_state.guard.table(None, "note the tables that changed"):
+                self._pending |= self._with_players(tables)
+        self._look(now, tables)
+
+    def _look(self, now: int, tables: set[str] | None, *, room_wide: bool = False) -> None:
+        """Re-evaluate the alerts (of ``tables``, or all; ``room_wide``: the room's own alerts
+        too) and the tiles, and push what changed."""
+        guard = self.room_state.guard
+        with self._storage():
+            with guard.table(None, "check the alerts"):
+                self.alerts.sync(now, tables, room_wide=room_wide)
+            self._raise_faults(now)
+            # the states the alerts were just decided on go in the same commit: a hub killed
+            # after it restarts from cached states no older than those that resolved an alert
+            # (an older one, still showing a TD call the TD acknowledged and the table then
+            # cleared, would raise the call again as new, its acknowledgement lost)
+            with guard.table(None, "save the tables' states"):
+                self.ingest.save_states()
+            self.store.commit()
+        with guard.table(None, "update the dashboards"):
+            self.display.push(now, tables)
+
+    @contextlib.contextmanager
+    def _storage(self) -> Iterator[None]:
+        """Steps that write: a failure of the database ends them (rolled back, alerted)."""
+        try:
+            yield
+        except Exception as exc:
+            if not is_storage_error(exc):
+                raise
+            self.store.write_failed(exc)
+
+    def _storage_changed(self, failure: str | None) -> None:
+        """The store's listener: a write failed (memory goes back to what the store holds, a
+        critical alert, the tables' events to ask again), or writes work again."""
+        now = self.clock.now_wall()
+        if failure is not None:
+            try:
+                self.alerts.reload()
+                self.room_state.results = {r["match_id"]: r for r in self.store.results()}
+                self.alerts.results_changed()
+            except Exception:
+                log.exception("could not read the database back after a failed write")
+            self.alerts.raise_volatile(storage_failed(self.store.path, failure), now)
+        else:
+            self.alerts.drop_volatile(STORAGE_KEY)
+        self._whole_room = True
+        self.ingest.storage_changed(failure)
+
+    def _watch_disk(self, now: int) -> None:
+        watch = self.storage
+        if not watch.due(now):
+            return
+        if watch.look(now):
+            self.alerts.raise_volatile(disk_low(watch.directory or "", watch.min_free_mb), now)
+        else:
+            self.alerts.drop_volatile(DISK_KEY)
+
+    def _raise_faults(self, now: int) -> None:
+        """One alert per table and step that failed for the first time, and per stored row set aside."""
+        for fault in self.room_state.guard.take_faults():
+            self.alerts.raise_(table_fault(fault), now)
+        while self.store.quarantined:
+            q = self.store.quarantined.pop(0)
+            self.alerts.raise_(quarantined(q.table, q.source.replace("_", " "), q.reason), now)
+
+    # -- subscribers (the dashboards) ---------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``callback(message)`` on the loop for every change; returns the unsubscriber."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` (on the loop) after every batch of messages and every tick."""
+        self._change_listeners.append(callback)
+        return lambda: self._change_listeners.remove(callback) if callback in self._change_listeners else None
+
+    def _changed(self) -> None:
+        for callback in list(self._change_listeners):
+            try:
+                callback()
+            except Exception:
+                log.exception("a change listener failed")
+
+    def _publish(self, message: dict[str, Any]) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(message)
+            except Exception:
+                log.exception("a dashboard subscriber failed")
+
+    # -- what the room holds (read on the loop) -----------------------------------------------
+
+    @property
+    def views(self) -> dict[str, TableView]:
+        return self.room_state.views
+
+    @property
+    def results(self) -> dict[str, dict[str, Any]]:
+        return self.room_state.results
+
+    @property
+    def current(self) -> dict[str, Current]:
+        return self.room_state.current
+
+    @property
+    def assigned(self) -> dict[str, str]:
+        return self.room_state.assigned
+
+    @property
+    def schedule(self) -> list[ScheduledMatch]:
+        return self.room_state.schedule
+
+    @property
+    def stats(self) -> dict[str, int]:
+        return self.ingest.stats
+
+    def match_for(self, table: str) -> ScheduledMatch | None:
+        return self.room_state.match_for(table)
+
+    # -- queries (the API) --------------------------------------------------------------------
+
+    def tile(
+        self, table: str, now: int | None = None, urgency: tuple[str | None, int] | None = None
+    ) -> dict[str, Any]:
+        return self.display.tile(table, now, urgency)
+
+    def alert_list(self) -> list[dict[str, Any]]:
+        return self.alerts.listed()
+
+    def room(self) -> dict[str, Any]:
+        return self.display.room_view()
+
+    def board(self) -> dict[str, Any]:
+        return self.display.board()
+
+    def table_detail(self, table: str) -> dict[str, Any] | None:
+        return self.display.table_detail(table)
+
+    def schedule_rows(self) -> list[dict[str, Any]]:
+        return self.display.schedule_rows()
+
+    def result_list(self) -> list[dict[str, Any]]:
+        return self.display.result_list()
+
+    def player_list(self) -> list[dict[str, Any]]:
+        return self.display.player_list()

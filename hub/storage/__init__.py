@@ -1,0 +1,3 @@
+"""The hub's database: the SQLite store and the database file before it is opened (checks,
+backups).
+"""

@@ -1,0 +1,83 @@
+"""Which scheduled match each table should be playing now (pure).
+
+A table plays one match per round, in round order. The next round's match is assigned when the
+previous one is done: finished and confirmed by both players at the table, verified by the TD,
+or finished for ``hold_ms`` (the players had time to read the result); or when the TD releases
+the previous match (an abandoned or moved match). A released match still in progress at the
+table is replaced with ``force``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from hub.tournament.schedule import ScheduledMatch, round_order
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    match: ScheduledMatch
+    #: the previous match at this table was released unfinished: the table must replace it
+    force: bool
+
+
+def current_matches(
+    schedule: list[ScheduledMatch],
+    *,
+    results: dict[str, dict[str, Any]],
+    released: set[str],
+    confirmed: set[str],
+    now: int,
+    hold_ms: int,
+    order: dict[str, int] | None = None,
+) -> dict[str, Current]:
+    """table -> the match it should have now (tables whose schedule is all done are absent).
+    ``order``: round -> its place in the event, when ``schedule`` is only some tables' matches."""
+    if order is None:
+        order = {r: i for i, r in enumerate(round_order(schedule))}
+    by_table: dict[str, list[ScheduledMatch]] = defaultdict(list)
+    for m in schedule:
+        by_table[m.table].append(m)
+    out: dict[str, Current] = {}
+    for table, matches in by_table.items():
+        matches.sort(key=lambda m: (order[m.round], m.start_wall))
+        previous: ScheduledMatch | None = None
+        for m in matches:
+            if not _done(m, results, released, confirmed, now, hold_ms):
+                force = (
+                    previous is not None
+                    and previous.match_id in released
+                    and previous.match_id not in results
+                )
+                out[table] = Current(m, force)
+                break
+            previous = m
+    return out
+
+
+def _done(
+    m: ScheduledMatch,
+    results: dict[str, dict[str, Any]],
+    released: set[str],
+    confirmed: set[str],
+    now: int,
+    hold_ms: int,
+) -> bool:
+    if m.match_id in released:
+        return True
+    result = results.get(m.match_id)
+    if result is None:
+        return False
+    finished = result.get("finished_wall") or 0
+    return bool(result.get("verified")) or m.match_id in confirmed or now - finished >= hold_ms
+
+
+def round_ends(schedule: list[ScheduledMatch]) -> dict[str, int | None]:
+    """round -> when the next round starts (its earliest start), None for the last round."""
+    rounds = round_order(schedule)
+    first: dict[str, int] = {}
+    for m in schedule:
+        first[m.round] = min(first.get(m.round, m.start_wall), m.start_wall)
+    return {r: (first[rounds[i + 1]] if i + 1 < len(rounds) else None) for i, r in enumerate(rounds)}
