@@ -173,8 +173,11 @@ def _settings(head: dict[str, Any], event: Event) -> tuple[tuple[str, ...], Call
     if wrong:
         raise refuse(f"draw.{wrong[0]}: true or false")
     prefer: list[tuple[str, tuple[str, ...]]] = []
+    wanted = head.get("prefer", {})
+    if not isinstance(wanted, dict) or set(wanted) - {f.name for f in event.flights}:
+        raise refuse("draw.prefer: a table of the flights' names, each a list of tables")
     for f in event.flights:
-        pref = head.get("prefer", {}).get(f.name, [])
+        pref = wanted.get(f.name, [])
         if not isinstance(pref, list) or not all(t in tables for t in pref):
             raise refuse(f"draw.prefer.{f.name}: tables of draw.tables")
         if pref:
