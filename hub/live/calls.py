@@ -362,16 +362,36 @@ class DrawCalls:
         return {"match": match, "held": held}
 
     def _changed_calls(self, calls: tuple[Call, ...]) -> list[Called]:
-        """The standing calls whose table ``calls`` changes; recorded, in memory and in the store."""
+        """The standing calls whose table ``calls`` changes. Each is withdrawn (its match released,
+        so its old table is cleared) and made again at its new table under a new id, its call and
+        start times kept: the new table takes it even if it still held the other one, unplayed
+        (the assignment is forced, as after any release)."""
+        now = self.clock.now_wall()
         by_match = {c.match: c for c in calls}
         changed = []
-        for match_id, called in list(self.called.items()):
-            now_call = by_match.get(called.call.match)
-            if now_call is not None and now_call != called.call:
-                self.called[match_id] = replace(called, call=now_call)
-                self.store.move_draw_call(match_id, now_call.table)
-                changed.append(self.called[match_id])
+        for called in list(self.called.values()):
+            new_call = by_match.get(called.call.match)
+            if new_call is None or new_call == called.call:
+                continue
+            self._withdraw_call(called, now)
+            new_id = self._new_id(new_call.match)
+            self._used.add(new_id)
+            self.called[new_id] = Called(new_call, new_id, called.players)
+            self.store.put_draw_call(
+                new_id, new_call.match, new_call.table, called.players, new_call.called_at, new_call.start
+            )
+            changed.append(self.called[new_id])
         return changed
+
+    def _withdraw_call(self, called: Called, now: int) -> None:
+        """A call no longer stands: its match released (its table told), its result dropped."""
+        del self.called[called.match_id]
+        self.voided[called.match_id] = called
+        self.store.void_draw_call(called.match_id, now)
+        self.store.delete_result(called.match_id)
+        self.room.results.pop(called.match_id, None)
+        self.store.release(called.match_id, "hub", now)
+        self.room.released.add(called.match_id)
 
     def move(self, match: str, table: Any, actor: str) -> dict[str, Any]:
         """Move a standing call to another table (free, in service): its times stay."""
@@ -407,14 +427,7 @@ class DrawCalls:
         changes = call_changes(old, new, self._calls())
         for change in changes:
             if change.voids_call() and change.call is not None:
-                called = by_draw[change.call.match]
-                del self.called[called.match_id]
-                self.voided[called.match_id] = called
-                self.store.void_draw_call(called.match_id, now)
-                self.store.delete_result(called.match_id)
-                self.room.results.pop(called.match_id, None)
-                self.store.release(called.match_id, "hub", now)
-                self.room.released.add(called.match_id)
+                self._withdraw_call(by_draw[change.call.match], now)
         return [c.after.id for c in changes]
 
     def undo(self, match: str, actor: str) -> dict[str, Any]:

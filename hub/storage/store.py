@@ -922,9 +922,6 @@ class Store:
             (match_id, draw_match, table, *players, called, start),
         )
 
-    def move_draw_call(self, match_id: str, table: str) -> None:
-        self.db.execute("UPDATE draw_calls SET tbl = ? WHERE match_id = ?", (table, match_id))
-
     def void_draw_call(self, match_id: str, wall: int) -> None:
         """The call no longer stands (an undo, a withdrawal): kept, so its id is never used again."""
         self.db.execute(
