@@ -2,9 +2,10 @@
 own ticker, once a second) and simulated tables, with scripted players.
 
 A main flight of 16 places with 12 entries (4 byes) and a consolation fed by its round 1, on 3
-tables: every match is called as a table frees up, no table and no player is ever booked twice,
-a wrong result is undone (the match called again, what depended on it derived again), the
-exported bracket equals the scripted truth, and a restarted hub holds the same bracket.
+tables; and 29 entries in 32 places on 8 tables: every match is called as a table frees up, no
+table and no player is ever booked twice, a wrong result is undone (the match called again, what
+depended on it derived again), the exported bracket equals the scripted truth, and a restarted
+hub holds the same bracket.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 from demo.simtable import SimTable
 from hub.draw import Bracket, State
@@ -29,30 +31,30 @@ from hub.service import HubThread
 from rulebook.custom_profiles import ProfileBook
 from tests.hub.support import PASSWORD, event_id, sim_table, start_hub
 
-TABLES = ("1", "2", "3")
-PLAYERS = [f"p{n:02d}" for n in range(1, 13)]
 
-
-def draw_file(tmp: Path) -> Path:
+def draw_file(tmp: Path, size: int, entries: int, tables: tuple[str, ...]) -> Path:
+    """A main of ``size`` places with ``entries`` players (the first four seeded) and a
+    consolation fed by its round 1, on ``tables``."""
+    keys = [f"p{n:02d}" for n in range(1, entries + 1)]
     players = "\n".join(
-        f'[[players]]\nkey = "{p}"\nname = "Player {p[1:]}"\nid = "FED-{p[1:]}"\n' for p in PLAYERS
+        f'[[players]]\nkey = "{p}"\nname = "Player {p[1:]}"\nid = "FED-{p[1:]}"\n' for p in keys
     )
     entries = "\n".join(
         f'[[entries]]\nflight = "main"\nplayer = "{p}"\n' + (f"seed = {i}\n" if i <= 4 else "")
-        for i, p in enumerate(PLAYERS, start=1)
+        for i, p in enumerate(keys, start=1)
     )
     path = tmp / "draw.toml"
     path.write_text(
         f"""
 [draw]
-tables = ["1", "2", "3"]
+tables = {json.dumps(list(tables))}
 grace_minutes = 5
 needs_verified = false
 random_seed = 2026
 
 [[flights]]
 name = "main"
-size = 16
+size = {size}
 profile = "wbgf-2023"
 lengths = [1]
 
@@ -120,15 +122,16 @@ def live_calls(hub: HubThread) -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 class Room:
-    def __init__(self, tmp: Path, mosquitto: Any, clock: Any) -> None:
+    def __init__(self, tmp: Path, mosquitto: Any, clock: Any, size: int, entries: int, tables: int) -> None:
         self.tmp, self.mosquitto, self.clock = tmp, mosquitto, clock
         self.event = event_id("draw-live")
-        self.path = draw_file(tmp)
+        self.tables = tuple(str(t) for t in range(1, tables + 1))
+        self.path = draw_file(tmp, size, entries, self.tables)
         self.hub = self.start_hub()
         self.stack = ExitStack()
         self.sims: dict[str, SimTable] = {
             t: self.stack.enter_context(sim_table(self.event, t, mosquitto.host, mosquitto.port, clock))
-            for t in TABLES
+            for t in self.tables
         }
         #: scheduled match ids played, in order
         self.played: list[str] = []
@@ -212,8 +215,13 @@ class Room:
         self.hub.stop()
 
 
-def test_a_rolling_knockout_plays_itself_out_on_three_tables(tmp_path, mosquitto, clock):
-    room = Room(tmp_path, mosquitto, clock)
+@pytest.mark.parametrize(
+    ("size", "entries", "tables"),
+    [(16, 12, 3), (32, 29, 8)],
+    ids=["16-places-12-entries-3-tables", "32-places-29-entries-8-tables"],
+)
+def test_a_rolling_knockout_plays_itself_out(tmp_path, mosquitto, clock, size, entries, tables):
+    room = Room(tmp_path, mosquitto, clock, size, entries, tables)
     try:
         # the first match played is given the wrong winner, then undone by the TD
         first = None
@@ -230,7 +238,7 @@ def test_a_rolling_knockout_plays_itself_out_on_three_tables(tmp_path, mosquitto
         assert draw_match in json.loads(body)["changed"]
         assert room.hub.call(lambda: room.hub.hub.draw.bracket.match(draw_match).state) is State.READY
 
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 30 * entries
         while not room.complete():
             assert time.monotonic() < deadline, f"the draw did not finish; played {room.played}: {room.why()}"
             room.check_bookings()
@@ -260,7 +268,7 @@ def test_a_rolling_knockout_plays_itself_out_on_three_tables(tmp_path, mosquitto
         played = [m for m in expected.matches() if m.state is State.PLAYED]
         assert len(room.played) == len(played) + 1
         print(
-            f"\n{len(room.played)} matches on {len(TABLES)} tables; confirmed result to the table's next "
+            f"\n{len(room.played)} matches on {tables} tables; confirmed result to the table's next "
             f"call: median {statistics.median(room.latencies):.2f} s, max {max(room.latencies):.2f} s "
             f"({len(room.latencies)} calls)"
         )
