@@ -76,8 +76,10 @@ class DrawCalls:
         clock: Clock,
         *,
         tick: Callable[[], None],
+        results_changed: Callable[[], None] = lambda: None,
     ) -> None:
         self.room = room
+        self._results_changed = results_changed
         self.store = store
         self.clock = clock
         self._tick = tick
@@ -389,7 +391,8 @@ class DrawCalls:
         self.voided[called.match_id] = called
         self.store.void_draw_call(called.match_id, now)
         self.store.delete_result(called.match_id)
-        self.room.results.pop(called.match_id, None)
+        if self.room.results.pop(called.match_id, None) is not None:
+            self._results_changed()
         self.store.release(called.match_id, "hub", now)
         self.room.released.add(called.match_id)
 

@@ -137,7 +137,9 @@ class Hub:
             tick=self.tick_room,
             publish=self._publish,
         )
-        self.draw = DrawCalls(room, store, self.clock, tick=self.tick_room)
+        self.draw = DrawCalls(
+            room, store, self.clock, tick=self.tick_room, results_changed=self.alerts.results_changed
+        )
         self.storage = StorageWatch(store, config.min_free_mb, config.disk_check_ms)
         store.listeners.append(self._storage_changed)
         self._setup_rooms()
@@ -290,6 +292,9 @@ class Hub:
                 # after the assignments: a table whose match just ended is free now
                 called = self.draw.step(now)
                 if called:
+                    # recorded before any table is told: a hub killed in between calls again
+                    # from what it stored, never a match a table was given and the store forgot
+                    self.store.commit()
                     moved = self.automation.assign(now, called)
                     if scope is not None:
                         scope |= called | self._with_players(moved)
