@@ -83,6 +83,11 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--schedule", metavar="FILE.csv", help="import this schedule at start (PROTOCOL §4)")
     p.add_argument(
+        "--draw",
+        metavar="FILE.toml",
+        help="run this draw: knockout flights with rolling calls (docs/draw.md)",
+    )
+    p.add_argument(
         "--db", required=True, metavar="FILE", help="the hub's SQLite database (created if missing)"
     )
     p.add_argument(
@@ -370,6 +375,7 @@ def main_run(args: argparse.Namespace) -> int:
         http_host=args.http[0],
         http_port=args.http[1],
         schedule=args.schedule,
+        draw=args.draw,
         password_file=args.password_file,
         public=args.public,
         embedded_broker=embedded,

@@ -9,6 +9,8 @@ The jobs, each in its own module (``docs/ARCHITECTURE.md`` shows what flows betw
 - :mod:`hub.live.alerts` — raising, resolving and acknowledging alerts;
 - :mod:`hub.live.actions` — the TD's actions at a table: commands, releases, suspensions, results;
 - :mod:`hub.live.round_control` — the TD's actions for the whole room: rounds, clocks, moves, imports;
+- :mod:`hub.live.calls` — the draw: results fed into the bracket, the next matches called to the
+  free tables (as scheduled matches), the TD's actions on the draw;
 - :mod:`hub.live.views` — tiles, room, table detail, schedule and result lists, board, and the push
   of what changed;
 - :mod:`hub.live.state` — the room as the hub holds it in memory, shared by all of them.
@@ -36,6 +38,7 @@ from hub.live.actions import Actions
 from hub.live.alerts import Alerts
 from hub.live.automation import Automation
 from hub.live.bridged_rooms import BridgedRooms, BridgeListener
+from hub.live.calls import DrawCalls
 from hub.live.clock import Clock, SystemClock
 from hub.live.commands import CommandSender
 from hub.live.config import HubConfig
@@ -133,6 +136,9 @@ class Hub:
             refresh=self._refresh,
             tick=self.tick_room,
             publish=self._publish,
+        )
+        self.draw = DrawCalls(
+            room, store, self.clock, tick=self.tick_room, results_changed=self.alerts.results_changed
         )
         self.storage = StorageHealth(store, config.min_free_mb, config.disk_check_ms)
         store.listeners.append(self._storage_changed)
@@ -282,6 +288,16 @@ class Hub:
                 moved = self.automation.assign(now, scope)
                 if scope is not None:
                     scope |= self._with_players(moved)
+            with guard.table(None, "call the draw's matches"):
+                # after the assignments: a table whose match just ended is free now
+                called = self.draw.step(now)
+                if called:
+                    # recorded before any table is told: a hub killed in between calls again
+                    # from what it stored, never a match a table was given and the store forgot
+                    self.store.commit()
+                    moved = self.automation.assign(now, called)
+                    if scope is not None:
+                        scope |= called | self._with_players(moved)
             with guard.table(None, "apply lateness"):
                 lateness = self.automation.lateness(now, scope)
             with guard.table(None, "carry moved matches"):
@@ -387,6 +403,7 @@ class Hub:
                 self.alerts.reload()
                 self.room_state.results = {r["match_id"]: r for r in self.store.results()}
                 self.alerts.results_changed()
+                self.draw.load()
             except Exception:
                 log.exception("could not read the database back after a failed write")
             self.alerts.raise_volatile(storage_failed(self.store.path, failure), now)

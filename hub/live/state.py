@@ -71,6 +71,11 @@ class RoomState:
     #: table -> why and since when its automation is held (kept by the automation, hub.logic.holds);
     #: every table is held from the hub's start until its current state arrives
     held: dict[str, Hold] = field(default_factory=dict)
+    #: the schedule as imported (``schedule`` is it and the draw's calls)
+    imported: list[ScheduledMatch] = field(default_factory=list)
+    #: the draw's calls as scheduled matches (kept by hub.live.calls): one model, so assignment,
+    #: lateness and where every player is treat them as any scheduled match
+    drawn: list[ScheduledMatch] = field(default_factory=list)
 
     @classmethod
     def load(cls, store: Store, default_profile: Profile, profiles: ProfileBook | None = None) -> RoomState:
@@ -111,10 +116,21 @@ class RoomState:
         """The schedule (and, after an import, the registry its seats were resolved against)."""
         if registry is not None:
             self.registry = registry
+        self.imported = schedule
+        if self.drawn:
+            schedule = [*schedule, *self.drawn]
         self.schedule = schedule
         self.by_id = {m.match_id: m for m in schedule}
         self.round_end = round_ends(schedule) if schedule else {}
+        for m in self.drawn:
+            # a called match has no round time to finish by: the next call is not its deadline
+            self.round_end[m.round] = None
         self.players = PlayerIndex(schedule, self.registry)
+
+    def set_drawn(self, drawn: list[ScheduledMatch], registry: Registry) -> None:
+        """The draw's calls (and the registry holding their seats) replace the previous ones."""
+        self.drawn = drawn
+        self.set_schedule(self.imported, registry)
 
     def view(self, table: str) -> TableView:
         """The table's view, created on first sight."""
