@@ -88,8 +88,14 @@ def _match(games: int, penalties: int) -> dict[str, Any]:
         state, _ = apply(state, {**inp, "at": at, "wall": 1_800_000_000_000 + at})
 
     step(
-        {"input": "assign", "match_id": "r3-t12", "length": 25, "players": PLAYERS, "clock": True,
-         "profile": "wbgf-2023"}
+        {
+            "input": "assign",
+            "match_id": "r3-t12",
+            "length": 25,
+            "players": PLAYERS,
+            "clock": True,
+            "profile": "wbgf-2023",
+        }
     )
     step({"input": "checkin", "side": "A"})
     for n in range(penalties):

@@ -26,7 +26,7 @@ from typing import IO
 TD_PIN = "0000"
 
 
-class KioskError(RuntimeError):
+class KioskWindowError(RuntimeError):
     """The kiosk did not come up (no display, a bad configuration); the message has its log's end."""
 
 
@@ -96,7 +96,7 @@ class KioskProcess:
         return self
 
     def wait_online(self, online: Callable[[], bool], timeout: float = 30.0) -> None:
-        """Until ``online()`` (the hub sees the table); :class:`KioskError` if the kiosk exits first."""
+        """Until ``online()`` (the hub sees the table); :class:`KioskWindowError` if the kiosk exits first."""
         assert self.proc is not None
         deadline = time.monotonic() + timeout
         while not online():
@@ -104,11 +104,13 @@ class KioskProcess:
                 code = self.proc.wait(timeout=0.2)
             except subprocess.TimeoutExpired:
                 if time.monotonic() > deadline:
-                    raise KioskError(
+                    raise KioskWindowError(
                         f"the kiosk of table {self.table} did not connect: {self.log_tail()}"
                     ) from None
                 continue
-            raise KioskError(f"the kiosk of table {self.table} ended (exit status {code}): {self.log_tail()}")
+            raise KioskWindowError(
+                f"the kiosk of table {self.table} ended (exit status {code}): {self.log_tail()}"
+            )
 
     def poll(self) -> int | None:
         """The kiosk's exit status once it has ended (the window was closed), else None."""

@@ -24,6 +24,7 @@ from typing import Any
 from drivers.outbox import Outbox
 from drivers.table_link import TableLink
 from hub.live.clock import Clock, SystemClock
+from rulebook.messages import Snapshot
 from rulebook.policy import break_ms, breaks_allowed
 from rulebook.sides import SIDES, Side, other
 from rulebook.snapshot import snapshot
@@ -121,7 +122,7 @@ class SimTable:
             self.cmds.append(cmd)
         self.apply({**cmd, "input": InputType.CMD})
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> Snapshot:
         """The snapshot as of now (as a kiosk publishes it: its durations are measured when sent)."""
         with self._lock:
             return snapshot(self.state, max(self.clock.monotonic_ms(), self.state.now))
@@ -257,66 +258,88 @@ class ScriptedPlayers:
         return self.rng.randint(*(t.slow_think_ms if side == self._slowcoach else t.think_ms))
 
     def plan(self, now: int) -> _Plan | None:
-        """The next input and when it happens, or None while the players wait for someone else."""
+        """The next input and when it happens, or None while the players wait for someone else
+        (one way to decide per phase: :data:`_PHASE_PLANS`; paused, flag: the TD acts)."""
         st = self.sim.state
         if st.match is None:
             return None
         if st.match_id != self._match_id:
             self._new_match(st)
-        t = self.temperament
+        step = _PHASE_PLANS.get(st.phase)
+        return step(self, st, now) if step is not None else None
+
+    def _plan_waiting(self, st: TableState, now: int) -> _Plan | None:
+        absent = [s for s in ("A", "B") if not st.present.of(s)]
+        if not absent:
+            return None
+        side = min(absent, key=lambda s: self._arrival[s])
+        return _Plan(max(now, self._arrival[side]), st.seq, {"input": InputType.CHECKIN, "side": side})
+
+    def _plan_break(self, st: TableState, now: int) -> _Plan | None:
+        side = "A" if st.away.a else "B"
+        due = self._break_return.get(side, now)
+        return _Plan(max(now, due), st.seq, {"input": InputType.RETURN, "side": side})
+
+    def _plan_between_games(self, st: TableState, now: int) -> _Plan | None:
+        if st.away.a or st.away.b:
+            return self._plan_break(st, now)
+        t, r = self.temperament, self.rng
+        for side in SIDES:
+            allowed = _breaks_left(st, side)
+            if allowed and r.random() < t.p_break:
+                length = break_ms(st.profile)
+                if r.random() < t.p_overrun:
+                    length += r.randint(*t.overrun_ms)
+                self._break_return[side] = now + length
+                return _Plan(now + r.randint(5_000, 20_000), st.seq, {"input": InputType.BREAK, "side": side})
+        return self._plan_opening(st, now)
+
+    def _plan_opening(self, st: TableState, now: int) -> _Plan | None:
         r = self.rng
+        return _Plan(
+            now + r.randint(10_000, 30_000),
+            st.seq,
+            {"input": InputType.OPENING_ROLL, "A": r.randint(1, 6), "B": r.randint(1, 6)},
+        )
+
+    def _plan_finished(self, st: TableState, now: int) -> _Plan | None:
+        for side in SIDES:
+            if not st.confirmed.of(side):
+                return _Plan(
+                    now + self.rng.randint(10_000, 40_000), st.seq, {"input": InputType.CONFIRM, "side": side}
+                )
+        return None
+
+    def _plan_playing(self, st: TableState, now: int) -> _Plan | None:
+        """The clock and the cube first: a press still due, a double to answer."""
+        assert st.match is not None
+        t, r = self.temperament, self.rng
+        clock = st.clock
+        offered = st.match.cube.offered_by
+        if clock.enabled and clock.running is None and st.opening_lower is not None:
+            return _Plan(
+                now + r.randint(1_000, 3_000), st.seq, {"input": InputType.PRESS, "side": st.opening_lower}
+            )
+        if offered is not None:
+            if clock.enabled and clock.running == offered:
+                return _Plan(now + r.randint(500, 2_000), st.seq, {"input": InputType.PRESS, "side": offered})
+            answer = InputType.TAKE if r.random() < t.p_take else InputType.PASS
+            return _Plan(now + r.randint(5_000, 25_000), st.seq, {"input": answer, "side": other(offered)})
+        if clock.enabled and clock.running is not None and clock.running != st.turn:
+            return _Plan(
+                now + r.randint(500, 2_000), st.seq, {"input": InputType.PRESS, "side": clock.running}
+            )
+        if st.turn is None:
+            return None
+        return self._plan_turn(st, now, st.turn)
+
+    def _plan_turn(self, st: TableState, now: int, turn: Side) -> _Plan:
+        """The player on turn: call the TD, double, roll, end the game or press the clock."""
+        t, r = self.temperament, self.rng
 
         def at(delay: int, inp: dict[str, Any]) -> _Plan:
             return _Plan(now + delay, st.seq, inp)
 
-        phase = st.phase
-        if phase == Phase.WAITING:
-            absent = [s for s in ("A", "B") if not st.present.of(s)]
-            if not absent:
-                return None
-            side = min(absent, key=lambda s: self._arrival[s])
-            return _Plan(max(now, self._arrival[side]), st.seq, {"input": InputType.CHECKIN, "side": side})
-        if phase == Phase.BREAK or (phase == Phase.BETWEEN_GAMES and (st.away.a or st.away.b)):
-            side = "A" if st.away.a else "B"
-            due = self._break_return.get(side, now)
-            return _Plan(max(now, due), st.seq, {"input": InputType.RETURN, "side": side})
-        if phase in (Phase.OPENING, Phase.BETWEEN_GAMES):
-            if phase == Phase.BETWEEN_GAMES:
-                for side in SIDES:
-                    allowed = _breaks_left(st, side)
-                    if allowed and r.random() < t.p_break:
-                        length = break_ms(st.profile)
-                        if r.random() < t.p_overrun:
-                            length += r.randint(*t.overrun_ms)
-                        self._break_return[side] = now + length
-                        return at(r.randint(5_000, 20_000), {"input": InputType.BREAK, "side": side})
-            return at(
-                r.randint(10_000, 30_000),
-                {"input": InputType.OPENING_ROLL, "A": r.randint(1, 6), "B": r.randint(1, 6)},
-            )
-        if phase == Phase.FINISHED:
-            for side in SIDES:
-                if not st.confirmed.of(side):
-                    return at(r.randint(10_000, 40_000), {"input": InputType.CONFIRM, "side": side})
-            return None
-        if phase != Phase.PLAYING:
-            return None  # paused / flag: the TD acts
-        assert st.match is not None
-        clock = st.clock
-        turn = st.turn
-        offered = st.match.cube.offered_by
-        if clock.enabled and clock.running is None and st.opening_lower is not None:
-            return at(r.randint(1_000, 3_000), {"input": InputType.PRESS, "side": st.opening_lower})
-        if offered is not None:
-            if clock.enabled and clock.running == offered:
-                return at(r.randint(500, 2_000), {"input": InputType.PRESS, "side": offered})
-            taker = other(offered)
-            answer = InputType.TAKE if r.random() < t.p_take else InputType.PASS
-            return at(r.randint(5_000, 25_000), {"input": answer, "side": taker})
-        if clock.enabled and clock.running is not None and clock.running != turn:
-            return at(r.randint(500, 2_000), {"input": InputType.PRESS, "side": clock.running})
-        if turn is None:
-            return None
         if r.random() < t.p_call_td:
             return at(r.randint(1_000, 5_000), {"input": InputType.CALL_TD, "side": turn})
         if not st.rolled:
@@ -334,6 +357,17 @@ class ScriptedPlayers:
             kind = _weighted(r, t.kinds)
             return at(self._think(turn), {"input": InputType.WIN, "side": turn, "kind": kind})
         return at(self._think(turn), {"input": InputType.PRESS, "side": turn})
+
+
+#: how the players decide their next input in each phase (any other: they wait for the TD)
+_PHASE_PLANS: dict[Phase, Callable[[ScriptedPlayers, TableState, int], _Plan | None]] = {
+    Phase.WAITING: ScriptedPlayers._plan_waiting,
+    Phase.BREAK: ScriptedPlayers._plan_break,
+    Phase.BETWEEN_GAMES: ScriptedPlayers._plan_between_games,
+    Phase.OPENING: ScriptedPlayers._plan_opening,
+    Phase.FINISHED: ScriptedPlayers._plan_finished,
+    Phase.PLAYING: ScriptedPlayers._plan_playing,
+}
 
 
 def _breaks_left(st: TableState, side: Side) -> bool:

@@ -33,6 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from drivers.errors import DriverError
+
 #: Longest line, in bytes, including the leading ``$`` and the trailing CR LF (as NMEA 0183).
 MAX_LINE = 82
 #: Longest frame text: ``$`` … ``*HH`` without CR LF.
@@ -79,7 +81,7 @@ class ErrorReason(StrEnum):
     NOISE = "noise"  # bytes outside any frame
 
 
-class FrameError(ValueError):
+class FrameError(DriverError, ValueError):
     """A rejected line. ``reason``: an :class:`ErrorReason`; ``detail``: human text; ``line``: the bytes."""
 
     def __init__(self, reason: ErrorReason, detail: str, line: bytes | bytearray = b"") -> None:

@@ -30,6 +30,8 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from drivers.errors import DriverError
+
 VERSION = 1
 KEY_BYTES = 32
 NONCE_BYTES = 12
@@ -38,7 +40,7 @@ HEADER_BYTES = 1 + KEY_BYTES + NONCE_BYTES
 RAW = serialization.Encoding.Raw
 
 
-class SealedBoxError(ValueError):
+class SealedBoxError(DriverError, ValueError):
     """A key or a sealed message is malformed, or the message was not sealed to this key."""
 
 

@@ -31,6 +31,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from drivers.errors import DriverError
 from drivers.sealed_box import SealedBoxError, b64decode, b64encode
 
 #: what the hub signs for its tables
@@ -43,7 +44,7 @@ SIGNER_FIELD = "signed_by"
 RAW = serialization.Encoding.Raw
 
 
-class SignatureError(ValueError):
+class SignatureError(DriverError, ValueError):
     """A key, or an object's signature, that cannot be trusted (the message says why)."""
 
 

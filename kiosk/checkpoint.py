@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import rulebook
+from kiosk.errors import KioskError
 
 #: the encoding's own version (bump when the tagging below changes)
 ENCODING = "st1"
@@ -39,7 +40,7 @@ EVERY = 1000
 ALLOWED_PREFIX = "rulebook."
 
 
-class CheckpointError(ValueError):
+class CheckpointError(KioskError, ValueError):
     """A state cannot be encoded, or a body cannot be decoded into the current classes."""
 
 

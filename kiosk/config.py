@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kiosk.errors import KioskError
 from rulebook.profiles import PROFILES
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -32,7 +33,7 @@ PIN_NAMES = ("A", "B", "pause", "td")
 SETTINGS_FILE = "settings.json"
 
 
-class ConfigError(ValueError):
+class ConfigError(KioskError, ValueError):
     """A configuration value is wrong; the message starts with the key's dotted name."""
 
 
@@ -210,7 +211,7 @@ def _host(key: str, value: Any) -> str:
 
 
 def _log_level(key: str, value: Any) -> str:
-    return _choice(key, value, ("debug", "info", "warning", "error"))
+    return str(_choice(key, value, ("debug", "info", "warning", "error")))
 
 
 def _gpio(key: str, value: Any) -> int:
@@ -218,11 +219,11 @@ def _gpio(key: str, value: Any) -> int:
 
 
 def _baud(key: str, value: Any) -> int:
-    return _choice(key, value, BAUDS)
+    return int(_choice(key, value, BAUDS))
 
 
 def _rotation(key: str, value: Any) -> int:
-    return _choice(key, value, ROTATIONS)
+    return int(_choice(key, value, ROTATIONS))
 
 
 def _tick(key: str, value: Any) -> int:

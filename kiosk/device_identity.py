@@ -23,6 +23,7 @@ from pathlib import Path
 
 from drivers.private_file import write_private
 from drivers.sealed_box import b64decode, b64encode, new_private_key, public_key
+from kiosk.errors import KioskError
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ID_FILE = "device-id"
@@ -30,7 +31,7 @@ KEY_FILE = "device-key"
 MACHINE_ID = Path("/etc/machine-id")
 
 
-class IdentityError(ValueError):
+class IdentityError(KioskError, ValueError):
     """The state directory holds an unusable identity (the message names the file)."""
 
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from kiosk.errors import KioskError
+
 log = logging.getLogger("kiosk.discovery")
 
 SERVICE_TYPE = "_bghub._tcp.local."
@@ -44,7 +46,7 @@ SETTLE_S = 3.0
 FINGERPRINT_RE = re.compile(r"^[0-9A-F]{4}(-[0-9A-F]{4}){3}$")
 
 
-class DiscoveryError(ValueError):
+class DiscoveryError(KioskError, ValueError):
     """A hub address that cannot be used (the message says which and why)."""
 
 

@@ -39,10 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from drivers.private_file import write_private
 from drivers.sealed_box import SealedBoxError, b64decode, b64encode, open_sealed
 from drivers.signing import fingerprint
 from kiosk.config import ConfigError, from_mapping
-from kiosk.device_identity import DeviceIdentity, write_private
+from kiosk.device_identity import DeviceIdentity
+from kiosk.errors import KioskError
 from kiosk.trust import TrustError, check_answer, new_nonce
 
 log = logging.getLogger("kiosk.enroll")
@@ -57,7 +59,7 @@ BACKOFF = (0.5, 5.0)
 BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
-class EnrollError(Exception):
+class EnrollError(KioskError):
     """Enrollment did not complete (the message is one line for the organiser)."""
 
 

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kiosk.errors import KioskError
+
 log = logging.getLogger(__name__)
 
 SCHEMA = """
@@ -60,7 +62,7 @@ DAMAGE_CODES = frozenset({10, 11, 26})  # SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_N
 KEEP_CHECKPOINTS = 3
 
 
-class JournalError(RuntimeError):
+class JournalError(KioskError, RuntimeError):
     """The journal file cannot be opened or written (the table must not run without it)."""
 
 

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kiosk.errors import KioskError
 
-class ScriptError(ValueError):
+
+class ScriptError(KioskError, ValueError):
     """A script line is not a JSON object with a valid ``after_ms``."""
 
 

@@ -78,93 +78,7 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
     hub_files = [args.hub_file] if getattr(args, "hub_file", None) else list(HUB_FILES)
     shared = _Shared(SetupModel(device=identity.device), threading.Lock())
     stop = threading.Event()
-
-    def update(**changes: Any) -> None:
-        with shared.lock:
-            shared.model = dataclasses.replace(shared.model, **changes)
-
-    def on_code(code: str) -> None:
-        print(f"code {code}", flush=True)
-        update(phase="waiting", code=code)
-
-    def on_key(fingerprint: str) -> None:
-        print(f"hub key {fingerprint}", flush=True)
-        update(hub_key=fingerprint)
-
-    # A retired device tries the hub it was enrolled with first (once), then looks again.
-    last_hub = getattr(args, "hub", None) or _previous_hub(config_path)
-
-    def worker() -> None:
-        nonlocal last_hub
-        while not stop.is_set():
-            explicit = getattr(args, "hub", None) or last_hub
-            last_hub = None
-            try:
-                found = find_hub(explicit, hub_files, stop=stop)
-            except TwoHubs as exc:
-                # never a guess between two hubs: the organiser names one in room.txt
-                hubs = tuple(h.label for h in exc.hubs)
-                if hubs != shared.model.hubs:
-                    print(f"two hubs answer: {', '.join(hubs)}", flush=True)
-                update(phase="choose", hubs=hubs, hub="")
-                stop.wait(3.0)
-                continue
-            except DiscoveryError as exc:
-                update(phase="refused", detail=str(exc))
-                shared.error = str(exc)
-                return
-            except Exception:
-                log.exception("looking for the hub failed; trying again")
-                stop.wait(5.0)
-                continue
-            if found is None:
-                update(phase="searching", hub="")
-                continue
-            url, how = found
-            log.info("hub %s (%s)", url, how)
-            if shared.model.phase == "choose":  # the organiser named the hub: no longer two
-                update(phase="searching")
-            update(hub=url, hubs=())
-            client = EnrollmentClient(
-                url,
-                identity,
-                version=_version(),
-                build=running_build(),
-                expect_fingerprint=hints_from_files(hub_files).hub_key,
-            )
-            try:
-                done = enroll(
-                    client,
-                    state_dir,
-                    config_path,
-                    timeout=ATTEMPT_S,
-                    on_code=on_code,
-                    on_key=on_key,
-                    on_hub=lambda reached: update(phase="waiting" if reached else "unreachable"),
-                    stop=stop,
-                )
-            except EnrollTimeout:
-                continue
-            except HubUnreachable as exc:
-                log.info("%s; looking for the hub again", exc)
-                update(phase="unreachable")
-                continue
-            except EnrollRefused as exc:
-                log.warning("%s", exc)
-                update(phase="refused", detail=str(exc).split(": ", 1)[-1])
-                stop.wait(10.0)
-                continue
-            except Exception:
-                if stop.is_set():
-                    return
-                log.exception("enrollment failed; trying again")
-                stop.wait(5.0)
-                continue
-            print(f"enrolled as table {done.table}", flush=True)
-            update(phase="enrolled", table=done.table)
-            shared.result = done.table
-            return
-
+    enroller = _Enroller(args, identity, state_dir, config_path, hub_files, shared, stop)
     try:
         # nothing has said yet how big this table's screen is: on the display, its own size (a
         # fixed 800x480 made SDL switch an HDMI screen's mode); headless, the small panel's size
@@ -176,32 +90,12 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
     view = SetupView(window.size, lang=_setup_language(hub_files))
     notifier = Notifier()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
-    thread = threading.Thread(target=worker, name="enroll", daemon=True)
+    thread = threading.Thread(target=enroller.run, name="enroll", daemon=True)
     thread.start()
-    ready = False
-    shown_until: float | None = None
     try:
-        while not stop.is_set():
-            for event in window.poll():
-                if isinstance(event, Quit):
-                    stop.set()
-            with shared.lock:
-                model = shared.model
-            rects = window.draw(view, model, None, 0)
-            if rects:
-                window.present(rects, full=True)
-            if not ready:
-                ready = True
-                notifier.ready("not set up")
-            notifier.watchdog()
-            if shared.result is not None:
-                shown_until = shown_until or _now() + ENROLLED_S
-                if _now() >= shown_until:
-                    break
-            if shared.error is not None:
-                print(f"bgtable run: {shared.error}", file=sys.stderr)
-                return 2
-            window.tick(FPS)
+        status = _show(window, view, notifier, shared, stop)
+        if status is not None:
+            return status
     finally:
         stop_requested = stop.is_set() and shared.result is None
         stop.set()
@@ -212,6 +106,149 @@ def run_setup(args: argparse.Namespace, *, headless: bool, fullscreen: bool) -> 
     if stop_requested:
         return 0
     return None
+
+
+def _show(window: Any, view: Any, notifier: Notifier, shared: _Shared, stop: threading.Event) -> int | None:
+    """The setup screen until enrolled (shown a moment) or stopped: None; 2 when the search gave up."""
+    ready = False
+    shown_until: float | None = None
+    while not stop.is_set():
+        for event in window.poll():
+            if isinstance(event, Quit):
+                stop.set()
+        with shared.lock:
+            model = shared.model
+        rects = window.draw(view, model, None, 0)
+        if rects:
+            window.present(rects, full=True)
+        if not ready:
+            ready = True
+            notifier.ready("not set up")
+        notifier.watchdog()
+        if shared.result is not None:
+            shown_until = shown_until or _now() + ENROLLED_S
+            if _now() >= shown_until:
+                break
+        if shared.error is not None:
+            print(f"bgtable run: {shared.error}", file=sys.stderr)
+            return 2
+        window.tick(FPS)
+    return None
+
+
+class _Enroller:
+    """The setup screen's worker thread: find the hub, then enroll there, again until it works
+    (or the search gives up: ``shared.error``), telling the screen's model each step."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        identity: Any,
+        state_dir: Path,
+        config_path: Path,
+        hub_files: list[Any],
+        shared: _Shared,
+        stop: threading.Event,
+    ) -> None:
+        self.args, self.identity, self.hub_files = args, identity, hub_files
+        self.state_dir, self.config_path = state_dir, config_path
+        self.shared, self.stop = shared, stop
+        # A retired device tries the hub it was enrolled with first (once), then looks again.
+        self.last_hub: str | None = getattr(args, "hub", None) or _previous_hub(config_path)
+
+    def update(self, **changes: Any) -> None:
+        with self.shared.lock:
+            self.shared.model = dataclasses.replace(self.shared.model, **changes)
+
+    def on_code(self, code: str) -> None:
+        print(f"code {code}", flush=True)
+        self.update(phase="waiting", code=code)
+
+    def on_key(self, fingerprint: str) -> None:
+        print(f"hub key {fingerprint}", flush=True)
+        self.update(hub_key=fingerprint)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            url = self._find()
+            if self.shared.error is not None:
+                return
+            if url is not None and self._enroll(url):
+                return
+
+    def _find(self) -> str | None:
+        """The hub's address, or None to look again (or to give up: ``shared.error``)."""
+        explicit = getattr(self.args, "hub", None) or self.last_hub
+        self.last_hub = None
+        try:
+            found = find_hub(explicit, self.hub_files, stop=self.stop)
+        except TwoHubs as exc:
+            # never a guess between two hubs: the organiser names one in room.txt
+            hubs = tuple(h.label for h in exc.hubs)
+            if hubs != self.shared.model.hubs:
+                print(f"two hubs answer: {', '.join(hubs)}", flush=True)
+            self.update(phase="choose", hubs=hubs, hub="")
+            self.stop.wait(3.0)
+            return None
+        except DiscoveryError as exc:
+            self.update(phase="refused", detail=str(exc))
+            self.shared.error = str(exc)
+            return None
+        except Exception:
+            log.exception("looking for the hub failed; trying again")
+            self.stop.wait(5.0)
+            return None
+        if found is None:
+            self.update(phase="searching", hub="")
+            return None
+        url, how = found
+        log.info("hub %s (%s)", url, how)
+        if self.shared.model.phase == "choose":  # the organiser named the hub: no longer two
+            self.update(phase="searching")
+        self.update(hub=url, hubs=())
+        return url
+
+    def _enroll(self, url: str) -> bool:
+        """One enrollment attempt at ``url``; True when it is over (enrolled, or stopped)."""
+        client = EnrollmentClient(
+            url,
+            self.identity,
+            version=_version(),
+            build=running_build(),
+            expect_fingerprint=hints_from_files(self.hub_files).hub_key,
+        )
+        try:
+            done = enroll(
+                client,
+                self.state_dir,
+                self.config_path,
+                timeout=ATTEMPT_S,
+                on_code=self.on_code,
+                on_key=self.on_key,
+                on_hub=lambda reached: self.update(phase="waiting" if reached else "unreachable"),
+                stop=self.stop,
+            )
+        except EnrollTimeout:
+            return False
+        except HubUnreachable as exc:
+            log.info("%s; looking for the hub again", exc)
+            self.update(phase="unreachable")
+            return False
+        except EnrollRefused as exc:
+            log.warning("%s", exc)
+            self.update(phase="refused", detail=str(exc).split(": ", 1)[-1])
+            self.stop.wait(10.0)
+            return False
+        except Exception:
+            if self.stop.is_set():
+                return True
+            log.exception("enrollment failed; trying again")
+            self.stop.wait(5.0)
+            return False
+        print(f"enrolled as table {done.table}", flush=True)
+        self.update(phase="enrolled", table=done.table)
+        self.shared.result = done.table
+        return True
 
 
 def _previous_hub(config_path: Path) -> str | None:

@@ -25,6 +25,7 @@ from typing import Any
 
 from drivers.sealed_box import b64encode
 from drivers.signing import SignatureError, fingerprint, public_key_from_b64, verify
+from kiosk.errors import KioskError
 
 log = logging.getLogger("kiosk.trust")
 
@@ -32,7 +33,7 @@ log = logging.getLogger("kiosk.trust")
 SEEN_IDS = 256
 
 
-class TrustError(SignatureError):
+class TrustError(KioskError, SignatureError):
     """An answer or an order this table must not act on (the message says why)."""
 
 

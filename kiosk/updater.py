@@ -38,6 +38,7 @@ from drivers.build_id import running_build
 from drivers.signing import RELEASE_CONTEXT, SignatureError, parse_public_key, verify
 from kiosk import slots
 from kiosk.config import Config
+from kiosk.errors import KioskError
 from kiosk.trust import TrustError, check_answer, new_nonce, pinned_key
 
 log = logging.getLogger("kiosk.updater")
@@ -52,7 +53,7 @@ SMOKE = (
 )
 
 
-class UpdateError(Exception):
+class UpdateError(KioskError):
     """An update that cannot be done now (the message is shown on the Tables page)."""
 
 

@@ -11,7 +11,7 @@ and the TD may do now: the one judge), ``table`` (the reducer), ``snapshot`` (wh
 """
 
 from rulebook.codes import english
-from rulebook.errors import CommandError, FieldError, JournalError, ProfileError, RuleError
+from rulebook.errors import CommandError, FieldError, JournalFormatError, ProfileError, RuleError
 from rulebook.legal import Legal, check_command, legal_actions
 from rulebook.parse import parse_command, parse_input
 from rulebook.profiles import PROFILES, Profile, get_profile, load_profile
@@ -26,7 +26,7 @@ __all__ = [
     "SIDES",
     "CommandError",
     "FieldError",
-    "JournalError",
+    "JournalFormatError",
     "Legal",
     "Profile",
     "ProfileError",

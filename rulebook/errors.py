@@ -81,8 +81,11 @@ class WireError(FieldError, ValueError):
         self.kind = kind
 
 
-class JournalError(RuleError, ValueError):
-    """A journal line that is not JSON, or not an input (``bgtable replay`` exits with 2)."""
+class JournalFormatError(RuleError, ValueError):
+    """A journal line that is not JSON, or not an input (``bgtable replay`` exits with 2).
+
+    Not the kiosk's ``JournalError`` (the journal file cannot be opened or written): this one is
+    about what a journal says, whoever reads it."""
 
     def __init__(self, code: str, /, *, line: int, **params: Any) -> None:
         super().__init__(code, line=line, **params)
@@ -92,7 +95,7 @@ class JournalError(RuleError, ValueError):
 __all__ = [
     "CommandError",
     "FieldError",
-    "JournalError",
+    "JournalFormatError",
     "ProfileError",
     "ProfileFileError",
     "RuleError",

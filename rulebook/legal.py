@@ -12,7 +12,7 @@ Each ``*_refusal`` function returns ``None`` when the action is allowed, else th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -438,61 +438,91 @@ def confirm_refusal(state: TableState, side: Side) -> RuleError | None:
 
 
 def td_refusal(state: TableState, kind: CommandType) -> RuleError | None:
-    """Whether the TD may give a command of this type now, whatever its values."""
-    match kind:
-        case CommandType.PENALTY | CommandType.FORFEIT | CommandType.IMPOSE_CLOCK:
-            return match_refusal(state)
-        case CommandType.WAIVE:
-            if state.match is None:
-                return RuleError("match.none")
-            if state.phase == Phase.FINISHED and state.ended_by is None:
-                return RuleError("waive.finished")
-            return None
-        case CommandType.START_CLOCK:
-            refusal = phase_refusal(state, CLOCK_START_PHASES)
-            if refusal is not None:
-                return refusal
-            if not state.clock.enabled:
-                return RuleError("clock.none")
-            if not state.profile.allows_start_clock():
-                return RuleError("clock.not_in_profile", profile=state.profile.name)
-            return None
-        case CommandType.PAUSE:
-            return table_pause_refusal(state)
-        case CommandType.RESUME:
-            return resume_refusal(state)
-        case CommandType.SET_TIME:
-            if state.match is None:
-                return RuleError("match.none")
-            return None if state.clock.enabled else RuleError("clock.none_impose")
-        case CommandType.SET_LENGTH:
-            if state.match is None:
-                return RuleError("match.none")
-            return RuleError("length.finished") if state.match.is_over() else None
-        case CommandType.CORRECT_SCORE:
-            return None if state.match is not None else RuleError("match.none")
-        case CommandType.RESOLVE_FLAG:
-            return None if state.phase == Phase.FLAG and state.match is not None else RuleError("flag.none")
-        case CommandType.TD_ACK:
-            return None
-        case CommandType.FORBID_DOUBLE:
-            if not state.profile.td_forbids_double:
-                return _not_in_profile(state, kind)
-            return _game_refusal(state)
-        case CommandType.FORCE_DOUBLE:
-            if not state.profile.td_forces_double:
-                return _not_in_profile(state, kind)
-            return phase_refusal(state, PLAYING)
-        case CommandType.CRAWFORD_DOUBLE:
-            return crawford_choice_refusal(state)
-        case CommandType.DOUBLE_LOSS:
-            if not state.profile.double_loss:
-                return _not_in_profile(state, kind)
-            if state.match is None:
-                return RuleError("match.none")
-            # FFBG 10.3: the five minutes taken from each clock may have made one of them flag
-            return RuleError("match.over") if state.match.is_over() else None
-    raise AssertionError(kind)  # pragma: no cover - every command type has a case
+    """Whether the TD may give a command of this type now, whatever its values (one check per
+    command type: :data:`_TD_REFUSALS`)."""
+    return _TD_REFUSALS[kind](state)
+
+
+def _waive_refusal(state: TableState) -> RuleError | None:
+    if state.match is None:
+        return RuleError("match.none")
+    if state.phase == Phase.FINISHED and state.ended_by is None:
+        return RuleError("waive.finished")
+    return None
+
+
+def _start_clock_refusal(state: TableState) -> RuleError | None:
+    refusal = phase_refusal(state, CLOCK_START_PHASES)
+    if refusal is not None:
+        return refusal
+    if not state.clock.enabled:
+        return RuleError("clock.none")
+    if not state.profile.allows_start_clock():
+        return RuleError("clock.not_in_profile", profile=state.profile.name)
+    return None
+
+
+def _set_time_refusal(state: TableState) -> RuleError | None:
+    if state.match is None:
+        return RuleError("match.none")
+    return None if state.clock.enabled else RuleError("clock.none_impose")
+
+
+def _set_length_refusal(state: TableState) -> RuleError | None:
+    if state.match is None:
+        return RuleError("match.none")
+    return RuleError("length.finished") if state.match.is_over() else None
+
+
+def _correct_score_refusal(state: TableState) -> RuleError | None:
+    return None if state.match is not None else RuleError("match.none")
+
+
+def _resolve_flag_refusal(state: TableState) -> RuleError | None:
+    return None if state.phase == Phase.FLAG and state.match is not None else RuleError("flag.none")
+
+
+def _forbid_double_refusal(state: TableState) -> RuleError | None:
+    if not state.profile.td_forbids_double:
+        return _not_in_profile(state, CommandType.FORBID_DOUBLE)
+    return _game_refusal(state)
+
+
+def _force_double_refusal(state: TableState) -> RuleError | None:
+    if not state.profile.td_forces_double:
+        return _not_in_profile(state, CommandType.FORCE_DOUBLE)
+    return phase_refusal(state, PLAYING)
+
+
+def _double_loss_refusal(state: TableState) -> RuleError | None:
+    if not state.profile.double_loss:
+        return _not_in_profile(state, CommandType.DOUBLE_LOSS)
+    if state.match is None:
+        return RuleError("match.none")
+    # FFBG 10.3: the five minutes taken from each clock may have made one of them flag
+    return RuleError("match.over") if state.match.is_over() else None
+
+
+#: whether the TD may give each command type now (checked at import: every type has one)
+_TD_REFUSALS: dict[CommandType, Callable[[TableState], RuleError | None]] = {
+    CommandType.PENALTY: lambda state: match_refusal(state),
+    CommandType.FORFEIT: lambda state: match_refusal(state),
+    CommandType.IMPOSE_CLOCK: lambda state: match_refusal(state),
+    CommandType.WAIVE: _waive_refusal,
+    CommandType.START_CLOCK: _start_clock_refusal,
+    CommandType.PAUSE: lambda state: table_pause_refusal(state),
+    CommandType.RESUME: lambda state: resume_refusal(state),
+    CommandType.SET_TIME: _set_time_refusal,
+    CommandType.SET_LENGTH: _set_length_refusal,
+    CommandType.CORRECT_SCORE: _correct_score_refusal,
+    CommandType.RESOLVE_FLAG: _resolve_flag_refusal,
+    CommandType.TD_ACK: lambda state: None,
+    CommandType.FORBID_DOUBLE: _forbid_double_refusal,
+    CommandType.FORCE_DOUBLE: _force_double_refusal,
+    CommandType.CRAWFORD_DOUBLE: lambda state: crawford_choice_refusal(state),
+    CommandType.DOUBLE_LOSS: _double_loss_refusal,
+}
+assert set(_TD_REFUSALS) == set(CommandType), "every TD command type has its check"
 
 
 def _not_in_profile(state: TableState, kind: CommandType) -> RuleError:

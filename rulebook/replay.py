@@ -6,17 +6,14 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from rulebook.errors import JournalError, RuleError
+from rulebook.errors import JournalFormatError, RuleError
 from rulebook.parse import parse_input
 from rulebook.state import TableState, new_table
 from rulebook.table import apply
 
-#: the name ``bgtable`` and older callers know the error by
-JournalFormatError = JournalError
-
 
 def parse_lines(lines: Iterable[str]) -> Iterator[Any]:
-    """The JSON value of each non-empty line; a line that is not JSON raises ``JournalError``."""
+    """The JSON value of each non-empty line; a line that is not JSON raises ``JournalFormatError``."""
     for _number, _line, value in numbered(lines):
         yield value
 
@@ -29,7 +26,7 @@ def numbered(lines: Iterable[str]) -> Iterator[tuple[int, str, Any]]:
         try:
             yield number, text, json.loads(text)
         except json.JSONDecodeError as exc:
-            raise JournalError("journal.not_json", line=number, detail=exc.msg) from None
+            raise JournalFormatError("journal.not_json", line=number, detail=exc.msg) from None
 
 
 def replay(inputs: Iterable[Any], state: TableState | None = None) -> TableState:
@@ -46,7 +43,7 @@ def replay_lines(lines: Iterable[str], table: str = "") -> TableState:
 
 def replay_checked(
     lines: Iterable[str], table: str = "", *, strict: bool = True
-) -> tuple[TableState, list[JournalError]]:
+) -> tuple[TableState, list[JournalFormatError]]:
     """Replay journal text, finding every line that is not a well-formed input.
 
     A well-formed input the rules refuse is part of any real match and is applied (as a
@@ -55,12 +52,14 @@ def replay_checked(
     one by raising it; otherwise it is applied as the table applied it, and reported.
     """
     state = new_table(table)
-    found: list[JournalError] = []
+    found: list[JournalFormatError] = []
     for number, _text, value in numbered(lines):
         try:
             parse_input(value, state.now)
         except RuleError as exc:
-            error = JournalError("journal.bad_input", line=number, input_code=exc.code, detail=exc.message)
+            error = JournalFormatError(
+                "journal.bad_input", line=number, input_code=exc.code, detail=exc.message
+            )
             if strict:
                 raise error from None
             found.append(error)
@@ -68,4 +67,4 @@ def replay_checked(
     return state, found
 
 
-__all__ = ["JournalError", "JournalFormatError", "parse_lines", "replay", "replay_checked", "replay_lines"]
+__all__ = ["JournalFormatError", "parse_lines", "replay", "replay_checked", "replay_lines"]

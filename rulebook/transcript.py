@@ -18,7 +18,7 @@ one pure builder serves ``bgtable transcript`` and the dashboard. Three renderin
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
@@ -86,6 +86,30 @@ class GameSummary:
         }
 
 
+@dataclass(slots=True)
+class _Walk:
+    """What :func:`build` keeps while it walks a match's events in order."""
+
+    score: dict[str, int] = field(default_factory=lambda: {"A": 0, "B": 0})
+    games: list[GameSummary] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    game_no: int = 0
+    #: when the last turn began (a press, or a game's opening roll), and the pauses since then
+    last_boundary: int | None = None
+    paused_since: int | None = None
+    paused_ms: int = 0
+    result: dict[str, Any] | None = None
+
+    def add(self, event: str, e: Mapping[str, Any], **fields: Any) -> None:
+        self.entries.append(_entry(event, e, self.game_no, **fields))
+
+    def rescore(self, value: Any) -> None:
+        """The score an event carries, when it carries one."""
+        score = _score(value)
+        if score is not None:
+            self.score = score
+
+
 def build(events: Iterable[Mapping[str, Any]], info: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The transcript of one match from its events (in ``seq`` order; duplicates ignored).
 
@@ -94,192 +118,18 @@ def build(events: Iterable[Mapping[str, Any]], info: Mapping[str, Any] | None = 
     schedule's row. Missing pieces stay empty; a transcript is never refused.
     """
     info = info or {}
-    ordered = _in_order(events)
-    players = _players(info)
-    games: list[GameSummary] = []
-    entries: list[dict[str, Any]] = []
-    score = {"A": 0, "B": 0}
-    game_no = 0
-    last_boundary: int | None = None
-    paused_since: int | None = None
-    paused_ms = 0
-    result: dict[str, Any] | None = None
+    w = _Walk()
     match_id = info.get("match_id")
-    for e in ordered:
+    for e in _in_order(events):
         kind = e.get("type")
         if not isinstance(kind, str):
             continue
         match_id = match_id or e.get("match_id")
-        at = _int(e.get("at"))
-        wall = _int(e.get("wall"))
         if e.get("rejected"):
-            entries.append(_entry("refused", e, game_no, input=kind, reason=str(e["rejected"])[:200]))
-            continue
-        if kind in _SILENT:
-            continue
-        if kind == "opening_roll":
-            if e.get("tie"):
-                entries.append(_entry("opening_tie", e, game_no, dice=e.get("dice")))
-                continue
-            game_no = _int(e.get("game")) or game_no + 1
-            summary = GameSummary(
-                game=game_no,
-                score_before=dict(score),
-                crawford=bool(e.get("crawford")),
-                started_wall=wall,
-                first=_side(e.get("first")),
-                opening=_dice(e.get("dice")),
-            )
-            games.append(summary)
-            last_boundary, paused_ms, paused_since = at, 0, None
-            entries.append(
-                _entry(
-                    "game_start",
-                    e,
-                    game_no,
-                    first=summary.first,
-                    dice=summary.opening,
-                    crawford=summary.crawford,
-                    score=dict(score),
-                )
-            )
-        elif kind == "press":
-            side = _side(e.get("side"))
-            used = None
-            if at is not None and last_boundary is not None:
-                used = max(0, at - last_boundary - paused_ms)
-                if games and side in ("A", "B") and games[-1].winner is None:
-                    games[-1].used_ms[side] += used
-            last_boundary, paused_ms = at, 0
-            entries.append(_entry("press", e, game_no, side=side, used_ms=used))
-        elif kind == "roll":
-            if games:
-                games[-1].rolls += 1
-            entries.append(
-                _entry(
-                    "roll",
-                    e,
-                    game_no,
-                    side=_side(e.get("side")),
-                    dice=_dice(e.get("dice")),
-                    source=e.get("source"),
-                    early=bool(e.get("premature")),
-                )
-            )
-        elif kind == "double":
-            entries.append(
-                _entry(
-                    kind,
-                    e,
-                    game_no,
-                    side=_side(e.get("side")),
-                    value=_int(e.get("value")),
-                    premature=bool(e.get("premature")),
-                    crawford=bool(e.get("crawford")),
-                    forced=bool(e.get("forced")),
-                )
-            )
-        elif kind == "take":
-            entries.append(_entry(kind, e, game_no, side=_side(e.get("side")), value=_int(e.get("value"))))
-        elif kind == "game_over":
-            won = _score(e.get("score"))
-            if won is not None:
-                score = won
-            if games:
-                g = games[-1]
-                g.winner, g.kind = _side(e.get("winner")), str(e.get("kind") or "")
-                g.points, g.cube = _int(e.get("points")), _int(e.get("cube"))
-                g.resigned, g.ended_wall = bool(e.get("resigned")), wall
-            entries.append(
-                _entry(
-                    "game_over",
-                    e,
-                    game_no,
-                    winner=_side(e.get("winner")),
-                    kind=e.get("kind"),
-                    points=_int(e.get("points")),
-                    cube=_int(e.get("cube")),
-                    resigned=bool(e.get("resigned")),
-                    score=dict(score),
-                )
-            )
-        elif kind == "undo":
-            restored = _score(e.get("score"))
-            if restored is not None:
-                score = restored
-            if games and games[-1].winner is not None and games[-1].game == game_no:
-                g = games[-1]
-                g.winner = g.kind = g.points = g.cube = g.ended_wall = None
-                g.resigned = False
-            result = None
-            entries.append(_entry("undo", e, game_no, score=dict(score)))
-        elif kind == "pause":
-            paused_since = at
-            entries.append(_entry("pause", e, game_no, reason=e.get("reason"), side=_side(e.get("side"))))
-        elif kind == "resume":
-            if paused_since is not None and at is not None:
-                paused_ms += max(0, at - paused_since)
-            paused_since = None
-            entries.append(_entry("resume", e, game_no))
-        elif kind == "penalty":
-            won = _score(e.get("score"))
-            if won is not None:
-                score = won
-            entries.append(
-                _entry(
-                    "penalty",
-                    e,
-                    game_no,
-                    against=_side(e.get("against")),
-                    points=_int(e.get("points")),
-                    reason=e.get("reason"),
-                    id=e.get("id"),
-                    score=dict(score),
-                )
-            )
-        elif kind == "correct_score":
-            won = _score(e.get("score"))
-            if won is not None:
-                score = won
-            entries.append(_entry("correct_score", e, game_no, before=e.get("before"), score=dict(score)))
-        elif kind == "crawford_double":
-            rescored = _score(e.get("score"))
-            if rescored is not None:
-                # HU 7.5: voided after the game: that game is scored again without the cube
-                score = rescored
-                voided = next((g for g in games if g.game == _int(e.get("game"))), None)
-                if voided is not None and voided.winner is not None:
-                    voided.points, voided.cube = _int(e.get("points")), _int(e.get("value")) or 1
-            entries.append(
-                _entry(
-                    "crawford_double",
-                    e,
-                    game_no,
-                    choice=e.get("choice"),
-                    points=_int(e.get("points")),
-                    score=dict(score),
-                )
-            )
-        elif kind == "match_over":
-            result = {
-                "winner": _side(e.get("winner")),
-                "end_reason": e.get("end_reason"),
-                "score": _score(e.get("score")) or dict(score),
-            }
-            entries.append(_entry("match_over", e, game_no, **result))
-        elif kind == "cmd_done":
-            if e.get("ok") is False:
-                entries.append(_entry("td_refused", e, game_no, command=e.get("cmd"), reason=e.get("error")))
-        else:
-            fields = {
-                k: v
-                for k, v in e.items()
-                if k not in ("type", "seq", "match_id", "at", "wall", "event", "game")
-                and (v is None or isinstance(v, str | int | float | bool))
-            }
-            if "side" in fields:
-                fields["side"] = _side(fields["side"])
-            entries.append(_entry(kind, e, game_no, **fields))
+            w.add("refused", e, input=kind, reason=str(e["rejected"])[:200])
+        elif kind not in _SILENT:
+            _ON.get(kind, _on_other)(w, e, _int(e.get("at")), _int(e.get("wall")))
+    result = w.result
     if result is None and (info.get("winner") in ("A", "B") or info.get("end_reason")):
         result = {
             "winner": _side(info.get("winner")),
@@ -295,13 +145,199 @@ def build(events: Iterable[Mapping[str, Any]], info: Mapping[str, Any] | None = 
         "profile": info.get("profile"),
         "cube_limit": _cube_limit(info.get("profile")),
         "clock": bool(clock.get("enabled")) if isinstance(clock, Mapping) else None,
-        "players": players,
+        "players": _players(info),
         "result": result,
-        "games": [g.as_dict() for g in games],
+        "games": [g.as_dict() for g in w.games],
         #: the score as the events leave it (the result's, once the match is over)
-        "score": dict(score),
-        "entries": entries,
+        "score": dict(w.score),
+        "entries": w.entries,
     }
+
+
+# -- what each event adds to the transcript ------------------------------------------------------
+
+_On = Callable[[_Walk, Mapping[str, Any], int | None, int | None], None]
+
+
+def _on_opening_roll(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    if e.get("tie"):
+        w.add("opening_tie", e, dice=e.get("dice"))
+        return
+    w.game_no = _int(e.get("game")) or w.game_no + 1
+    summary = GameSummary(
+        game=w.game_no,
+        score_before=dict(w.score),
+        crawford=bool(e.get("crawford")),
+        started_wall=wall,
+        first=_side(e.get("first")),
+        opening=_dice(e.get("dice")),
+    )
+    w.games.append(summary)
+    w.last_boundary, w.paused_ms, w.paused_since = at, 0, None
+    w.add(
+        "game_start",
+        e,
+        first=summary.first,
+        dice=summary.opening,
+        crawford=summary.crawford,
+        score=dict(w.score),
+    )
+
+
+def _on_press(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    side = _side(e.get("side"))
+    used = None
+    if at is not None and w.last_boundary is not None:
+        used = max(0, at - w.last_boundary - w.paused_ms)
+        if w.games and side in ("A", "B") and w.games[-1].winner is None:
+            w.games[-1].used_ms[side] += used
+    w.last_boundary, w.paused_ms = at, 0
+    w.add("press", e, side=side, used_ms=used)
+
+
+def _on_roll(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    if w.games:
+        w.games[-1].rolls += 1
+    w.add(
+        "roll",
+        e,
+        side=_side(e.get("side")),
+        dice=_dice(e.get("dice")),
+        source=e.get("source"),
+        early=bool(e.get("premature")),
+    )
+
+
+def _on_double(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    w.add(
+        "double",
+        e,
+        side=_side(e.get("side")),
+        value=_int(e.get("value")),
+        premature=bool(e.get("premature")),
+        crawford=bool(e.get("crawford")),
+        forced=bool(e.get("forced")),
+    )
+
+
+def _on_take(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    w.add("take", e, side=_side(e.get("side")), value=_int(e.get("value")))
+
+
+def _on_game_over(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    w.rescore(e.get("score"))
+    if w.games:
+        g = w.games[-1]
+        g.winner, g.kind = _side(e.get("winner")), str(e.get("kind") or "")
+        g.points, g.cube = _int(e.get("points")), _int(e.get("cube"))
+        g.resigned, g.ended_wall = bool(e.get("resigned")), wall
+    w.add(
+        "game_over",
+        e,
+        winner=_side(e.get("winner")),
+        kind=e.get("kind"),
+        points=_int(e.get("points")),
+        cube=_int(e.get("cube")),
+        resigned=bool(e.get("resigned")),
+        score=dict(w.score),
+    )
+
+
+def _on_undo(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    w.rescore(e.get("score"))
+    if w.games and w.games[-1].winner is not None and w.games[-1].game == w.game_no:
+        g = w.games[-1]
+        g.winner = g.kind = g.points = g.cube = g.ended_wall = None
+        g.resigned = False
+    w.result = None
+    w.add("undo", e, score=dict(w.score))
+
+
+def _on_pause(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    w.paused_since = at
+    w.add("pause", e, reason=e.get("reason"), side=_side(e.get("side")))
+
+
+def _on_resume(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    if w.paused_since is not None and at is not None:
+        w.paused_ms += max(0, at - w.paused_since)
+    w.paused_since = None
+    w.add("resume", e)
+
+
+def _on_penalty(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    w.rescore(e.get("score"))
+    w.add(
+        "penalty",
+        e,
+        against=_side(e.get("against")),
+        points=_int(e.get("points")),
+        reason=e.get("reason"),
+        id=e.get("id"),
+        score=dict(w.score),
+    )
+
+
+def _on_correct_score(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    w.rescore(e.get("score"))
+    w.add("correct_score", e, before=e.get("before"), score=dict(w.score))
+
+
+def _on_crawford_double(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    rescored = _score(e.get("score"))
+    if rescored is not None:
+        # HU 7.5: voided after the game: that game is scored again without the cube
+        w.score = rescored
+        voided = next((g for g in w.games if g.game == _int(e.get("game"))), None)
+        if voided is not None and voided.winner is not None:
+            voided.points, voided.cube = _int(e.get("points")), _int(e.get("value")) or 1
+    w.add("crawford_double", e, choice=e.get("choice"), points=_int(e.get("points")), score=dict(w.score))
+
+
+def _on_match_over(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    w.result = {
+        "winner": _side(e.get("winner")),
+        "end_reason": e.get("end_reason"),
+        "score": _score(e.get("score")) or dict(w.score),
+    }
+    w.add("match_over", e, **w.result)
+
+
+def _on_cmd_done(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    if e.get("ok") is False:
+        w.add("td_refused", e, command=e.get("cmd"), reason=e.get("error"))
+
+
+def _on_other(w: _Walk, e: Mapping[str, Any], at: int | None, wall: int | None) -> None:
+    """Any other event: its plain fields, as they are."""
+    fields = {
+        k: v
+        for k, v in e.items()
+        if k not in ("type", "seq", "match_id", "at", "wall", "event", "game")
+        and (v is None or isinstance(v, str | int | float | bool))
+    }
+    if "side" in fields:
+        fields["side"] = _side(fields["side"])
+    w.add(str(e.get("type")), e, **fields)
+
+
+#: what each kind of event adds (any other: :func:`_on_other`)
+_ON: dict[str, _On] = {
+    "opening_roll": _on_opening_roll,
+    "press": _on_press,
+    "roll": _on_roll,
+    "double": _on_double,
+    "take": _on_take,
+    "game_over": _on_game_over,
+    "undo": _on_undo,
+    "pause": _on_pause,
+    "resume": _on_resume,
+    "penalty": _on_penalty,
+    "correct_score": _on_correct_score,
+    "crawford_double": _on_crawford_double,
+    "match_over": _on_match_over,
+    "cmd_done": _on_cmd_done,
+}
 
 
 # -- renderings ---------------------------------------------------------------------------------
@@ -703,94 +739,127 @@ def _result_line(result: Mapping[str, Any], names: Mapping[str, str]) -> str:
     return f"{who} wins {_score_text(score)} ({result.get('end_reason') or 'points'})"
 
 
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One entry as :func:`_describe` words it: the entry, the players' names, whether a clock ran."""
+
+    e: Mapping[str, Any]
+    names: Mapping[str, str]
+    clock: bool
+
+    @property
+    def who(self) -> str:
+        side = _side(self.e.get("side"))
+        return self.names[side] if side else ""
+
+    def name(self, key: str) -> str:
+        return self.names.get(self.e.get(key) or "", "?")
+
+    def dice(self) -> str:
+        d = self.e.get("dice") or ["?", "?"]
+        return f"{d[0]}-{d[1]}"
+
+
 def _describe(e: Mapping[str, Any], names: Mapping[str, str], clock: bool = True) -> str:
-    """One entry in words (English: the transcript is the TD's and the arbiter's document)."""
+    """One entry in words (English: the transcript is the TD's and the arbiter's document).
+
+    One wording per kind of entry (:data:`_SAY`); a TD command without one reads as the command's
+    words (:data:`_COMMAND_WORDS`); anything else as its kind and fields."""
     k = str(e["event"])
-    side = _side(e.get("side"))
-    who = names[side] if side else ""
-    if k == "game_start":
-        d = e.get("dice") or ["?", "?"]
-        starts = names.get(e.get("first") or "", "?")
-        return f"opening roll {d[0]}-{d[1]}: {starts} starts"
-    if k == "opening_tie":
-        d = e.get("dice") or ["?", "?"]
-        return f"opening roll {d[0]}-{d[1]}: tie, roll again"
-    if k == "press" and not clock:
-        return f"{who} ends the turn"
-    if k == "press":
-        used = e.get("used_ms")
-        return f"{who} presses the clock" + (f" after {_duration(used)}" if isinstance(used, int) else "")
-    if k == "roll":
-        d = e.get("dice") or ["?", "?"]
-        text = f"{who or 'roll'} {d[0]}-{d[1]}" + (f" ({e['source']})" if e.get("source") else "")
-        return text + (", before the opponent finished: it counts" if e.get("early") else "")
-    if k == "double":
-        text = f"{who} doubles to {e.get('value')}"
-        if e.get("forced"):
-            text += " (entered by the TD: the player must double)"
-        if e.get("crawford"):
-            text += " in the Crawford game (the leader may void it)"
-        if e.get("premature"):
-            text += " before the opponent finished (premature: it stands)"
-        return text
-    if k == "forbid_double":
-        return f"TD: {who} may not double for the rest of this game"
-    if k == "force_double":
-        return f"TD: {who} must double"
-    if k == "crawford_double":
-        if e.get("choice") == "keep":
-            return "TD: the leader keeps the double made in the Crawford game"
-        rescored = f" — game scored again: {e.get('points')} point(s), score {_score_text(e['score'])}"
-        return "TD: the double made in the Crawford game is void" + (
-            rescored if e.get("points") is not None and e.get("score") else ""
-        )
-    if k == "double_loss":
-        note = f" ({e['note']})" if e.get("note") else ""
-        return f"TD: both players lose the match{note}"
-    if k == "take":
-        return f"{who} takes ({e.get('value')})"
-    if k == "game_over":
-        winner = names.get(e.get("winner") or "", "?")
-        score = _score_text(e.get("score") or {})
-        return f"{winner} {_kind_words(e)}, {e.get('points')} point(s) — score {score}"
-    if k == "match_over":
-        return "match over: " + _result_line(e, names)
-    if k == "pause":
-        return f"clock paused ({e.get('reason')})" + (f" by {who}" if who else "")
-    if k == "resume":
-        return "clock resumed"
-    if k == "penalty":
-        against = names.get(e.get("against") or "", "?")
-        return (
-            f"penalty: {e.get('points')} point(s) against {against} ({e.get('reason')}) — score "
-            f"{_score_text(e.get('score') or {})}"
-        )
-    if k == "correct_score":
-        return f"TD corrects the score from {e.get('before')} to {_score_text(e.get('score') or {})}"
-    if k == "refused":
-        return f"refused {e.get('input')}: {e.get('reason')}"
-    if k == "td_refused":
-        return f"TD command {e.get('command')} refused: {e.get('reason')}"
-    if k == "checkin":
-        return f"{who} checks in"
-    if k == "break":
-        return f"{who} takes a break"
-    if k == "return":
-        over = e.get("overrun_ms")
-        return f"{who} is back" + (f" ({_duration(over)} late)" if isinstance(over, int) and over > 0 else "")
-    if k == "flag":
-        return f"{who}'s time has run out"
-    if k == "call_td":
-        return f"{who} calls the TD"
+    say = _SAY.get(k)
+    if say is not None:
+        return say(_Line(e, names, clock))
     if k in _COMMAND_WORDS:
         return "TD: " + _COMMAND_WORDS[k]
-    if k == "undo":
-        return "last entry undone"
-    if k == "confirm":
-        return f"{who} confirms the result"
     rest = ", ".join(
         f"{key} {value}"
         for key, value in e.items()
         if key not in ("event", "game", "seq", "at", "wall") and value is not None
     )
     return k.replace("_", " ") + (f" ({rest})" if rest else "")
+
+
+def _say_press(x: _Line) -> str:
+    if not x.clock:
+        return f"{x.who} ends the turn"
+    used = x.e.get("used_ms")
+    return f"{x.who} presses the clock" + (f" after {_duration(used)}" if isinstance(used, int) else "")
+
+
+def _say_roll(x: _Line) -> str:
+    e = x.e
+    text = f"{x.who or 'roll'} {x.dice()}" + (f" ({e['source']})" if e.get("source") else "")
+    return text + (", before the opponent finished: it counts" if e.get("early") else "")
+
+
+def _say_double(x: _Line) -> str:
+    text = f"{x.who} doubles to {x.e.get('value')}"
+    if x.e.get("forced"):
+        text += " (entered by the TD: the player must double)"
+    if x.e.get("crawford"):
+        text += " in the Crawford game (the leader may void it)"
+    if x.e.get("premature"):
+        text += " before the opponent finished (premature: it stands)"
+    return text
+
+
+def _say_crawford_double(x: _Line) -> str:
+    e = x.e
+    if e.get("choice") == "keep":
+        return "TD: the leader keeps the double made in the Crawford game"
+    rescored = f" — game scored again: {e.get('points')} point(s), score {_score_text(e['score'])}"
+    return "TD: the double made in the Crawford game is void" + (
+        rescored if e.get("points") is not None and e.get("score") else ""
+    )
+
+
+def _say_game_over(x: _Line) -> str:
+    score = _score_text(x.e.get("score") or {})
+    return f"{x.name('winner')} {_kind_words(x.e)}, {x.e.get('points')} point(s) — score {score}"
+
+
+def _say_penalty(x: _Line) -> str:
+    e = x.e
+    return (
+        f"penalty: {e.get('points')} point(s) against {x.name('against')} ({e.get('reason')}) — score "
+        f"{_score_text(e.get('score') or {})}"
+    )
+
+
+def _say_return(x: _Line) -> str:
+    over = x.e.get("overrun_ms")
+    return f"{x.who} is back" + (f" ({_duration(over)} late)" if isinstance(over, int) and over > 0 else "")
+
+
+#: the words of each kind of entry
+_SAY: dict[str, Callable[[_Line], str]] = {
+    "game_start": lambda x: f"opening roll {x.dice()}: {x.name('first')} starts",
+    "opening_tie": lambda x: f"opening roll {x.dice()}: tie, roll again",
+    "press": _say_press,
+    "roll": _say_roll,
+    "double": _say_double,
+    "forbid_double": lambda x: f"TD: {x.who} may not double for the rest of this game",
+    "force_double": lambda x: f"TD: {x.who} must double",
+    "crawford_double": _say_crawford_double,
+    "double_loss": lambda x: (
+        "TD: both players lose the match" + (f" ({x.e['note']})" if x.e.get("note") else "")
+    ),
+    "take": lambda x: f"{x.who} takes ({x.e.get('value')})",
+    "game_over": _say_game_over,
+    "match_over": lambda x: "match over: " + _result_line(x.e, x.names),
+    "pause": lambda x: f"clock paused ({x.e.get('reason')})" + (f" by {x.who}" if x.who else ""),
+    "resume": lambda x: "clock resumed",
+    "penalty": _say_penalty,
+    "correct_score": lambda x: (
+        f"TD corrects the score from {x.e.get('before')} to {_score_text(x.e.get('score') or {})}"
+    ),
+    "refused": lambda x: f"refused {x.e.get('input')}: {x.e.get('reason')}",
+    "td_refused": lambda x: f"TD command {x.e.get('command')} refused: {x.e.get('reason')}",
+    "checkin": lambda x: f"{x.who} checks in",
+    "break": lambda x: f"{x.who} takes a break",
+    "return": _say_return,
+    "flag": lambda x: f"{x.who}'s time has run out",
+    "call_td": lambda x: f"{x.who} calls the TD",
+    "undo": lambda x: "last entry undone",
+    "confirm": lambda x: f"{x.who} confirms the result",
+}

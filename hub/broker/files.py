@@ -11,6 +11,8 @@ import math
 import re
 from typing import Any
 
+from hub.errors import HubError
+
 #: Username of the hub's credential; no table may take it.
 HUB_USER = "hub"
 #: Username of the read-only diagnostics credential (``mosquitto_sub -u monitor``); reserved too.
@@ -30,7 +32,7 @@ DATA_DIR = "data"
 TEMPLATE_NAME = "table-template.toml"
 
 
-class BrokerConfigError(ValueError):
+class BrokerConfigError(HubError, ValueError):
     """A broker configuration that cannot be written as asked; the message says why and what to do."""
 
 

@@ -3,12 +3,15 @@
 Shaped as :class:`rulebook.errors.RuleError` (STYLE.md 1, 4): the code is the contract a
 dashboard or an import preview translates; the English message is for a log. A refusal of the
 draw is also the ``ValueError`` it means, so a caller that only knows the standard library still
-catches it.
+catches it. It hangs under the hub's one root, :class:`hub.errors.HubError` (a module of its
+own, with no imports: the draw stays pure).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from hub.errors import HubError
 
 MESSAGES: dict[str, str] = {
     # -- a flight's definition
@@ -35,7 +38,6 @@ MESSAGES: dict[str, str] = {
     "draw.draw.flight": "flight {flight!r} is fed by other flights: it is not drawn",
     "draw.draw.missing": "flight {flight!r} has no draw",
     "draw.draw.size": "flight {flight!r}: a draw of {got} places for a flight of {size}",
-    "draw.player.two_flights": "player {player!r} is drawn in flights {flights}",
     # -- a drawn bracket's CSV
     "draw.csv.columns": "the draw's CSV needs the columns {missing}",
     "draw.csv.position": "line {line}: position {position!r} is not a whole number from 1 to {size}",
@@ -54,10 +56,13 @@ MESSAGES: dict[str, str] = {
     "draw.player.not_withdrawn": "player {player!r} has not withdrawn",
     # -- calls
     "draw.call.grace": "the walking grace is 0 to {limit} ms, not {grace}",
+    "draw.call.none": "match {match} has no live call",
+    "draw.call.table_unknown": "no table {table}",
+    "draw.call.table_busy": "table {table} is not free ({match})",
 }
 
 
-class DrawError(ValueError):
+class DrawError(HubError, ValueError):
     """A definition, a draw, a result or an action the draw refuses; nothing has changed."""
 
     code: str

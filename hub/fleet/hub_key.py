@@ -29,13 +29,14 @@ from drivers.signing import (
     public_of,
     sign,
 )
+from hub.errors import HubError
 
 log = logging.getLogger("hub.hub_key")
 
 KEY_NAME = "hub-signing.key"
 
 
-class HubKeyError(ValueError):
+class HubKeyError(HubError, ValueError):
     """The key file exists but cannot be used (the message names it)."""
 
 
@@ -96,7 +97,8 @@ def signed_answer(
     if isinstance(nonce, str) and len(nonce) <= NONCE_MAX:
         body["nonce"] = nonce
     body["hub_fingerprint"] = hub_fingerprint(settings.hub_key)
-    return settings.sign(purpose, body)
+    signed: dict[str, Any] = settings.sign(purpose, body)
+    return signed
 
 
 def hub_fingerprint(public_b64: str) -> str:

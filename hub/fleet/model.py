@@ -16,6 +16,7 @@ from typing import Any
 
 from drivers.sealed_box import KEY_BYTES, SealedBoxError, b64decode
 from hub.broker.provision import FleetError
+from hub.errors import HubError
 from hub.fleet.store import Device
 from hub.web import roles
 
@@ -124,7 +125,7 @@ def code_valid(device: Device, now: int) -> bool:
 # -- health reports ------------------------------------------------------------------------------
 
 
-class ReportError(ValueError):
+class ReportError(HubError, ValueError):
     """A device report field is wrong (the message names it)."""
 
 

@@ -36,13 +36,14 @@ from drivers.signing import (
     public_of,
     sign,
 )
+from hub.errors import HubError
 from hub.fleet.wheel import SoftwareError, wheel_build
 
 SIG_SUFFIX = ".sig"
 PURPOSE = "release"
 
 
-class ReleaseError(ValueError):
+class ReleaseError(HubError, ValueError):
     """A release that cannot be signed or served as asked (the message says why)."""
 
 
@@ -125,7 +126,7 @@ def main_sign_release(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_release_commands(sub: argparse._SubParsersAction) -> None:
+def add_release_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("release-key", help="make a release key pair (signs the software tables install)")
     p.add_argument("--out", required=True, metavar="DIR", help="where release.key and release.pub go")
     p.set_defaults(func=main_release_key)

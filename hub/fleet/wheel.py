@@ -10,11 +10,12 @@ import zipfile
 from pathlib import Path
 
 from drivers.build_id import digest
+from hub.errors import HubError
 
 DIST = "smart-table"
 
 
-class SoftwareError(ValueError):
+class SoftwareError(HubError, ValueError):
     """No wheel can be served (the given file is not a wheel of the product)."""
 
 

@@ -36,7 +36,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from drivers.hub_link import HubLink, SeqTracker
 from hub.live.alerts import Alerts, assignment_refused, command_refused
@@ -57,8 +57,9 @@ from hub.logic import tabletime
 from hub.storage.store import Store, StoreWriteFailed
 from hub.tournament.schedule import ScheduledMatch
 from rulebook.errors import WireError
-from rulebook.vocab import EventType
-from rulebook.wire import MAX_EVENT_BYTES, Snapshot, parse_event, parse_seq_key, parse_snapshot, parse_status
+from rulebook.messages import Snapshot
+from rulebook.vocab import EventType, Phase
+from rulebook.wire import MAX_EVENT_BYTES, parse_event, parse_seq_key, parse_snapshot, parse_status
 
 log = logging.getLogger("hub")
 
@@ -80,7 +81,7 @@ _Entry = list[Any]
 def finished_result(
     table: str,
     match: ScheduledMatch,
-    state: dict[str, Any],
+    state: Snapshot,
     now: int,
     actor_of: Callable[[str], str | None] = lambda _id: None,
 ) -> dict[str, Any]:
@@ -111,23 +112,23 @@ def finished_result(
 
 
 def table_corrections(
-    table: str, state: dict[str, Any], received: int, actor_of: Callable[[str], str | None]
+    table: str, state: Snapshot, received: int, actor_of: Callable[[str], str | None]
 ) -> list[dict[str, Any]]:
     """The score corrections a table applied to its match, as the results export lists them."""
     out = []
     for c in state.get("corrections") or []:
-        if c.get("kind") != "score":
+        if c["kind"] != "score":
             continue
-        cmd_id = str(c.get("id") or "")
+        cmd_id = c.get("id") or ""
         at_table = cmd_id.startswith("local:") or not cmd_id
         out.append(
             {
                 "where": "table" if at_table else "hub",
                 "by": f"TD at table {table}" if at_table else actor_of(cmd_id) or "hub",
                 "wall": tabletime.correction_time(c, received),
-                "before": c.get("before"),
-                "after": c.get("after"),
-                "note": c.get("note") or "",
+                "before": c["before"],
+                "after": c["after"],
+                "note": c["note"],
             }
         )
     return out
@@ -147,18 +148,18 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
-def _same_result(result: dict[str, Any], state: dict[str, Any]) -> bool:
+def _same_result(result: dict[str, Any], state: Snapshot) -> bool:
     """Whether a finished state (or a result made from one) says what a stored result says."""
     return all(result.get(k) == state.get(k) for k in ("score", "winner", "end_reason", "length"))
 
 
-def went_back(old: dict[str, Any], new: dict[str, Any]) -> bool:
+def went_back(old: Snapshot, new: Snapshot) -> bool:
     """Whether a newer snapshot of the same match has a lower score *and* a lower ``seq``: what a
     table that lost its journal sends (an undo, a waiver or a correction has a higher ``seq``)."""
     return new["seq"] < old["seq"] and any(new["score"][s] < old["score"][s] for s in ("A", "B"))
 
 
-def is_older(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+def is_older(old: Snapshot | None, new: Snapshot) -> bool:
     """Whether ``new`` is an older snapshot of the same match than ``old`` (a late delivery)."""
     return (
         old is not None
@@ -196,7 +197,7 @@ class Ingest:
         self._refresh = refresh
         self._notify = changed
         self.tracker = SeqTracker()
-        #: called with (table, event, now) for every event stored (e.g. the dice watch)
+        #: called with (table, event, now) for every event stored (e.g. the dice towers)
         self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
         self.stats = {
             "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,
@@ -229,7 +230,7 @@ class Ingest:
         self._unsaved_states: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
-        self._handlers = {
+        self._handlers: dict[str, Callable[[str, dict[str, Any], int], bool]] = {
             "status": self._on_status,
             "state": self._on_state,
             "replayed_state": self._on_replayed_state,
@@ -420,7 +421,7 @@ class Ingest:
         self._catching_up = {}
         for table in self.room.tables():
             view = self.room.views.get(table)
-            matches = {(view.state or {}).get("match_id") if view is not None else None}
+            matches = {view.match_id if view is not None else None}
             matches.add(self.room.assigned.get(table))
             if view is None or view.state is None:
                 matches.discard(None)  # a table never heard from has no events of "no match"
@@ -468,10 +469,10 @@ class Ingest:
         came_online = online and not view.online
         if view.status is None or online != view.online:
             view.status_since = now
-        view.status, view.online = dict(status), online
+        view.status, view.online = status.copy(), online
         if online:
             view.no_device = None  # a device is there again (hub.fleet.device_change)
-        self.store.put_status(table, dict(status), online, view.status_since)
+        self.store.put_status(table, status.copy(), online, view.status_since)
         journal = status.get("journal")
         if journal is not None and journal["problem"] == "lost" and journal["match_id"] is not None:
             self._journal_lost(table, journal["match_id"], journal["since_wall"])
@@ -491,19 +492,18 @@ class Ingest:
     def _on_state(self, table: str, obj: dict[str, Any], now: int) -> bool:
         view = self.room.view(table)
         try:
-            snapshot = parse_snapshot(obj, cast(Snapshot | None, view.state))
+            state = parse_snapshot(obj, view.state)
         except WireError as exc:
             # the table's current state is unknown now: no automatic decision on the last good one
             view.state_fresh = False
             return self._invalid(table, "state", exc, now)
-        if snapshot["table"] != table:
+        if state["table"] != table:
             return self._invalid(
                 table,
                 "state",
-                WireError("field.choice", path="table", kind="state", choices=table, got=snapshot["table"]),
+                WireError("field.choice", path="table", kind="state", choices=table, got=state["table"]),
                 now,
             )
-        state = cast(dict[str, Any], snapshot)
         mid = state["match_id"]
         foreign = self.room.not_assigned(table, mid)
         if foreign is not None:
@@ -633,7 +633,7 @@ class Ingest:
             return
         self._track(table, mid, seq)
 
-    def _note_result(self, table: str, state: dict[str, Any], now: int) -> None:
+    def _note_result(self, table: str, state: Snapshot, now: int) -> None:
         """Record a finished match's result (or withdraw it if a waiver reopened the match)."""
         mid = state.get("match_id")
         match = self.room.by_id.get(mid) if isinstance(mid, str) else None
@@ -644,11 +644,11 @@ class Ingest:
         if existing is not None and (existing["verified"] or existing["corrected_at_hub"]):
             # what the TD verified or corrected on the hub stands: only a TD's correction changes
             # it (after one, the table still shows what the TD corrected: no alert for that)
-            differs = state["phase"] != "finished" or not _same_result(existing, state)
+            differs = state["phase"] != Phase.FINISHED or not _same_result(existing, state)
             if differs and not existing["corrected_at_hub"]:
                 self.alerts.raise_(result_kept(table, mid, existing, state), now)
             return
-        if state["phase"] != "finished":
+        if state["phase"] != Phase.FINISHED:
             if existing is not None:
                 self.store.delete_result(mid)
                 del results[mid]

@@ -9,7 +9,7 @@ forfeit that ended a match the table still holds, *Resume* for a suspension stil
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from hub.logic.holds import REASONS as HELD
 from hub.logic.holds import WHY
 from hub.tournament.names import name_matches
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot
 from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
 
 #: the timeline's filter groups: action -> group
@@ -76,98 +77,124 @@ def _pts(n: Any) -> str:
     return f"{n} point{'' if n == 1 else 's'}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """What a sentence is made of: the row's details, the players' names, the row, the table's state."""
+
+    d: dict[str, Any]
+    who: dict[str, str]
+    row: dict[str, Any]
+    state: Snapshot | None
+
+    def name(self, side: Any) -> str:
+        return self.who.get(side, str(side)) if isinstance(side, str) else "?"
+
+    def other(self, side: Any) -> str:
+        return self.name("B" if side == "A" else "A")
+
+    @property
+    def reason(self) -> str:
+        return REASONS.get(str(self.d.get("reason")), str(self.d.get("reason") or ""))
+
+    def count(self, key: str) -> int:
+        return len(self.d.get(key) or [])
+
+
 def _sentence(
-    action: str, d: dict[str, Any], who: dict[str, str], row: dict[str, Any], state: dict[str, Any] | None
+    action: str, d: dict[str, Any], who: dict[str, str], row: dict[str, Any], state: Snapshot | None
 ) -> str:
     """What happened, naming the players (``who``: side -> name); ``state``: the table's, for
-    what a waiver took back."""
+    what a waiver took back. One sentence per action (:data:`_SENTENCES`); an action without one
+    reads as its words."""
+    say = _SENTENCES.get(action)
+    return say(_Said(d, who, row, state)) if say is not None else action.replace("_", " ")
 
-    def name(side: Any) -> str:
-        return who.get(side, str(side)) if isinstance(side, str) else "?"
 
-    def other(side: Any) -> str:
-        return name("B" if side == "A" else "A")
+def _penalty(s: _Said) -> str:
+    against = s.d.get("against")
+    return (
+        f"{_pts(s.d.get('points'))} against {s.name(against)} ({s.reason}) to {s.other(against)}"
+        + _given_late(s.d)
+    )
 
-    reason = REASONS.get(str(d.get("reason")), str(d.get("reason") or ""))
-    match action:
-        case CommandType.PENALTY:
-            against = d.get("against")
-            text = f"{_pts(d.get('points'))} against {name(against)} ({reason}) to {other(against)}"
-            return text + _given_late(d)
-        case CommandType.FORFEIT:
-            text = f"Forfeit: {name(d.get('against'))} loses to {other(d.get('against'))} ({reason})"
-            return text + _given_late(d)
-        case "automation_resumed":
-            return _resumed(d, name, row)
-        case CommandType.WAIVE:
-            for p in (state or {}).get("penalty_log") or []:
-                if isinstance(p, dict) and p.get("id") == d.get("penalty_id"):
-                    why = REASONS.get(str(p.get("reason")), str(p.get("reason") or ""))
-                    return f"Waived {_pts(p.get('points'))} against {name(p.get('against'))} ({why})"
-            return f"Waived {d.get('penalty_id')}"
-        case CommandType.START_CLOCK:
-            return f"{name(d.get('side'))}'s clock started"
-        case CommandType.PAUSE:
-            return "Clocks paused"
-        case CommandType.RESUME:
-            return "Clocks resumed"
-        case CommandType.SET_TIME:
-            r = d.get("reserve_ms") or {}
-            return f"Time set: {name('A')} {_mmss(r.get('A'))}, {name('B')} {_mmss(r.get('B'))}"
-        case CommandType.IMPOSE_CLOCK:
-            return f"Clock imposed: {d.get('minutes_per_point')} min per point, {d.get('delay_s')} s delay"
-        case CommandType.SET_LENGTH:
-            return f"Match length set to {d.get('length')}"
-        case CommandType.CORRECT_SCORE:
-            s = d.get("score") or {}
-            return f"Score corrected: {name('A')} {s.get('A')}, {name('B')} {s.get('B')}"
-        case CommandType.RESOLVE_FLAG:
-            return f"Time flag: {name(d.get('winner'))} wins on time"
-        case CommandType.TD_ACK:
-            return "TD call acknowledged at the table"
-        case CommandType.FORBID_DOUBLE:
-            return f"{name(d.get('side'))} may not double for the rest of the game (HU 7.9)"
-        case CommandType.FORCE_DOUBLE:
-            return f"{name(d.get('side'))}'s double entered by the TD (FFBG 6.8)"
-        case CommandType.CRAWFORD_DOUBLE:
-            kept = "kept" if d.get("choice") == "keep" else "voided"
-            return f"Double in the Crawford game {kept} by the match leader"
-        case CommandType.DOUBLE_LOSS:
-            return "Double loss: both players lose the match (FFBG 10.3)"
-        case "ack_alert":
-            return f"Alert acknowledged ({str(d.get('alert', '')).split(':')[0]})"
-        case "verify_result":
-            return "Result verified"
-        case "correct_result":
-            s = d.get("score") or {}
-            return f"Result corrected to {s.get('A')}–{s.get('B')}"
-        case "suspend_automation":
-            return f"Automatic lateness suspended at table {row.get('table')}"
-        case "resume_automation":
-            return f"Automatic lateness resumed at table {row.get('table')}"
-        case "release":
-            return f"Table {row.get('table')} released to its next match"
-        case "import_schedule":
-            return f"Schedule imported: {d.get('added', 0)} new, {d.get('updated', 0)} updated"
-        case "move_match":
-            return f"Moved from table {d.get('from')} to table {d.get('to')}"
-        case "round_start":
-            return f"Round {d.get('round')} started now ({d.get('matches', 0)} matches)"
-        case "round_delay":
-            return f"Round {d.get('round')} delayed by {d.get('minutes')} min ({d.get('matches', 0)} matches)"
-        case "pause_all":
-            return f"All clocks paused ({len(d.get('tables') or [])} tables)"
-        case "resume_all":
-            return f"All clocks resumed ({len(d.get('tables') or [])} tables)"
-        case "suspend_room":
-            return "Automatic lateness suspended for the whole room"
-        case "resume_room":
-            return "Automatic lateness resumed for the whole room"
-        case "verify_confirmed":
-            return f"{len(d.get('verified') or [])} results confirmed at the tables verified"
-        case "login":
-            return "TD logged in"
-    return action.replace("_", " ")
+
+def _forfeit(s: _Said) -> str:
+    against = s.d.get("against")
+    return f"Forfeit: {s.name(against)} loses to {s.other(against)} ({s.reason})" + _given_late(s.d)
+
+
+def _waive(s: _Said) -> str:
+    for p in (s.state.get("penalty_log") or []) if s.state else []:
+        if p["id"] == s.d.get("penalty_id"):
+            why = REASONS.get(p["reason"], p["reason"])
+            return f"Waived {_pts(p['points'])} against {s.name(p['against'])} ({why})"
+    return f"Waived {s.d.get('penalty_id')}"
+
+
+def _set_time(s: _Said) -> str:
+    r = s.d.get("reserve_ms") or {}
+    return f"Time set: {s.name('A')} {_mmss(r.get('A'))}, {s.name('B')} {_mmss(r.get('B'))}"
+
+
+def _correct_score(s: _Said) -> str:
+    score = s.d.get("score") or {}
+    return f"Score corrected: {s.name('A')} {score.get('A')}, {s.name('B')} {score.get('B')}"
+
+
+def _correct_result(s: _Said) -> str:
+    score = s.d.get("score") or {}
+    return f"Result corrected to {score.get('A')}–{score.get('B')}"
+
+
+def _crawford_double(s: _Said) -> str:
+    kept = "kept" if s.d.get("choice") == "keep" else "voided"
+    return f"Double in the Crawford game {kept} by the match leader"
+
+
+#: the sentence of each action of the timeline (an action of the audit log or a TD command)
+_SENTENCES: dict[str, Callable[[_Said], str]] = {
+    CommandType.PENALTY: _penalty,
+    CommandType.FORFEIT: _forfeit,
+    "automation_resumed": lambda s: _resumed(s.d, s.name, s.row),
+    CommandType.WAIVE: _waive,
+    CommandType.START_CLOCK: lambda s: f"{s.name(s.d.get('side'))}'s clock started",
+    CommandType.PAUSE: lambda s: "Clocks paused",
+    CommandType.RESUME: lambda s: "Clocks resumed",
+    CommandType.SET_TIME: _set_time,
+    CommandType.IMPOSE_CLOCK: lambda s: (
+        f"Clock imposed: {s.d.get('minutes_per_point')} min per point, {s.d.get('delay_s')} s delay"
+    ),
+    CommandType.SET_LENGTH: lambda s: f"Match length set to {s.d.get('length')}",
+    CommandType.CORRECT_SCORE: _correct_score,
+    CommandType.RESOLVE_FLAG: lambda s: f"Time flag: {s.name(s.d.get('winner'))} wins on time",
+    CommandType.TD_ACK: lambda s: "TD call acknowledged at the table",
+    CommandType.FORBID_DOUBLE: lambda s: (
+        f"{s.name(s.d.get('side'))} may not double for the rest of the game (HU 7.9)"
+    ),
+    CommandType.FORCE_DOUBLE: lambda s: f"{s.name(s.d.get('side'))}'s double entered by the TD (FFBG 6.8)",
+    CommandType.CRAWFORD_DOUBLE: _crawford_double,
+    CommandType.DOUBLE_LOSS: lambda s: "Double loss: both players lose the match (FFBG 10.3)",
+    "ack_alert": lambda s: f"Alert acknowledged ({str(s.d.get('alert', '')).split(':')[0]})",
+    "verify_result": lambda s: "Result verified",
+    "correct_result": _correct_result,
+    "suspend_automation": lambda s: f"Automatic lateness suspended at table {s.row.get('table')}",
+    "resume_automation": lambda s: f"Automatic lateness resumed at table {s.row.get('table')}",
+    "release": lambda s: f"Table {s.row.get('table')} released to its next match",
+    "import_schedule": lambda s: (
+        f"Schedule imported: {s.d.get('added', 0)} new, {s.d.get('updated', 0)} updated"
+    ),
+    "move_match": lambda s: f"Moved from table {s.d.get('from')} to table {s.d.get('to')}",
+    "round_start": lambda s: f"Round {s.d.get('round')} started now ({s.d.get('matches', 0)} matches)",
+    "round_delay": lambda s: (
+        f"Round {s.d.get('round')} delayed by {s.d.get('minutes')} min ({s.d.get('matches', 0)} matches)"
+    ),
+    "pause_all": lambda s: f"All clocks paused ({s.count('tables')} tables)",
+    "resume_all": lambda s: f"All clocks resumed ({s.count('tables')} tables)",
+    "suspend_room": lambda s: "Automatic lateness suspended for the whole room",
+    "resume_room": lambda s: "Automatic lateness resumed for the whole room",
+    "verify_confirmed": lambda s: f"{s.count('verified')} results confirmed at the tables verified",
+    "login": lambda s: "TD logged in",
+}
 
 
 def _given_late(d: dict[str, Any]) -> str:
@@ -220,7 +247,7 @@ def _undo(
     action: str,
     row: dict[str, Any],
     d: dict[str, Any],
-    states: dict[str, dict[str, Any]],
+    states: dict[str, Snapshot],
     suspended: set[str],
 ) -> dict[str, Any] | None:
     """What the TD can take back from this row now, or None."""
@@ -244,7 +271,7 @@ def _undo(
     return None
 
 
-def _ended_by(state: dict[str, Any], d: dict[str, Any]) -> str | None:
+def _ended_by(state: Snapshot, d: dict[str, Any]) -> str | None:
     """The command id this row's command would be if it ended the match (a forfeit, or a lateness
     point when the match ended by lateness)."""
     late = state.get("end_reason") == EndReason.LATENESS and d.get("reason") in LATENESS_REASONS
@@ -258,7 +285,7 @@ def timeline(
     *,
     commands: dict[str, dict[str, Any]],
     matches: dict[str, ScheduledMatch],
-    states: dict[str, dict[str, Any]],
+    states: dict[str, Snapshot],
     suspended: set[str],
     filters: Filters = Filters(),
     limit: int = 500,

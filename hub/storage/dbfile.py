@@ -24,13 +24,15 @@ import sqlite3
 import time
 from pathlib import Path
 
+from hub.errors import HubError
+
 #: tables whose presence makes a file a hub database (older databases have no version key)
 HUB_TABLES = frozenset({"meta", "events", "schedule"})
 BACKUP_PREFIX = "hub-"
 BACKUP_SUFFIX = ".sqlite3"
 
 
-class DatabaseFileError(Exception):
+class DatabaseFileError(HubError):
     """The database file cannot be used as it is; ``str()`` is the one line the TD reads."""
 
 

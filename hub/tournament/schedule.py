@@ -14,11 +14,13 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, tzinfo
 from typing import Any
 
 from drivers.mqtt_topics import is_valid_id
+from hub.errors import HubError
 from rulebook.custom_profiles import ProfileBook
 from rulebook.errors import ProfileError
 from rulebook.profiles import DEFAULT_PROFILE
@@ -80,7 +82,7 @@ class ScheduleIssue:
         return f"line {self.line}: {self.message}"
 
 
-class ScheduleError(ValueError):
+class ScheduleError(HubError, ValueError):
     """The schedule was refused; ``issues`` names every bad line."""
 
     def __init__(self, issues: list[ScheduleIssue]) -> None:
@@ -206,33 +208,10 @@ def parse_schedule(
             raise ScheduleError([ScheduleIssue(1, f"the file is not UTF-8 ({exc.reason})")]) from None
     data = data.removeprefix("\ufeff")
     reader = csv.reader(io.StringIO(data, newline=""))
+    columns = _columns(reader)
     issues: list[ScheduleIssue] = []
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise ScheduleError([ScheduleIssue(1, "empty file: a header row is required")]) from None
-    except csv.Error as exc:
-        raise ScheduleError([ScheduleIssue(1, f"not CSV ({exc})")]) from None
-    header_problems = [p for i, h in enumerate(header) if (p := control_problem(f"header column {i + 1}", h))]
-    if header_problems:
-        raise ScheduleError([ScheduleIssue(1, p) for p in header_problems])
-    columns = [h.strip().lower() for h in header]
-    missing = [c for c in REQUIRED if c not in columns]
-    unknown = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
-    dupes = sorted({c for c in columns if columns.count(c) > 1})
-    if missing:
-        issues.append(ScheduleIssue(1, f"header: missing column(s) {', '.join(missing)}"))
-    if unknown:
-        issues.append(ScheduleIssue(1, f"header: unknown column(s) {', '.join(unknown)}"))
-    if dupes:
-        issues.append(ScheduleIssue(1, f"header: repeated column(s) {', '.join(dupes)}"))
-    if issues:
-        raise ScheduleError(issues)
-
     matches: list[ScheduledMatch] = []
-    seen_ids: dict[str, int] = {}
-    seen_slots: dict[tuple[str, str], int] = {}
-    seen_players: dict[tuple[str, str], int] = {}
+    seen = _Seen()
     line = 1
     try:
         for cells_list in reader:
@@ -247,31 +226,7 @@ def parse_schedule(
             issues.extend(ScheduleIssue(line, p) for p in problems)
             if match is None:
                 continue
-            if match.match_id in seen_ids:
-                issues.append(
-                    ScheduleIssue(line, f"match_id {match.match_id} repeats line {seen_ids[match.match_id]}")
-                )
-            seen_ids.setdefault(match.match_id, line)
-            slot = (match.round, match.table)
-            if slot in seen_slots:
-                issues.append(
-                    ScheduleIssue(
-                        line,
-                        f"table {match.table} already has a match in round {match.round} "
-                        f"(line {seen_slots[slot]})",
-                    )
-                )
-            seen_slots.setdefault(slot, line)
-            for player in (match.player_a, match.player_b):
-                key = (match.round, player)
-                if key in seen_players:
-                    issues.append(
-                        ScheduleIssue(
-                            line,
-                            f"{player} already plays in round {match.round} (line {seen_players[key]})",
-                        )
-                    )
-                seen_players.setdefault(key, line)
+            issues.extend(ScheduleIssue(line, p) for p in seen.clashes(match, line))
             matches.append(match)
     except csv.Error as exc:
         issues.append(ScheduleIssue(reader.line_num or line, f"not CSV ({exc})"))
@@ -280,6 +235,60 @@ def parse_schedule(
     if not matches:
         raise ScheduleError([ScheduleIssue(1, "no matches: the file has a header but no rows")])
     return matches
+
+
+def _columns(reader: Iterator[list[str]]) -> list[str]:
+    """The header row's column names, or :class:`ScheduleError` naming what is wrong with it."""
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ScheduleError([ScheduleIssue(1, "empty file: a header row is required")]) from None
+    except csv.Error as exc:
+        raise ScheduleError([ScheduleIssue(1, f"not CSV ({exc})")]) from None
+    header_problems = [p for i, h in enumerate(header) if (p := control_problem(f"header column {i + 1}", h))]
+    if header_problems:
+        raise ScheduleError([ScheduleIssue(1, p) for p in header_problems])
+    columns = [h.strip().lower() for h in header]
+    missing = [c for c in REQUIRED if c not in columns]
+    unknown = [c for c in columns if c not in REQUIRED and c not in OPTIONAL]
+    dupes = sorted({c for c in columns if columns.count(c) > 1})
+    issues = [
+        ScheduleIssue(1, f"header: {what} column(s) {', '.join(names)}")
+        for what, names in (("missing", missing), ("unknown", unknown), ("repeated", dupes))
+        if names
+    ]
+    if issues:
+        raise ScheduleError(issues)
+    return columns
+
+
+class _Seen:
+    """What the file's earlier lines took: each match id, each table in a round, each player in a
+    round (the line that took it first)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.slots: dict[tuple[str, str], int] = {}
+        self.players: dict[tuple[str, str], int] = {}
+
+    def clashes(self, match: ScheduledMatch, line: int) -> list[str]:
+        """What ``match`` (at ``line``) repeats of the earlier lines; it takes what is still free."""
+        out: list[str] = []
+        if match.match_id in self.ids:
+            out.append(f"match_id {match.match_id} repeats line {self.ids[match.match_id]}")
+        self.ids.setdefault(match.match_id, line)
+        slot = (match.round, match.table)
+        if slot in self.slots:
+            out.append(
+                f"table {match.table} already has a match in round {match.round} (line {self.slots[slot]})"
+            )
+        self.slots.setdefault(slot, line)
+        for player in (match.player_a, match.player_b):
+            key = (match.round, player)
+            if key in self.players:
+                out.append(f"{player} already plays in round {match.round} (line {self.players[key]})")
+            self.players.setdefault(key, line)
+        return out
 
 
 def round_order(matches: list[ScheduledMatch]) -> list[str]:

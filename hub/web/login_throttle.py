@@ -19,6 +19,8 @@ import contextlib
 from collections import deque
 from dataclasses import dataclass
 
+from hub.errors import HubError
+
 
 @dataclass(frozen=True, slots=True)
 class LoginLimits:
@@ -55,7 +57,7 @@ class LoginLimits:
         )
 
 
-class Refused(Exception):
+class Refused(HubError):
     """Why an attempt was not reserved (the message is the client's)."""
 
 

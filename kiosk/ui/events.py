@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from kiosk.errors import KioskError
 
-class ScreenError(RuntimeError):
+
+class ScreenError(KioskError, RuntimeError):
     """SDL cannot open a display (no screen, no permission on /dev/dri, ...)."""
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from kiosk.errors import KioskError
 from rulebook.codes import english
 
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
@@ -55,7 +56,7 @@ def catalog_path(lang: str, domain: str = DOMAIN) -> Path:
     return LOCALE_DIR / lang / "LC_MESSAGES" / f"{domain}.po"
 
 
-class PoError(ValueError):
+class PoError(KioskError, ValueError):
     """A ``.po`` file could not be read (the message names the line)."""
 
 

@@ -40,4 +40,3 @@ def test_every_button_reads_released_when_nobody_touches_it(table_config: Config
         assert pressed == [], f"buttons read pressed at rest: {pressed}"
     finally:
         panel.close()
-

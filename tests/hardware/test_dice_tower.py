@@ -21,8 +21,12 @@ def test_the_tower_sends_heartbeats_with_its_identity(table_config: Config) -> N
         if status.heartbeat_ok and status.device_id:
             alive.set()
 
-    reader = DiceReader(table_config.dice.device, on_roll=lambda roll: None, on_status=on_status,
-                        baudrate=table_config.dice.baud).start()
+    reader = DiceReader(
+        table_config.dice.device,
+        on_roll=lambda roll: None,
+        on_status=on_status,
+        baudrate=table_config.dice.baud,
+    ).start()
     try:
         assert alive.wait(10), f"no heartbeat from {table_config.dice.device}: {last[-1] if last else None}"
         assert last[-1].rejected == 0, f"rejected lines: {dict(last[-1].rejects)}"

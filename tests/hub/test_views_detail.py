@@ -10,8 +10,13 @@ from hub.live.views import undoable_end, waivable_penalties
 
 def cmd(cid: str, kind: str, origin: str = "td", done: bool | None = True, **body: Any) -> dict[str, Any]:
     return {
-        "id": cid, "type": kind, "match_id": "r1-t1", "origin": origin,
-        "actor": "hub" if origin == "auto" else "td", "created_wall": 1000, "done_ok": done,
+        "id": cid,
+        "type": kind,
+        "match_id": "r1-t1",
+        "origin": origin,
+        "actor": "hub" if origin == "auto" else "td",
+        "created_wall": 1000,
+        "done_ok": done,
         "body": {"id": cid, "type": kind, **body},
     }
 
@@ -30,7 +35,12 @@ def test_waivable_penalties_say_when_and_by_whom():
     out = waivable_penalties(state("waiting", penalty_log=log), commands)
     assert [p["id"] for p in out] == ["late:r1-t1:B:1", "pp:3"]
     assert out[0] == {
-        "id": "late:r1-t1:B:1", "against": "B", "points": 1, "reason": "late", "wall": 1000, "origin": "auto",
+        "id": "late:r1-t1:B:1",
+        "against": "B",
+        "points": 1,
+        "reason": "late",
+        "wall": 1000,
+        "origin": "auto",
         "actor": "hub",
     }
     assert out[1]["origin"] == "table" and out[1]["wall"] is None

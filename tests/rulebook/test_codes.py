@@ -29,7 +29,7 @@ def test_every_code_the_rulebook_gives_is_in_the_table_and_every_entry_is_given(
     source = "".join(
         p.read_text(encoding="utf-8") for p in (ROOT / "rulebook").glob("*.py") if p.name != "codes.py"
     )
-    error = r"(?:RuleError|FieldError|ProfileError|JournalError|CommandError)"
+    error = r"(?:RuleError|FieldError|ProfileError|JournalFormatError|CommandError)"
     raised = set(re.findall(error + r'\(\s*"([a-z_.]+)"', source))
     assert raised <= set(MESSAGES), raised - set(MESSAGES)  # every code raised has its message
     named = set(re.findall(r'"([a-z_]+\.[a-z_]+)"', source))
