@@ -237,7 +237,7 @@ class PushWatcher:
 
 
 def http_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=30) as response:
+    with urllib.request.urlopen(url, timeout=180) as response:  # a hub far behind answers late
         return json.loads(response.read())
 
 
