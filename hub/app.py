@@ -22,6 +22,7 @@ from hub.fleet.setup import FleetOptions, FleetService
 from hub.live.clock import Clock
 from hub.live.config import HubConfig
 from hub.live.core import Hub
+from hub.live.draw_setup import read_draw_file
 from hub.storage.dbfile import check_database, default_backup_dir, make_backup
 from hub.storage.store import Store, StoreWriteFailed
 from hub.web.auth import Auth, generate_password, hash_password, read_password_file
@@ -38,6 +39,8 @@ class RunConfig:
     http_host: str = "127.0.0.1"
     http_port: int = 8080
     schedule: str | None = None
+    #: the draw file (docs/draw.md, "The draw file") run from start
+    draw: str | None = None
     password_file: str | None = None
     public: bool = False
     #: run an amqtt broker in-process on hub.broker_port (the hub connects to it at broker_host)
@@ -115,6 +118,9 @@ class HubApp:
         if rc.schedule:
             summary = self.hub.round_control.import_schedule(Path(rc.schedule).read_bytes(), "cli")
             log.info("schedule %s: %s", rc.schedule, summary)
+        if rc.draw:
+            summary = self.hub.draw.define(read_draw_file(Path(rc.draw), self.hub.room_state.profiles), "cli")
+            log.info("draw %s: %s", rc.draw, summary)
         await self.hub.start()
         hosts = HostPolicy([*rc.allowed_hosts, *([] if _is_wildcard(rc.http_host) else [rc.http_host])])
         auth = Auth(password_hash, lookup=self.store.account)

@@ -18,7 +18,7 @@ docs/draw.md describes the model, the files and the rules of the draw and of cal
 
 from __future__ import annotations
 
-from hub.draw.bracket import BYE, Bracket, BracketMatch, Result, State, diff
+from hub.draw.bracket import BYE, Bracket, BracketMatch, Result, State, Withdrawal, diff
 from hub.draw.calls import (
     Call,
     CallSettings,
@@ -29,8 +29,10 @@ from hub.draw.calls import (
     WaitKind,
     call_changes,
     is_callable,
+    moved_call,
     plan_calls,
     queue,
+    swapped_calls,
     waits,
 )
 from hub.draw.draw_csv import draw_csv, read_draw_csv
@@ -60,6 +62,7 @@ __all__ = [
     "TableState",
     "Wait",
     "WaitKind",
+    "Withdrawal",
     "bracket_csv",
     "bracket_json",
     "call_changes",
@@ -67,9 +70,11 @@ __all__ = [
     "draw_csv",
     "draw_entries",
     "is_callable",
+    "moved_call",
     "plan_calls",
     "queue",
     "read_draw_csv",
     "seeding_order",
+    "swapped_calls",
     "waits",
 ]

@@ -15,10 +15,13 @@ A match's state (:class:`State`):
 - ``walkover``: decided without play because a player withdrew: the other one goes on.
 
 A result stands once it is in: a player who withdraws after a match keeps its result, and loses
-every match of his not decided yet by walkover. The loser of a bye or of a walkover feeds no
-flight (a bye is nobody; a withdrawn player is out of the event), so the fed flight has a bye
-there. An action that would change the players of a match that already has a result (undoing the
-result that put one of them there) is refused, naming those results: they are undone first.
+every match of his not decided yet by walkover (a bye is decided by the draw: its player goes on,
+withdrawn or not, and loses the match after it by walkover). Of two withdrawn players, the one who
+withdrew first loses, so a later withdrawal never takes back a walkover others have played on.
+The loser of a bye or of a walkover feeds no flight (a bye is nobody; a withdrawn player is out
+of the event), so the fed flight has a bye there. An action that would change the players of a
+match that already has a result (undoing the result that put one of them there) is refused,
+naming those results: they are undone first.
 """
 
 from __future__ import annotations
@@ -67,6 +70,14 @@ class Result:
 
 
 @dataclass(frozen=True, slots=True)
+class Withdrawal:
+    """A player out of the event from hub time ``at`` (ms)."""
+
+    player: str
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
 class BracketMatch:
     """A match with what the inputs say of it. ``winner`` is the seat that goes on (a player, or
     a bye when nobody does); ``loser`` the seat its loser feeds (a bye after a bye or a
@@ -109,7 +120,7 @@ class Bracket:
     event: Event
     draws: tuple[Draw, ...]
     results: frozenset[Result] = frozenset()
-    withdrawn: frozenset[str] = frozenset()
+    withdrawals: frozenset[Withdrawal] = frozenset()
     _view: dict[str, BracketMatch] = field(init=False, compare=False, repr=False)
     _by_result: dict[str, Result] = field(init=False, compare=False, repr=False)
 
@@ -118,10 +129,12 @@ class Bracket:
         object.__setattr__(self, "draws", draws)
         by_result = _checked_results(self.event, self.results)
         players = {p for d in draws for p in d.players}
-        for p in self.withdrawn:
-            if p not in players:
-                raise DrawError("draw.player.unknown", player=p)
-        view, problems = _derive(self.event, draws, by_result, self.withdrawn)
+        for w in self.withdrawals:
+            if w.player not in players:
+                raise DrawError("draw.player.unknown", player=w.player)
+        if len(self.withdrawn) != len(self.withdrawals):
+            raise DrawError("draw.player.withdrawn", player=sorted(w.player for w in self.withdrawals))
+        view, problems = _derive(self.event, draws, by_result, self.withdrawals)
         if problems:
             raise problems[0]
         object.__setattr__(self, "_view", view)
@@ -133,9 +146,9 @@ class Bracket:
         event: Event,
         draws: Iterable[Draw],
         results: Iterable[Result] = (),
-        withdrawn: Iterable[str] = (),
+        withdrawals: Iterable[Withdrawal] = (),
     ) -> Bracket:
-        return cls(event, tuple(draws), frozenset(results), frozenset(withdrawn))
+        return cls(event, tuple(draws), frozenset(results), frozenset(withdrawals))
 
     # -- what it says ---------------------------------------------------------------------------
 
@@ -159,12 +172,22 @@ class Bracket:
         """Every match where ``player`` has a seat, in the event's order."""
         return tuple(m for m in self.matches() if player in m.seats)
 
+    def next_match(self, player: str) -> BracketMatch | None:
+        """The match ``player`` plays next: his first seat in a match not decided yet (its
+        opponent may not be known yet); ``None`` when he is out, or has won."""
+        return next((m for m in self.matches_of(player) if not m.is_decided()), None)
+
     def result(self, match_id: str) -> Result | None:
         self.event.match(match_id)
         return self._by_result.get(match_id)
 
     def players(self) -> tuple[str, ...]:
         return tuple(sorted({p for d in self.draws for p in d.players}))
+
+    @property
+    def withdrawn(self) -> frozenset[str]:
+        """The players who have withdrawn."""
+        return frozenset(w.player for w in self.withdrawals)
 
     def is_withdrawn(self, player: str) -> bool:
         return player in self.withdrawn
@@ -187,6 +210,19 @@ class Bracket:
             raise DrawError("draw.result.not_a_player", match=match_id, winner=winner)
         return self._changed(results=self.results | {Result(match_id, winner, at, points=points)})
 
+    def corrected(
+        self, match_id: str, winner: str, at: int, *, points: tuple[int, int] | None = None
+    ) -> Bracket:
+        """The bracket with this match's result replaced (the TD's correction, at ``at``): the
+        same as undoing it and recording the right one, also when a player has withdrawn since
+        (refused while a later result depends on who won it)."""
+        r = self._result_of(match_id)
+        m = self.match(match_id)
+        if winner not in m.players:
+            raise DrawError("draw.result.not_a_player", match=match_id, winner=winner)
+        fixed = Result(match_id, winner, at, points=points)
+        return self._changed(results=(self.results - {r}) | {fixed}, cause=match_id)
+
     def verified(self, match_id: str, at: int) -> Bracket:
         """The bracket with this match's result verified by the TD at ``at`` (once)."""
         r = self._result_of(match_id)
@@ -200,19 +236,21 @@ class Bracket:
         r = self._result_of(match_id)
         return self._changed(results=self.results - {r}, cause=match_id)
 
-    def with_withdrawal(self, player: str) -> Bracket:
-        """``player`` withdraws: every match of his not decided yet is a walkover."""
+    def with_withdrawal(self, player: str, at: int) -> Bracket:
+        """``player`` withdraws at hub time ``at``: every match of his not decided yet is a
+        walkover."""
         if player not in self.players():
             raise DrawError("draw.player.unknown", player=player)
         if player in self.withdrawn:
             raise DrawError("draw.player.withdrawn", player=player)
-        return self._changed(withdrawn=self.withdrawn | {player})
+        return self._changed(withdrawals=self.withdrawals | {Withdrawal(player, at)})
 
     def without_withdrawal(self, player: str) -> Bracket:
         """A withdrawal taken back (refused while a later result depends on its walkovers)."""
-        if player not in self.withdrawn:
+        taken_back = {w for w in self.withdrawals if w.player == player}
+        if not taken_back:
             raise DrawError("draw.player.not_withdrawn", player=player)
-        return self._changed(withdrawn=self.withdrawn - {player}, cause=player)
+        return self._changed(withdrawals=self.withdrawals - taken_back, cause=player)
 
     def _result_of(self, match_id: str) -> Result:
         self.event.match(match_id)
@@ -225,16 +263,16 @@ class Bracket:
         self,
         *,
         results: frozenset[Result] | None = None,
-        withdrawn: frozenset[str] | None = None,
+        withdrawals: frozenset[Withdrawal] | None = None,
         cause: str = "",
     ) -> Bracket:
         results = self.results if results is None else results
-        withdrawn = self.withdrawn if withdrawn is None else withdrawn
-        _, problems = _derive(self.event, self.draws, {r.match: r for r in results}, withdrawn)
+        withdrawals = self.withdrawals if withdrawals is None else withdrawals
+        _, problems = _derive(self.event, self.draws, {r.match: r for r in results}, withdrawals)
         if problems:
             dependents = [str(p.params["match"]) for p in problems]
             raise DrawError("draw.result.dependent", match=cause, dependents=", ".join(dependents))
-        return Bracket(self.event, self.draws, results, withdrawn)
+        return Bracket(self.event, self.draws, results, withdrawals)
 
 
 def diff(old: Bracket, new: Bracket) -> tuple[tuple[BracketMatch, BracketMatch], ...]:
@@ -282,11 +320,12 @@ def _checked_results(event: Event, results: Iterable[Result]) -> dict[str, Resul
 
 
 def _derive(
-    event: Event, draws: tuple[Draw, ...], results: Mapping[str, Result], withdrawn: frozenset[str]
+    event: Event, draws: tuple[Draw, ...], results: Mapping[str, Result], withdrawals: frozenset[Withdrawal]
 ) -> tuple[dict[str, BracketMatch], list[DrawError]]:
     """Every match from the inputs, in the event's order; the results that do not fit the match
     they name (its players not known, or the winner not one of them) are left out and listed."""
     positions = {d.flight: d.positions for d in draws}
+    withdrawn = {w.player: (w.at, w.player) for w in withdrawals}
     view: dict[str, BracketMatch] = {}
     problems: list[DrawError] = []
     for m in event.matches:
@@ -321,16 +360,21 @@ def _seat(
     return above.loser
 
 
-def _unplayed(m: Match, seats: tuple[Seat, Seat], withdrawn: frozenset[str]) -> BracketMatch:
+def _unplayed(m: Match, seats: tuple[Seat, Seat], withdrawn: Mapping[str, tuple[int, str]]) -> BracketMatch:
     if seats[0] is None or seats[1] is None:
         return BracketMatch(m, seats, State.WAITING)
-    byes = [s is BYE for s in seats]
-    out = [s is BYE or s in withdrawn for s in seats]
-    if out[0] and out[1]:
-        state = State.BYE if all(byes) else State.WALKOVER
-        return BracketMatch(m, seats, state, BYE, BYE)
+    # a bye is decided by the draw itself, whoever withdraws later: its player goes on
+    if seats[0] is BYE or seats[1] is BYE:
+        goes_on = seats[1] if seats[0] is BYE else seats[0]
+        return BracketMatch(m, seats, State.BYE, goes_on, BYE)
+    a, b = seats
+    assert isinstance(a, str) and isinstance(b, str)
+    if a in withdrawn and b in withdrawn:
+        # the one who withdrew first lost this walkover when he withdrew: a later withdrawal
+        # does not take back what was built on it
+        goes_on = b if withdrawn[a] < withdrawn[b] else a
+        return BracketMatch(m, seats, State.WALKOVER, goes_on, BYE)
+    out = [a in withdrawn, b in withdrawn]
     if out[0] or out[1]:
-        goes_on = seats[1] if out[0] else seats[0]
-        state = State.BYE if any(byes) else State.WALKOVER
-        return BracketMatch(m, seats, state, goes_on, BYE)
+        return BracketMatch(m, seats, State.WALKOVER, seats[1] if out[0] else seats[0], BYE)
     return BracketMatch(m, seats, State.READY)

@@ -19,7 +19,7 @@ match is called once (a call the hub withdrew, after an undo, is no longer in ``
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from hub.draw.bracket import Bracket, BracketMatch, State, diff
@@ -38,6 +38,12 @@ class Call:
     table: str
     called_at: int
     start: int
+
+    @property
+    def id(self) -> str:
+        """Stable: planning twice at the same moment gives the same ids (STYLE.md 5); a match
+        called again after its call was withdrawn gets another."""
+        return f"call:{self.match}:{self.called_at}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,10 +109,12 @@ class MatchChange:
     call: Call | None
 
     def voids_call(self) -> bool:
-        """The call no longer stands: other players, or the match is no longer to be played."""
+        """The call no longer stands: other players, the match no longer to be played, or a
+        match played to be played again (its table may hold another match by now: it is called
+        again like any other)."""
         if self.call is None or self.after.state is State.PLAYED:
             return False
-        return self.before.seats != self.after.seats or not self.after.is_ready()
+        return self.before.seats != self.after.seats or not self.after.is_ready() or self.before.is_decided()
 
     def is_reopened(self) -> bool:
         """A decided match to be played again (its result undone)."""
@@ -126,21 +134,79 @@ def playing(bracket: Bracket, calls: Iterable[Call]) -> dict[str, str]:
     return {p: c.match for c in live_calls(bracket, calls) for p in bracket.match(c.match).players}
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What the calls depend on, gathered in one pass over the bracket and the calls."""
+
+    bracket: Bracket
+    settings: CallSettings
+    called: frozenset[str]
+    #: player → the live match he plays
+    live: dict[str, str]
+    #: player → his matches whose result waits for the TD's verification (when it is needed)
+    unverified: dict[str, list[str]]
+    #: player → when he came free: his latest result's verification (or confirmation)
+    since: dict[str, int]
+
+
+def _facts(bracket: Bracket, calls: Iterable[Call], settings: CallSettings) -> _Facts:
+    listed = tuple(calls)
+    unverified: dict[str, list[str]] = {}
+    since: dict[str, int] = {}
+    for m in bracket.matches():
+        r = m.result
+        if r is None:
+            continue
+        done = r.verified_at if settings.needs_verified and r.verified_at is not None else r.at
+        for p in m.players:
+            since[p] = max(since.get(p, 0), done)
+            if settings.needs_verified and not r.is_verified:
+                unverified.setdefault(p, []).append(m.id)
+    called = frozenset(c.match for c in listed)
+    return _Facts(bracket, settings, called, playing(bracket, listed), unverified, since)
+
+
+def _player_waits(facts: _Facts, player: str) -> tuple[Wait, ...]:
+    out: list[Wait] = []
+    if player in facts.live:
+        out.append(Wait(WaitKind.PLAYING, facts.live[player], player))
+    out.extend(Wait(WaitKind.VERIFICATION, m, player) for m in facts.unverified.get(player, ()))
+    return tuple(out)
+
+
+def _match_waits(facts: _Facts, holds: Holds, m: BracketMatch) -> tuple[Wait, ...]:
+    if m.is_decided() or m.id in facts.called:
+        return ()
+    out: list[Wait] = []
+    for seat, source in zip(m.seats, m.match.sources, strict=True):
+        if seat is None and isinstance(source, WinnerOf | LoserOf):
+            # a seat not known yet: its source match is not decided (a decided one gives its seat)
+            out.append(Wait(WaitKind.RESULT, source.match))
+    for p in m.players:
+        out.extend(_player_waits(facts, p))
+    if holds.is_held(m.match):
+        out.append(Wait(WaitKind.HELD, m.id))
+    return tuple(out)
+
+
+def _queue(facts: _Facts, holds: Holds) -> list[BracketMatch]:
+    flights = {f.name: i for i, f in enumerate(facts.bracket.event.flights)}
+
+    def priority(m: BracketMatch) -> tuple[int, int, int, int]:
+        since = max(facts.since.get(p, 0) for p in m.players)
+        return (since, flights[m.match.flight], m.match.round, m.match.number)
+
+    ready = [
+        m for m in facts.bracket.ready() if m.id not in facts.called and not _match_waits(facts, holds, m)
+    ]
+    return sorted(ready, key=priority)
+
+
 def player_waits(
     bracket: Bracket, calls: Iterable[Call], settings: CallSettings, player: str
 ) -> tuple[Wait, ...]:
     """Why ``player`` is not free (nothing when free)."""
-    live = playing(bracket, calls)
-    out: list[Wait] = []
-    if player in live:
-        out.append(Wait(WaitKind.PLAYING, live[player], player))
-    if settings.needs_verified:
-        out.extend(
-            Wait(WaitKind.VERIFICATION, m.id, player)
-            for m in bracket.matches_of(player)
-            if m.result is not None and not m.result.is_verified
-        )
-    return tuple(out)
+    return _player_waits(_facts(bracket, calls, settings), player)
 
 
 def is_player_free(bracket: Bracket, calls: Iterable[Call], settings: CallSettings, player: str) -> bool:
@@ -152,41 +218,22 @@ def waits(
 ) -> tuple[Wait, ...]:
     """What a match not called yet waits for: results for its unknown seats, its players' other
     matches, the TD's hold. Nothing for a match decided, called, or callable."""
-    m = bracket.match(match_id)
-    listed = tuple(calls)
-    if m.is_decided() or any(c.match == match_id for c in listed):
-        return ()
-    out: list[Wait] = []
-    for seat, source in zip(m.seats, m.match.sources, strict=True):
-        if seat is None and isinstance(source, WinnerOf | LoserOf):
-            # a seat not known yet: its source match is not decided (a decided one gives its seat)
-            out.append(Wait(WaitKind.RESULT, source.match))
-    for p in m.players:
-        out.extend(player_waits(bracket, listed, settings, p))
-    if holds.is_held(m.match):
-        out.append(Wait(WaitKind.HELD, match_id))
-    return tuple(out)
+    return _match_waits(_facts(bracket, calls, settings), holds, bracket.match(match_id))
 
 
 def is_callable(
     bracket: Bracket, calls: Iterable[Call], settings: CallSettings, holds: Holds, match_id: str
 ) -> bool:
-    listed = tuple(calls)
+    facts = _facts(bracket, calls, settings)
     m = bracket.match(match_id)
-    return (
-        m.is_ready()
-        and not any(c.match == match_id for c in listed)
-        and not waits(bracket, listed, settings, holds, match_id)
-    )
+    return m.is_ready() and m.id not in facts.called and not _match_waits(facts, holds, m)
 
 
 def queue(
     bracket: Bracket, calls: Iterable[Call], settings: CallSettings, holds: Holds
 ) -> tuple[BracketMatch, ...]:
     """The callable matches, first to be called first (see the module doc)."""
-    listed = tuple(calls)
-    ready = [m for m in bracket.ready() if is_callable(bracket, listed, settings, holds, m.id)]
-    return tuple(sorted(ready, key=lambda m: _priority(bracket, settings, m)))
+    return tuple(_queue(_facts(bracket, calls, settings), holds))
 
 
 def plan_calls(
@@ -203,43 +250,72 @@ def plan_calls(
     known = list(tables)
     taken = {c.table for c in live} | {t.name for t in known if not t.is_free}
     free = sorted((t.name for t in known if t.name not in taken), key=_natural)
-    busy = set(playing(bracket, listed))
+    facts = _facts(bracket, listed, settings)
+    busy = set(facts.live)
     last = _last_tables(bracket, listed) if settings.keep_player_table else {}
-    out: list[Call] = []
-    for m in queue(bracket, listed, settings, holds):
-        if not free:
+    # the matches called now: the queue's first, as many as there are free tables, each player once
+    chosen: list[BracketMatch] = []
+    for m in _queue(facts, holds):
+        if len(chosen) == len(free):
             break
-        if any(p in busy for p in m.players):
-            continue
-        table = _pick(m, free, settings, last)
+        if not any(p in busy for p in m.players):
+            chosen.append(m)
+            busy.update(m.players)
+    # a player kept at his table: that table is his match's, unless an earlier match has it
+    homes: dict[str, str] = {}
+    for m in chosen:
+        home = next(
+            (last[p] for p in m.players if last.get(p) in free and last[p] not in homes.values()), None
+        )
+        if home is not None:
+            homes[m.id] = home
+    out: list[Call] = []
+    for m in chosen:
+        table = _pick(m, free, settings, homes)
         free.remove(table)
-        busy.update(m.players)
         out.append(Call(m.id, table, now, now + settings.grace_ms))
     return tuple(out)
+
+
+def moved_call(
+    bracket: Bracket, calls: Iterable[Call], tables: Iterable[TableState], match_id: str, table: str
+) -> tuple[Call, ...]:
+    """The calls with a live call moved to another table (the TD's choice), which must be in
+    service and hold no live match; its call and start times stay."""
+    listed = tuple(calls)
+    call = _live_call(bracket, listed, match_id)
+    known = {t.name: t for t in tables}
+    if table not in known:
+        raise DrawError("draw.call.table_unknown", table=table)
+    if table == call.table:
+        return listed
+    holder = next((c.match for c in live_calls(bracket, listed) if c.table == table), None)
+    if holder is not None or not known[table].is_free:
+        raise DrawError("draw.call.table_busy", table=table, match=holder or "out of service")
+    return tuple(replace(c, table=table) if c == call else c for c in listed)
+
+
+def swapped_calls(bracket: Bracket, calls: Iterable[Call], match_a: str, match_b: str) -> tuple[Call, ...]:
+    """The calls with two live calls' tables swapped (the TD's choice)."""
+    listed = tuple(calls)
+    a = _live_call(bracket, listed, match_a)
+    b = _live_call(bracket, listed, match_b)
+    swap = {a: replace(a, table=b.table), b: replace(b, table=a.table)}
+    return tuple(swap.get(c, c) for c in listed)
+
+
+def _live_call(bracket: Bracket, calls: tuple[Call, ...], match_id: str) -> Call:
+    bracket.match(match_id)
+    call = next((c for c in live_calls(bracket, calls) if c.match == match_id), None)
+    if call is None:
+        raise DrawError("draw.call.none", match=match_id)
+    return call
 
 
 def call_changes(old: Bracket, new: Bracket, calls: Iterable[Call]) -> tuple[MatchChange, ...]:
     """What an undo, a correction or a withdrawal changes (``old`` → ``new``), with the calls."""
     by_match = {c.match: c for c in calls}
     return tuple(MatchChange(a, b, by_match.get(a.id)) for a, b in diff(old, new))
-
-
-def _free_since(bracket: Bracket, settings: CallSettings, player: str) -> int:
-    times = [
-        (
-            m.result.verified_at
-            if settings.needs_verified and m.result.verified_at is not None
-            else m.result.at
-        )
-        for m in bracket.matches_of(player)
-        if m.result is not None
-    ]
-    return max(times, default=0)
-
-
-def _priority(bracket: Bracket, settings: CallSettings, m: BracketMatch) -> tuple[int, int, int, int]:
-    since = max(_free_since(bracket, settings, p) for p in m.players)
-    return (since, bracket.event.flight_index(m.match.flight), m.match.round, m.match.number)
 
 
 def _last_tables(bracket: Bracket, calls: tuple[Call, ...]) -> dict[str, str]:
@@ -254,14 +330,17 @@ def _last_tables(bracket: Bracket, calls: tuple[Call, ...]) -> dict[str, str]:
     return {p: table for p, (_, table) in latest.items()}
 
 
-def _pick(m: BracketMatch, free: list[str], settings: CallSettings, last: dict[str, str]) -> str:
-    for p in m.players:
-        if last.get(p) in free:
-            return last[p]
+def _pick(m: BracketMatch, free: list[str], settings: CallSettings, homes: dict[str, str]) -> str:
+    """The match's own table (a player kept at his table), else the flight's preferred tables,
+    else any free table; the tables kept for later matches' players last."""
+    home = homes.get(m.id)
+    if home in free:
+        return home
+    kept = set(homes.values())
     for table in settings.preferred(m.match.flight):
-        if table in free:
+        if table in free and table not in kept:
             return table
-    return free[0]
+    return next((t for t in free if t not in kept), free[0])
 
 
 def _natural(table: str) -> tuple[int, str]:

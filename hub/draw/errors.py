@@ -38,7 +38,6 @@ MESSAGES: dict[str, str] = {
     "draw.draw.flight": "flight {flight!r} is fed by other flights: it is not drawn",
     "draw.draw.missing": "flight {flight!r} has no draw",
     "draw.draw.size": "flight {flight!r}: a draw of {got} places for a flight of {size}",
-    "draw.player.two_flights": "player {player!r} is drawn in flights {flights}",
     # -- a drawn bracket's CSV
     "draw.csv.columns": "the draw's CSV needs the columns {missing}",
     "draw.csv.position": "line {line}: position {position!r} is not a whole number from 1 to {size}",
@@ -57,6 +56,9 @@ MESSAGES: dict[str, str] = {
     "draw.player.not_withdrawn": "player {player!r} has not withdrawn",
     # -- calls
     "draw.call.grace": "the walking grace is 0 to {limit} ms, not {grace}",
+    "draw.call.none": "match {match} has no live call",
+    "draw.call.table_unknown": "no table {table}",
+    "draw.call.table_busy": "table {table} is not free ({match})",
 }
 
 

@@ -53,7 +53,7 @@ def bracket_json(bracket: Bracket, calls: Iterable[Call] = (), ids: Mapping[str,
     draws = {d.flight: d for d in bracket.draws}
     flights: list[dict[str, Any]] = []
     for f in bracket.event.flights:
-        item: dict[str, Any] = {"name": f.name, "profile": f.profile}
+        item: dict[str, Any] = {"name": f.name, "profile": f.profile, "lengths": list(f.lengths)}
         if isinstance(f, EntryFlight):
             d = draws[f.name]
             item.update(kind="entry", size=f.size, random_seed=d.random_seed, seeds=list(d.seeds))
@@ -67,7 +67,7 @@ def bracket_json(bracket: Bracket, calls: Iterable[Call] = (), ids: Mapping[str,
             rounds.append({"round": r, "length": ms[0].length, "matches": rows})
         item["rounds"] = rounds
         flights.append(item)
-    doc = {"format": FORMAT, "flights": flights, "withdrawn": sorted(bracket.withdrawn)}
+    doc = {"format": FORMAT, "flights": flights, "withdrawn": _withdrawn(bracket)}
     return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
 
 
@@ -123,6 +123,12 @@ def outcome(m: BracketMatch, withdrawn: Iterable[str]) -> tuple[str | None, str 
         losers = [p for p in m.players if p in out]
         return winner, losers[0] if len(losers) == 1 else None
     return winner, None
+
+
+def _withdrawn(bracket: Bracket) -> list[dict[str, Any]]:
+    return [
+        {"player": w.player, "at": w.at} for w in sorted(bracket.withdrawals, key=lambda w: (w.at, w.player))
+    ]
 
 
 def _match_json(m: BracketMatch, call: Call | None, ids: Mapping[str, str]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from hub.errors import HubError
 from hub.tournament.names import fold
 from hub.tournament.players import Player, Registry, SeatRef
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot, Status
 from rulebook.vocab import CommandType
 
 log = logging.getLogger("hub")
@@ -82,6 +83,12 @@ CREATE TABLE IF NOT EXISTS players (
 CREATE TABLE IF NOT EXISTS seats (
     match_id TEXT NOT NULL, side TEXT NOT NULL, player TEXT NOT NULL, name TEXT NOT NULL,
     fed_id TEXT NOT NULL DEFAULT '', choice TEXT NOT NULL DEFAULT '', PRIMARY KEY (match_id, side));
+CREATE TABLE IF NOT EXISTS draw_calls (
+    match_id TEXT PRIMARY KEY, draw_match TEXT NOT NULL, tbl TEXT NOT NULL,
+    player_a TEXT NOT NULL, player_b TEXT NOT NULL, called_wall INTEGER NOT NULL,
+    start_wall INTEGER NOT NULL, void_wall INTEGER);
+CREATE TABLE IF NOT EXISTS draw_withdrawals (player TEXT PRIMARY KEY, wall INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS draw_holds (kind TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (kind, name));
 CREATE TABLE IF NOT EXISTS quarantine (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, tbl TEXT, body TEXT, reason TEXT NOT NULL,
     wall INTEGER NOT NULL);
@@ -91,6 +98,11 @@ CREATE TABLE IF NOT EXISTS quarantine (
 _NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 
 URGENCIES = frozenset({"critical", "high", "medium", "low"})
+
+
+def _as_stored(body: Any) -> Any:
+    """A stored body as it was written (the hub parses it with the wire schema at start)."""
+    return body
 
 
 class StoreWriteFailed(HubError):
@@ -224,7 +236,7 @@ class Store:
 
     def probe(self, wall: int) -> bool:
         """Whether a write works now (one small row), telling the listeners if it does: the hub
-        calls it once the disk has room again (:class:`hub.live.storage_health.StorageWatch`)."""
+        calls it once the disk has room again (:class:`hub.live.storage_health.StorageHealth`)."""
         try:
             self.set_meta("probe_wall", str(wall))
             self.commit()
@@ -510,14 +522,14 @@ class Store:
         ).fetchone()
         return row[0] or 0
 
-    def put_state(self, table: str, state: dict[str, Any], received_wall: int) -> None:
+    def put_state(self, table: str, state: Snapshot, received_wall: int) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO table_state (tbl, match_id, seq, body, received_wall) "
             "VALUES (?, ?, ?, ?, ?)",
             (table, state.get("match_id"), state.get("seq"), _dumps(state), received_wall),
         )
 
-    def states(self, check: Callable[[Any], Any] = lambda x: x) -> dict[str, tuple[dict[str, Any], int]]:
+    def states(self, check: Callable[[Any], Snapshot] = _as_stored) -> dict[str, tuple[Snapshot, int]]:
         """Each table's last state, as ``check`` returns it; a row it refuses is set aside."""
         out = {}
         for r in self.db.execute("SELECT rowid, tbl, body, received_wall FROM table_state").fetchall():
@@ -530,15 +542,13 @@ class Store:
                 self._quarantine("table_state", "rowid", r["rowid"], r["tbl"], r["body"], str(exc))
         return out
 
-    def put_status(self, table: str, status: dict[str, Any], online: bool, since_wall: int) -> None:
+    def put_status(self, table: str, status: Status, online: bool, since_wall: int) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO table_status (tbl, online, body, since_wall) VALUES (?, ?, ?, ?)",
             (table, int(online), _dumps(status), since_wall),
         )
 
-    def statuses(
-        self, check: Callable[[Any], Any] = lambda x: x
-    ) -> dict[str, tuple[dict[str, Any], bool, int]]:
+    def statuses(self, check: Callable[[Any], Status] = _as_stored) -> dict[str, tuple[Status, bool, int]]:
         """Each table's last status (as ``check`` returns it); a row it refuses is set aside."""
         out = {}
         rows = self.db.execute("SELECT rowid, tbl, online, body, since_wall FROM table_status").fetchall()
@@ -902,6 +912,67 @@ class Store:
     def assigned(self) -> dict[str, str]:
         rows = self.db.execute("SELECT rowid, tbl, match_id FROM assigned").fetchall()
         return {r["tbl"]: r["match_id"] for r in self._readable("assigned", rows, "tbl", "match_id")}
+
+    # -- the draw (docs/draw.md, "The draw in the hub"); its setup is the meta row ``draw_setup`` --
+
+    def put_draw_call(
+        self, match_id: str, draw_match: str, table: str, players: tuple[str, str], called: int, start: int
+    ) -> None:
+        """A call of the draw's match ``draw_match`` between ``players`` (registry keys, seats A
+        and B), played as the scheduled match ``match_id``."""
+        self.db.execute(
+            "INSERT INTO draw_calls (match_id, draw_match, tbl, player_a, player_b, called_wall, start_wall) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (match_id, draw_match, table, *players, called, start),
+        )
+
+    def void_draw_call(self, match_id: str, wall: int) -> None:
+        """The call no longer stands (an undo, a withdrawal): kept, so its id is never used again."""
+        self.db.execute(
+            "UPDATE draw_calls SET void_wall = ? WHERE match_id = ? AND void_wall IS NULL", (wall, match_id)
+        )
+
+    def draw_calls(self) -> list[dict[str, Any]]:
+        """Every call, in the order they were made; a row that cannot be read is set aside."""
+        rows = self.db.execute("SELECT rowid, * FROM draw_calls ORDER BY called_wall, rowid").fetchall()
+        out = []
+        for r in self._readable("draw_calls", rows, "match_id", "draw_match", "tbl", "player_a", "player_b"):
+            if type(r["called_wall"]) is int and type(r["start_wall"]) is int:
+                d = dict(r)
+                d.pop("rowid")
+                d["table"] = d.pop("tbl")
+                out.append(d)
+            else:
+                self._quarantine("draw_calls", "rowid", r["rowid"], r["tbl"], dict(r), "times: not numbers")
+        return out
+
+    def set_draw_withdrawal(self, player: str, wall: int | None) -> None:
+        """``player`` withdrew at ``wall`` (None: the withdrawal taken back)."""
+        if wall is None:
+            self.db.execute("DELETE FROM draw_withdrawals WHERE player = ?", (player,))
+        else:
+            self.db.execute(
+                "INSERT OR REPLACE INTO draw_withdrawals (player, wall) VALUES (?, ?)", (player, wall)
+            )
+
+    def draw_withdrawals(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT rowid, player, wall FROM draw_withdrawals").fetchall()
+        return {
+            r["player"]: r["wall"]
+            for r in self._readable("draw_withdrawals", rows, "player")
+            if type(r["wall"]) is int
+        }
+
+    def set_draw_hold(self, kind: str, name: str, held: bool) -> None:
+        """The TD holds (or resumes) a flight (``kind`` ``flight``) or one match (``match``)."""
+        if held:
+            self.db.execute("INSERT OR IGNORE INTO draw_holds (kind, name) VALUES (?, ?)", (kind, name))
+        else:
+            self.db.execute("DELETE FROM draw_holds WHERE kind = ? AND name = ?", (kind, name))
+
+    def draw_holds(self) -> set[tuple[str, str]]:
+        rows = self.db.execute("SELECT rowid, kind, name FROM draw_holds").fetchall()
+        return {(r["kind"], r["name"]) for r in self._readable("draw_holds", rows, "kind", "name")}
 
     def _readable(self, source: str, rows: list[sqlite3.Row], *texts: str) -> list[sqlite3.Row]:
         """The rows whose ``texts`` columns are sound text; the others are set aside."""

@@ -611,6 +611,33 @@ async def api_results_json(request: web.Request) -> web.Response:
     )
 
 
+def _draw_export(request: web.Request, kind: str) -> web.Response:
+    hub = request.app[HUB_KEY]
+    try:
+        text = hub.draw.as_json() if kind == "json" else hub.draw.as_csv()
+    except ActionError as exc:
+        return _error(exc.status, str(exc), **({"code": exc.code} if exc.code else {}))
+    return web.Response(
+        text=text,
+        content_type="application/json" if kind == "json" else "text/csv",
+        charset="utf-8",
+        headers={"Content-Disposition": f'attachment; filename="draw-{hub.config.event}.{kind}"'}
+        if kind == "csv"
+        else None,
+    )
+
+
+@reader
+async def api_draw(request: web.Request) -> web.Response:
+    """The draw's bracket and its calls (docs/draw.md, "Exports"); 404 for an event without a draw."""
+    return _draw_export(request, "json")
+
+
+@reader
+async def api_draw_csv(request: web.Request) -> web.Response:
+    return _draw_export(request, "csv")
+
+
 @reader
 async def api_audit(request: web.Request) -> web.Response:
     return _listed(request.app[HUB_KEY].store.audit_log(request.query.get("table")))
@@ -947,6 +974,42 @@ TD_ACTIONS: tuple[TdAction, ...] = (
         "/api/matches/{match_id}/move",
         lambda c: c.hub.round_control.move(c.params["match_id"], c.data.get("to_table"), c.actor),
     ),
+    # the draw: hub.live.calls.DrawCalls
+    TdAction(
+        "/api/draw/flights/{flight}/hold",
+        lambda c: c.hub.draw.hold_flight(c.params["flight"], True, c.actor),
+        body=False,
+    ),
+    TdAction(
+        "/api/draw/flights/{flight}/resume",
+        lambda c: c.hub.draw.hold_flight(c.params["flight"], False, c.actor),
+        body=False,
+    ),
+    TdAction(
+        "/api/draw/matches/{match}/hold",
+        lambda c: c.hub.draw.hold_match(c.params["match"], True, c.actor),
+        body=False,
+    ),
+    TdAction(
+        "/api/draw/matches/{match}/release",
+        lambda c: c.hub.draw.hold_match(c.params["match"], False, c.actor),
+        body=False,
+    ),
+    TdAction(
+        "/api/draw/matches/{match}/move",
+        lambda c: c.hub.draw.move(c.params["match"], c.data.get("to_table"), c.actor),
+    ),
+    TdAction("/api/draw/swap", lambda c: c.hub.draw.swap(c.data.get("a"), c.data.get("b"), c.actor)),
+    TdAction(
+        "/api/draw/matches/{match}/undo",
+        lambda c: c.hub.draw.undo(c.params["match"], c.actor),
+        body=False,
+    ),
+    TdAction(
+        "/api/draw/players/{player}/withdraw",
+        lambda c: c.hub.draw.withdraw(c.params["player"], c.actor),
+        body=False,
+    ),
     # the TD team: hub.web.accounts.Accounts
     TdAction("/api/accounts", _account_add),
     TdAction("/api/accounts/{name}/remove", _account_remove, body=False),
@@ -989,6 +1052,8 @@ def make_app(
     r.add_get("/api/results", api_results)
     r.add_get("/api/results.csv", api_results_csv)
     r.add_get("/api/results.json", api_results_json)
+    r.add_get("/api/draw", api_draw)
+    r.add_get("/api/draw.csv", api_draw_csv)
     r.add_get("/api/audit", api_audit)
     r.add_get("/api/matches/{match_id}/transcript", api_transcript)
     r.add_get("/transcript/{match_id}", page_transcript)

@@ -78,6 +78,7 @@ def start_hub(
     db: Path | None = None,
     embedded: bool = False,
     public: bool = False,
+    draw: Path | None = None,
     **config: Any,
 ) -> HubThread:
     """A hub on its own loop thread; ticks only when the test calls ``tick`` (unless configured)."""
@@ -92,6 +93,7 @@ def start_hub(
         http_host="127.0.0.1",
         http_port=0,
         schedule=str(schedule_path) if schedule_path else None,
+        draw=str(draw) if draw is not None else None,
         public=public,
         embedded_broker=embedded,
     )

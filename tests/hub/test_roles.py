@@ -29,6 +29,9 @@ PARAMS = {
     "device": "no-such-device",
     "name": "no-such-account",
     "file": "no-such.whl",
+    "flight": "no_such_flight",
+    "match": "no-such-match",
+    "player": "no-such-player",
 }
 PEOPLE = {"ann": roles.CHIEF, "tom": roles.TD, "sue": roles.SCORER, "vic": roles.VIEWER}
 PASSWORDS = {name: f"{name}-password-1" for name in PEOPLE}

@@ -92,6 +92,9 @@ def test_every_entry_once_and_every_seed_where_the_order_puts_it(size_exp, data)
         assert draw.positions[order.index(s)] == f"p{s:02}"
     # a bye never meets a bye, so every round-1 pair has a player
     assert all(draw.positions[i] or draw.positions[i + 1] for i in range(0, size, 2))
+    # written as CSV and read back: the same positions and seeds
+    (back,) = read_draw_csv(draw_csv([draw]), Event((flight,)))
+    assert (back.positions, back.seeds) == (draw.positions, draw.seeds)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,128 @@
+"""The TD's actions on a running draw, through the API of a real hub (its ticks called by the
+test, a fake clock), a real broker and simulated tables: a held flight is not called until
+resumed, a call moved or swapped reaches its new table (its old table cleared), lateness counts
+from the call plus the walking grace, and a withdrawn player's call is withdrawn and his
+opponent walks over."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from demo.simtable import SimTable
+from hub.draw import State
+from hub.service import HubThread
+from rulebook.snapshot import snapshot
+from tests.hub.support import MIN, PASSWORD, event_id, hub_state, sim_table, start_hub, tick
+
+DRAW = """
+[draw]
+tables = ["1", "2", "3"]
+grace_minutes = 5
+needs_verified = false
+random_seed = 5
+
+[[flights]]
+name = "main"
+size = 4
+profile = "wbgf-2023"
+lengths = [3]
+""" + "".join(
+    f'[[players]]\nkey = "p{n}"\nname = "Player {n}"\n[[entries]]\nflight = "main"\nplayer = "p{n}"\n'
+    for n in range(1, 5)
+)
+
+
+async def _api(url: str, steps: list[tuple[str, str, dict[str, Any] | None]]) -> list[tuple[int, Any]]:
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        async with http.get(url + "/api/session") as r:
+            csrf = (await r.json())["csrf"]
+        async with http.post(
+            url + "/api/login", json={"password": PASSWORD}, headers={"X-CSRF-Token": csrf}
+        ) as r:
+            csrf = (await r.json())["csrf"]
+        out = []
+        for method, path, body in steps:
+            async with http.request(method, url + path, json=body, headers={"X-CSRF-Token": csrf}) as r:
+                out.append((r.status, json.loads(await r.text())))
+        return out
+
+
+def api(hub: HubThread, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    ((status, answer),) = asyncio.run(_api(hub.url, [(method, path, body)]))
+    assert status == 200, answer
+    return answer
+
+
+def current(hub: HubThread) -> dict[str, str]:
+    result: dict[str, str] = hub.call(lambda: {t: c.match.match_id for t, c in hub.hub.current.items()})
+    return result
+
+
+def test_the_tds_actions_on_a_running_draw(tmp_path: Path, mosquitto: Any, clock: Any) -> None:
+    path = tmp_path / "draw.toml"
+    path.write_text(DRAW, encoding="utf-8")
+    ev = event_id("draw-actions")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, draw=path)
+    try:
+        assert api(hub, "POST", "/api/draw/flights/main/hold") == {"flight": "main", "held": True}
+        with ExitStack() as stack:
+            sims: dict[str, SimTable] = {
+                t: stack.enter_context(sim_table(ev, t, mosquitto.host, mosquitto.port, clock)) for t in "123"
+            }
+            hub.wait_for(lambda h: all(h.views.get(t) is not None and h.views[t].online for t in "123"))
+            tick(hub)
+            assert current(hub) == {}  # held: nothing called
+            called_at = clock.now_wall()
+            api(hub, "POST", "/api/draw/flights/main/resume")
+            assert current(hub) == {"1": "main-r1-m1", "2": "main-r1-m2"}
+            start = hub.call(lambda: hub.hub.room_state.by_id["main-r1-m1"].start_wall)
+            assert start == called_at + 5 * MIN
+            sims["1"].wait_for(lambda s: s.match_id == "main-r1-m1")
+            sims["2"].wait_for(lambda s: s.match_id == "main-r1-m2")
+
+            # a call moved to the free table 3: table 1 cleared, table 3 takes the match
+            answer = api(hub, "POST", "/api/draw/matches/main-r1-m1/move", {"to_table": "3"})
+            assert answer == {"moved": [{"match": "main-r1-m1", "table": "3"}]}
+            assert current(hub) == {"3": "main-r1-m1-2", "2": "main-r1-m2"}
+            sims["3"].wait_for(lambda s: s.match_id == "main-r1-m1-2")
+            # two calls swap tables: each table takes the other match, though it held one unplayed
+            api(hub, "POST", "/api/draw/swap", {"a": "main-r1-m1", "b": "main-r1-m2"})
+            assert current(hub) == {"2": "main-r1-m1-3", "3": "main-r1-m2-2"}
+            sims["2"].wait_for(lambda s: s.match_id == "main-r1-m1-3")
+            sims["3"].wait_for(lambda s: s.match_id == "main-r1-m2-2")
+            # the move kept the call's start
+            assert hub.call(lambda: hub.hub.room_state.by_id["main-r1-m1-3"].start_wall) == start
+
+            # lateness counts from the start (the call + 5 minutes): 12 minutes after the call, a
+            # player who has not come is 7 minutes late — one point, not the two of 12 minutes
+            sims["2"].checkin("A")
+            hub.wait_for(lambda h: (hub_state(h, "2").get("present") or {}).get("A"))
+            clock.set(called_at + 12 * MIN)
+            tick(hub)
+            sims["2"].wait_for(lambda s: snapshot(s)["penalties"]["B"] == 1)
+            tick(hub)
+            marker = hub.call(hub.hub.actions.td_command, "2", "td_ack", {}, "test")
+            sims["2"].wait_cmd(marker["id"])
+            assert snapshot(sims["2"].state)["penalties"] == {"A": 0, "B": 1}
+
+            # the late player withdraws: his call is withdrawn from table 2, his opponent walks over
+            players = hub.call(lambda: hub.hub.draw.called["main-r1-m1-3"].players)
+            answer = api(hub, "POST", f"/api/draw/players/{players[1]}/withdraw")
+            assert "main-r1-m1" in answer["changed"]
+            bracket = hub.call(lambda: hub.hub.draw.bracket)
+            assert bracket.match("main-r1-m1").state is State.WALKOVER
+            assert bracket.match("main-r1-m1").winner == players[0]
+            assert "2" not in current(hub)
+            ((status, refused),) = asyncio.run(
+                _api(hub.url, [("POST", "/api/draw/matches/main-r1-m1/undo", None)])
+            )
+            assert status == 404 and refused["code"] == "draw.result.none"
+            assert api(hub, "GET", "/api/draw")["format"] == "smart-table-draw/1"
+    finally:
+        hub.stop()

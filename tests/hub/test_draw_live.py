@@ -1,0 +1,282 @@
+"""The draw in the running hub: a rolling knockout played through a real broker, the real hub (its
+own ticker, once a second) and simulated tables, with scripted players.
+
+A main flight of 16 places with 12 entries (4 byes) and a consolation fed by its round 1, on 3
+tables; and 29 entries in 32 places on 8 tables: every match is called as a table frees up, no
+table and no player is ever booked twice, a wrong result is undone (the match called again, what
+depended on it derived again), the exported bracket equals the scripted truth, and a restarted
+hub holds the same bracket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import statistics
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from demo.simtable import SimTable
+from hub.draw import Bracket, State
+from hub.live.draw_setup import read_draw_file
+from hub.service import HubThread
+from rulebook.custom_profiles import ProfileBook
+from tests.hub.support import PASSWORD, event_id, sim_table, start_hub
+
+
+def draw_file(tmp: Path, size: int, entries: int, tables: tuple[str, ...]) -> Path:
+    """A main of ``size`` places with ``entries`` players (the first four seeded) and a
+    consolation fed by its round 1, on ``tables``."""
+    keys = [f"p{n:02d}" for n in range(1, entries + 1)]
+    players = "\n".join(
+        f'[[players]]\nkey = "{p}"\nname = "Player {p[1:]}"\nid = "FED-{p[1:]}"\n' for p in keys
+    )
+    entries = "\n".join(
+        f'[[entries]]\nflight = "main"\nplayer = "{p}"\n' + (f"seed = {i}\n" if i <= 4 else "")
+        for i, p in enumerate(keys, start=1)
+    )
+    path = tmp / "draw.toml"
+    path.write_text(
+        f"""
+[draw]
+tables = {json.dumps(list(tables))}
+grace_minutes = 5
+needs_verified = false
+random_seed = 2026
+
+[[flights]]
+name = "main"
+size = {size}
+profile = "wbgf-2023"
+lengths = [1]
+
+[[flights]]
+name = "consolation"
+feeds = [{{ flight = "main", round = 1 }}]
+profile = "wbgf-2023"
+lengths = [1]
+
+{players}
+{entries}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def strongest(players: tuple[str, ...]) -> str:
+    """The scripted truth: the lower key wins."""
+    return min(players)
+
+
+def truth(path: Path) -> Bracket:
+    """The bracket played out by the script, with the pure model alone."""
+    setup = read_draw_file(path, ProfileBook())
+    bracket = Bracket.build(setup.event, setup.draws)
+    at = 0
+    while ready := bracket.ready():
+        for m in ready:
+            at += 1
+            bracket = bracket.with_result(m.id, strongest(m.players), at, points=(1, 0))
+    return bracket
+
+
+async def _get(url: str, paths: list[str]) -> list[tuple[int, str]]:
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        async with http.get(url + "/api/session") as r:
+            csrf = (await r.json())["csrf"]
+        async with http.post(
+            url + "/api/login", json={"password": PASSWORD}, headers={"X-CSRF-Token": csrf}
+        ) as r:
+            csrf = (await r.json())["csrf"]
+        out = []
+        for path in paths:
+            method, _, target = path.partition(" ")
+            async with http.request(method, url + target, headers={"X-CSRF-Token": csrf}) as r:
+                out.append((r.status, await r.text()))
+        return out
+
+
+def live_calls(hub: HubThread) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(match, table, players) of every call whose match is still to be played."""
+
+    def read() -> list[tuple[str, str, tuple[str, ...]]]:
+        draw = hub.hub.draw
+        assert draw.bracket is not None
+        return [
+            (c.call.match, c.call.table, c.players)
+            for c in draw.called.values()
+            if draw.bracket.match(c.call.match).state is State.READY
+        ]
+
+    result: list[tuple[str, str, tuple[str, ...]]] = hub.call(read)
+    return result
+
+
+class Room:
+    def __init__(self, tmp: Path, mosquitto: Any, clock: Any, size: int, entries: int, tables: int) -> None:
+        self.tmp, self.mosquitto, self.clock = tmp, mosquitto, clock
+        self.event = event_id("draw-live")
+        self.tables = tuple(str(t) for t in range(1, tables + 1))
+        self.path = draw_file(tmp, size, entries, self.tables)
+        self.hub = self.start_hub()
+        self.stack = ExitStack()
+        self.sims: dict[str, SimTable] = {
+            t: self.stack.enter_context(sim_table(self.event, t, mosquitto.host, mosquitto.port, clock))
+            for t in self.tables
+        }
+        #: scheduled match ids played, in order
+        self.played: list[str] = []
+        #: seconds from a result confirmed at a table to that table's next call
+        self.latencies: list[float] = []
+        self._confirmed_at: dict[str, float] = {}
+
+    def start_hub(self) -> HubThread:
+        return start_hub(
+            self.tmp,
+            self.mosquitto.host,
+            self.mosquitto.port,
+            self.event,
+            self.clock,
+            draw=self.path,
+            tick_interval=1.0,
+        )
+
+    def keys(self, table: str, match_id: str) -> tuple[str, str] | None:
+        """The players (keys) of the match the hub has current at ``table``, if it is ``match_id``."""
+
+        def read() -> tuple[str, str] | None:
+            h = self.hub.hub
+            cur = h.current.get(table)
+            if cur is None or cur.match.match_id != match_id:
+                return None
+            return (h.room_state.players.key(cur.match, "A"), h.room_state.players.key(cur.match, "B"))
+
+        result: tuple[str, str] | None = self.hub.call(read)
+        return result
+
+    def play_ready(self, winner: Callable[[tuple[str, str]], str]) -> str | None:
+        """Play one match waiting at a table (the hub's current match there); its id, or None."""
+        for t, sim in self.sims.items():
+            st = sim.state
+            if not st.match_id or st.match_id in self.played or st.phase != "waiting":
+                continue
+            keys = self.keys(t, st.match_id)
+            if keys is None:
+                continue
+            if t in self._confirmed_at:
+                self.latencies.append(time.monotonic() - self._confirmed_at.pop(t))
+            sim.checkin("A")
+            sim.checkin("B")
+            sim.opening_roll(6, 2)
+            sim.win("A" if winner(keys) == keys[0] else "B")
+            sim.confirm("A")
+            sim.confirm("B")
+            self._confirmed_at[t] = time.monotonic()
+            self.played.append(st.match_id)
+            return st.match_id
+        return None
+
+    def check_bookings(self) -> None:
+        calls = live_calls(self.hub)
+        tables = [t for _, t, _ in calls]
+        players = [p for _, _, ps in calls for p in ps]
+        assert len(tables) == len(set(tables)), calls
+        assert len(players) == len(set(players)), calls
+
+    def why(self) -> str:
+        """What the hub and the tables hold (for a failure's message)."""
+
+        def read() -> str:
+            h = self.hub.hub
+            d = h.draw
+            return (
+                f"ready {[m.id for m in d.bracket.ready()]}, calls {list(d.called)}, "
+                f"current { {t: c.match.match_id for t, c in h.current.items()} }, "
+                f"tables {d._tables()}, latencies {self.latencies}"
+            )
+
+        tables = {t: (s.state.match_id, str(s.state.phase)) for t, s in self.sims.items()}
+        return f"{self.hub.call(read)}; sims {tables}"
+
+    def complete(self) -> bool:
+        return bool(self.hub.call(lambda: self.hub.hub.draw.bracket.is_complete()))
+
+    def close(self) -> None:
+        self.stack.close()
+        self.hub.stop()
+
+
+@pytest.mark.parametrize(
+    ("size", "entries", "tables"),
+    [(16, 12, 3), (32, 29, 8)],
+    ids=["16-places-12-entries-3-tables", "32-places-29-entries-8-tables"],
+)
+def test_a_rolling_knockout_plays_itself_out(tmp_path, mosquitto, clock, size, entries, tables):
+    room = Room(tmp_path, mosquitto, clock, size, entries, tables)
+    try:
+        # the first match played is given the wrong winner, then undone by the TD
+        first = None
+        deadline = time.monotonic() + 60
+        while first is None:
+            assert time.monotonic() < deadline, "no match was called"
+            room.check_bookings()
+            first = room.play_ready(lambda keys: max(keys))
+            time.sleep(0.05)
+        draw_match = first  # a first call's id is the draw's match id
+        room.hub.wait_for(lambda h: h.draw.bracket.match(draw_match).state is State.PLAYED, timeout=30)
+        ((status, body),) = asyncio.run(_get(room.hub.url, [f"POST /api/draw/matches/{draw_match}/undo"]))
+        assert status == 200, body
+        assert draw_match in json.loads(body)["changed"]
+        assert room.hub.call(lambda: room.hub.hub.draw.bracket.match(draw_match).state) is State.READY
+
+        deadline = time.monotonic() + 30 * entries
+        while not room.complete():
+            assert time.monotonic() < deadline, f"the draw did not finish; played {room.played}: {room.why()}"
+            room.check_bookings()
+            if room.play_ready(strongest) is None:
+                time.sleep(0.05)
+
+        # the wrong result's match was called again, under a new id, and played once more
+        assert f"{draw_match}-2" in room.played
+        expected = truth(room.path)
+        statuses = asyncio.run(_get(room.hub.url, ["GET /api/draw", "GET /api/draw.csv"]))
+        assert [s for s, _ in statuses] == [200, 200]
+        exported = json.loads(statuses[0][1])
+        got = {
+            m["id"]: (m["state"], tuple(s["player"] for s in m["seats"]), m["winner"])
+            for f in exported["flights"]
+            for r in f["rounds"]
+            for m in r["matches"]
+        }
+        want = {
+            m.id: (m.state.value, tuple(p if isinstance(p, str) else None for p in m.seats), m.winner)
+            for m in expected.matches()
+        }
+        assert got == want
+        rows = list(csv.DictReader(io.StringIO(statuses[1][1])))
+        assert {r["match"]: r["winner"] for r in rows} == {m.id: m.winner or "" for m in expected.matches()}
+        # every match played was called once (the undone one twice), at most 3 at a time
+        played = [m for m in expected.matches() if m.state is State.PLAYED]
+        assert len(room.played) == len(played) + 1
+        print(
+            f"\n{len(room.played)} matches on {tables} tables; confirmed result to the table's next "
+            f"call: median {statistics.median(room.latencies):.2f} s, max {max(room.latencies):.2f} s "
+            f"({len(room.latencies)} calls)"
+        )
+
+        # a restarted hub holds the same bracket (from its store and the tables' results)
+        before = room.hub.call(lambda: room.hub.hub.draw.bracket)
+        room.hub.stop()
+        room.hub = room.start_hub()
+        assert room.hub.call(lambda: room.hub.hub.draw.bracket) == before
+    finally:
+        room.close()
