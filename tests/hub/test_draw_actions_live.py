@@ -126,3 +126,44 @@ def test_the_tds_actions_on_a_running_draw(tmp_path: Path, mosquitto: Any, clock
             assert api(hub, "GET", "/api/draw")["format"] == "smart-table-draw/1"
     finally:
         hub.stop()
+
+
+def test_with_verification_needed_the_next_match_waits_for_the_tds_verification(
+    tmp_path: Path, mosquitto: Any, clock: Any
+) -> None:
+    path = tmp_path / "draw.toml"
+    path.write_text(DRAW.replace("needs_verified = false", "needs_verified = true"), encoding="utf-8")
+    ev = event_id("draw-verify")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, draw=path)
+    try:
+        with ExitStack() as stack:
+            sims = {
+                t: stack.enter_context(sim_table(ev, t, mosquitto.host, mosquitto.port, clock)) for t in "12"
+            }
+            hub.wait_for(lambda h: all(h.views.get(t) is not None and h.views[t].online for t in "12"))
+            tick(hub)
+            assert current(hub) == {"1": "main-r1-m1", "2": "main-r1-m2"}
+            for t, mid in (("1", "main-r1-m1"), ("2", "main-r1-m2")):
+                sim = sims[t]
+                sim.wait_for(lambda s, mid=mid: s.match_id == mid)
+                sim.checkin("A")
+                sim.checkin("B")
+                sim.opening_roll(6, 2)
+                sim.win("A", "backgammon")
+                sim.confirm("A")
+                sim.confirm("B")
+                hub.wait_for(
+                    lambda h, mid=mid: (h.results.get(mid) or {}).get("confirmed") == {"A": True, "B": True}
+                )
+            tick(hub)
+            bracket = hub.call(lambda: hub.hub.draw.bracket)
+            assert bracket.match("main-r2-m1").state is State.READY
+            assert current(hub) == {}  # confirmed, not verified: the final waits
+            api(hub, "POST", "/api/results/main-r1-m1/verify")
+            assert current(hub) == {}
+            api(hub, "POST", "/api/results/main-r1-m2/verify")
+            tick(hub)
+            assert current(hub) == {"1": "main-r2-m1"}
+            sims["1"].wait_for(lambda s: s.match_id == "main-r2-m1")
+    finally:
+        hub.stop()
