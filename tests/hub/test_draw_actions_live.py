@@ -167,3 +167,31 @@ def test_with_verification_needed_the_next_match_waits_for_the_tds_verification(
             sims["1"].wait_for(lambda s: s.match_id == "main-r2-m1")
     finally:
         hub.stop()
+
+
+def test_a_draw_call_is_not_moved_or_started_as_a_round_match(
+    tmp_path: Path, mosquitto: Any, clock: Any
+) -> None:
+    path = tmp_path / "draw.toml"
+    path.write_text(DRAW, encoding="utf-8")
+    ev = event_id("draw-rounds")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, draw=path)
+    try:
+        with sim_table(ev, "1", mosquitto.host, mosquitto.port, clock):
+            hub.wait_for(lambda h: h.views.get("1") is not None and h.views["1"].online)
+            tick(hub)
+            assert current(hub) == {"1": "main-r1-m1"}
+            answers = asyncio.run(
+                _api(
+                    hub.url,
+                    [
+                        ("POST", "/api/matches/main-r1-m1/move", {"to_table": "2"}),
+                        ("POST", "/api/rounds/main-r1/start", None),
+                    ],
+                )
+            )
+            assert answers[0][0] == 409 and answers[0][1]["code"] == "draw.call.not_a_round_match"
+            assert answers[1][0] == 400
+            assert hub.call(lambda: hub.hub.store.schedule()) == []  # nothing written as an imported row
+    finally:
+        hub.stop()
