@@ -195,3 +195,35 @@ def test_a_draw_call_is_not_moved_or_started_as_a_round_match(
             assert hub.call(lambda: hub.hub.store.schedule()) == []  # nothing written as an imported row
     finally:
         hub.stop()
+
+
+def test_a_draw_defined_through_the_api(tmp_path: Path, mosquitto: Any, clock: Any) -> None:
+    ev = event_id("draw-define")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock)
+    try:
+        bad = DRAW.replace('profile = "wbgf-2023"', 'profile = "nope"')
+        other = DRAW.replace("random_seed = 5", "random_seed = 6")
+        answers = asyncio.run(
+            _api(
+                hub.url,
+                [
+                    ("GET", "/api/draw", None),
+                    ("POST", "/api/draw/define", {"file": bad}),
+                    ("POST", "/api/draw/define", {"file": DRAW}),
+                    ("POST", "/api/draw/define", {"file": DRAW}),
+                ],
+            )
+        )
+        assert answers[0][0] == 404 and answers[0][1]["code"] == "draw.none"
+        assert answers[1][0] == 422 and answers[1][1]["code"] == "draw.profile.unknown"
+        assert answers[2] == (200, {"draw": "defined", "flights": ["main"], "matches": 3})
+        assert answers[3] == (200, {"draw": "unchanged"})
+        with sim_table(ev, "1", mosquitto.host, mosquitto.port, clock) as sim:
+            hub.wait_for(lambda h: h.views.get("1") is not None and h.views["1"].online)
+            tick(hub)
+            sim.wait_for(lambda s: s.match_id == "main-r1-m1")
+            ((status, refused),) = asyncio.run(_api(hub.url, [("POST", "/api/draw/define", {"file": other})]))
+            assert status == 409 and refused["code"] == "draw.under_way"
+            assert api(hub, "GET", "/api/draw")["flights"][0]["random_seed"] == 5
+    finally:
+        hub.stop()
