@@ -8,6 +8,10 @@ PIP := $(BIN)/pip --quiet --disable-pip-version-check
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 TEST_ENV := SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy GPIOZERO_PIN_FACTORY=mock
+# `make test` runs the tests on pytest-xdist workers: most of the suite's time is spent waiting on
+# real processes (brokers, hubs, tables, Chromium), so more workers than cores pay. A module whose
+# tests share a set-up runs on one worker (tests/support/xdist_groups.py). TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 4
 
 .PHONY: demo test test-under-load lint typecheck bench soak hardware image system-demo system-test system-load system-image clean
 
@@ -44,7 +48,7 @@ test: system-test $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak and not hardware" $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak and not hardware" -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # `make test` three times in a row on a fresh clone while stress-ng keeps 2 CPUs busy (not part of
 # `make test`; hours on a busy machine): tools/test-under-load, RUNS=, STRESS_CPUS=, PYTEST_ARGS=

@@ -90,9 +90,9 @@ class Room:
     so the publishers cost little CPU next to the hub being measured.
     """
 
-    def __init__(self, host: str, port: int, event: str, n: int) -> None:
+    def __init__(self, host: str, port: int, event: str, n: int, tables: list[str] | None = None) -> None:
         self.event = event
-        self.tables = [str(i) for i in range(1, n + 1)]
+        self.tables = tables if tables is not None else [str(i) for i in range(1, n + 1)]
         self.state_json: dict[str, str] = {}
         self.evt_json: dict[str, str] = {}
         self.seq: dict[str, int] = {}
@@ -138,8 +138,9 @@ class Room:
         payload = self.state_json[table].replace("@SEQ@", str(seq)).replace("@WALL@", wall)
         client.publish(self.topic(table, "state"), payload, qos=1, retain=True)
 
-    def run(self, seconds: float, rate: float) -> int:
-        """Publish for ``seconds`` at ``rate`` messages/s; returns how many were published."""
+    def run(self, seconds: float, rate: float, until: threading.Event | None = None) -> int:
+        """Publish for ``seconds`` (or until ``until`` is set) at ``rate`` messages/s, every table in
+        turn; returns how many were published (half of them events)."""
         stop = time.monotonic() + seconds
         counts = [0] * PUBLISHERS
 
@@ -149,7 +150,7 @@ class Room:
             per_s = rate / PUBLISHERS / 2  # pairs per second
             start = time.monotonic()
             i = 0
-            while time.monotonic() < stop:
+            while time.monotonic() < stop and not (until is not None and until.is_set()):
                 wait = start + i / per_s - time.monotonic()
                 if wait > 0:
                     time.sleep(min(wait, 0.005))
@@ -331,6 +332,7 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
         room.start()
         conn.send(("announce",))
         wait_processed(http_url, conn.recv(), 60)
+        idle_rss = rss_mb(hub.pid)[0]  # every table announced, nothing else yet
 
         # paced phase
         base = hub_stats(http_url)["messages"]
@@ -344,13 +346,15 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
         samples = list(watcher.samples)
 
         # flood phase: the hub and the bare subscriber take the same messages at the same time
-        base = hub_stats(http_url)["messages"]
+        stats = hub_stats(http_url)
+        base, superseded = stats["messages"], stats.get("superseded", 0)
         bare_base = bare_count.value
         t0 = time.monotonic()
         conn.send(("run", seconds, flood_rate))
         sent = conn.recv()
         count, t1 = wait_processed(http_url, base + sent, 120)
         flood = (count - base) / (t1 - t0)
+        superseded = hub_stats(http_url).get("superseded", 0) - superseded
         deadline = time.monotonic() + 60
         while bare_count.value < bare_base + sent and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -368,6 +372,10 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
             "flood_hub_msgs_s": flood,
             "flood_bare_msgs_s": bare_flood,
             "flood_ratio": flood / bare_flood,
+            # states the hub dropped for the same table's newer one while they waited (counted in
+            # its rate: taken off the wire and dealt with, without the work of a state)
+            "flood_superseded": superseded / max(1, count - base),
+            "idle_rss_mb": idle_rss,
             "rss_mb": rss,
             "peak_rss_mb": hwm,
             "cpus": os.cpu_count(),
@@ -407,7 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = (
         f"{'tables':>6} {'paced msg/s':>12} {'p50 ms':>7} {'p99 ms':>7} {'flood sent/s':>13} "
-        f"{'hub msg/s':>10} {'bare msg/s':>11} {'ratio':>6} {'RSS MB':>7} {'peak MB':>8}"
+        f"{'hub msg/s':>10} {'bare msg/s':>11} {'ratio':>6} {'superseded':>10} "
+        f"{'idle MB':>8} {'RSS MB':>7} {'peak MB':>8}"
     )
     print(header)
     for n in (int(x) for x in args.tables.split(",")):
@@ -415,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{r['tables']:>6} {r['paced_hub_msgs_s']:>12.0f} {r['p50_ms']:>7.0f} {r['p99_ms']:>7.0f} "
             f"{r['flood_offered_msgs_s']:>13.0f} {r['flood_hub_msgs_s']:>10.0f} "
-            f"{r['flood_bare_msgs_s']:>11.0f} {r['flood_ratio']:>6.0%} {r['rss_mb']:>7.1f} "
+            f"{r['flood_bare_msgs_s']:>11.0f} {r['flood_ratio']:>6.0%} {r['flood_superseded']:>10.0%} "
+            f"{r['idle_rss_mb']:>8.1f} {r['rss_mb']:>7.1f} "
             f"{r['peak_rss_mb']:>8.1f}",
             flush=True,
         )

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from hub.live.alerts import Alerts
 from hub.live.state import RoomState
-from hub.logic.conditions import WatchConfig
+from hub.logic.conditions import AlertConfig
 from hub.logic.lateness import LateConfig
 from hub.storage.store import Store
 from hub.tournament.rounds import current_matches
@@ -56,7 +56,7 @@ def room(tables: int, db: Path) -> tuple[Alerts, RoomState]:
         view = state.view(t)
         view.state, view.state_wall, view.state_fresh = snapshot(st), T0 - MIN, True
         view.online, view.status = True, {"online": True}
-    return Alerts(state, Store(db), WatchConfig(), LateConfig()), state
+    return Alerts(state, Store(db), AlertConfig(), LateConfig()), state
 
 
 def timed(fn: object) -> tuple[float, float]:

@@ -25,7 +25,15 @@ of thousands of CONNECTs at once overflows the broker's listen backlog and the t
 for seconds), and a table that does not connect at once keeps retrying (the link's own back-off)
 until a deadline that grows with the room.
 
-Run: ``python -m bench.bench_soak [--tables 500] [--seconds 600] [--workers 2]``; the duration
+A room larger than ``--full`` tables (500 by default) is a few hundred full tables and a *crowd*:
+the other tables are raw MQTT publishers (:class:`bench.bench_hub.Room`: a few connections in one
+process, no thread per table), each publishing its status, then an event and a state snapshot of
+a match in play (from the real reducer) every 5 s (``CROWD_PER_TABLE_MSGS_S``), the full
+tables' pace. A crowd table does not play (no lateness of its own, no result), but its messages
+cost the hub and the broker what a table's cost; its events are counted in *made* and *stored*.
+5,000 tables on the 2-core machine: 500 full tables in two workers and a crowd of 4,500.
+
+Run: ``python -m bench.bench_soak [--tables 500] [--seconds 600] [--workers 2] [--full 500]``; the duration
 also comes from ``SOAK_SECONDS``. ``--json FILE`` writes the figures. Prints figures; asserts
 nothing. On a 2-core machine the workers playing 500 tables take a good part of one core: the
 hub's figures are measured on a machine that is busy, as a hub next to a broker would be.
@@ -61,6 +69,11 @@ PACE_ROLL_MS = (1_000, 4_000)
 #: the interpreter lock around (measured here: 2 workers of 2,500 tables each stalled at 1,963
 #: threads, starting no more, with 7 minutes of system time in 5); 500 per process start briskly
 TABLES_PER_WORKER = 500
+#: tables played by full simulated tables (reducer, link, outbox: a thread each); the rest of a
+#: larger room is the crowd of raw publishers
+FULL_TABLES = 500
+#: messages a second each crowd table publishes: an event and a state every 5 s, the full tables' pace
+CROWD_PER_TABLE_MSGS_S = 0.4
 
 
 def now_ms() -> int:
@@ -147,6 +160,30 @@ def worker(args: argparse.Namespace) -> int:
     for sim in sims:
         sim.stop()
     print(json.dumps({"tables": len(sims), "events_made": made, "undrained": undrained}), flush=True)
+    return 0
+
+
+def crowd(args: argparse.Namespace) -> int:
+    """Publish for ``args.ids`` tables as raw MQTT clients (a few connections, no thread per table)
+    until told to stop on stdin; report the events published."""
+    from bench.bench_hub import Room
+
+    host, port = args.broker.rsplit(":", 1)
+    ids = args.ids.split(",")
+    room = Room(host, int(port), args.event, len(ids), tables=ids)
+    room.announce()
+    print("READY", flush=True)
+    stop = threading.Event()
+
+    def wait_for_stop() -> None:
+        sys.stdin.readline()  # the parent says stop (or closes the pipe)
+        stop.set()
+
+    threading.Thread(target=wait_for_stop, daemon=True).start()
+    published = room.run(float("inf"), CROWD_PER_TABLE_MSGS_S * len(ids), until=stop)
+    time.sleep(2)  # QoS 1: let the connections hand the last messages to the broker
+    room.close()
+    print(json.dumps({"tables": len(ids), "events_made": published // 2, "undrained": 0}), flush=True)
     return 0
 
 
@@ -266,11 +303,33 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     workers: list[subprocess.Popen] = []
     kiosk = None
     watcher = None
+    full, crowd_ids = ids[: args.full], ids[args.full :]
     try:
         wait_for_port("127.0.0.1", http_port, 60 + n / 50)  # the schedule is imported first
         watcher = PushWatcher(f"ws://127.0.0.1:{http_port}/api/ws")
+        if crowd_ids:
+            workers.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "bench.bench_soak",
+                        "--crowd",
+                        "--event",
+                        event,
+                        "--broker",
+                        broker.url,
+                        "--ids",
+                        ",".join(crowd_ids),
+                    ],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=open(tmp / "crowd.log", "wb"),  # noqa: SIM115
+                    text=True,
+                )
+            )
         for k in range(args.workers):
-            share = ids[k :: args.workers]
+            share = full[k :: args.workers]
             workers.append(
                 subprocess.Popen(
                     [
@@ -329,7 +388,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         warmup = min(10.0, args.seconds / 10)
         time.sleep(warmup)  # let every table's first burst (check-ins, announcements) pass
         procs = {"hub": hub.pid, "mosquitto": broker.proc.pid, "kiosk": kiosk.pid}
-        procs.update({f"worker{k}": w.pid for k, w in enumerate(workers)})
+        procs.update(
+            {("crowd" if crowd_ids and k == 0 else f"worker{k}"): w.pid for k, w in enumerate(workers)}
+        )
         cpu0 = {name: cpu_s(pid) for name, pid in procs.items()}
         stats0 = http_json(http + "/api/health")["stats"]
         wall0, t0 = now_ms(), time.monotonic()
@@ -386,7 +447,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return {
             "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "cpus": os.cpu_count(),
+            "load_average": os.getloadavg(),
             "tables": n,
+            "full_tables": len(full),
             "workers": args.workers,
             "window_s": round(elapsed, 1),
             "hub_msgs_per_s": round(messages / elapsed, 1),
@@ -423,8 +486,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def print_report(r: dict[str, Any]) -> None:
     s, p = r["stored_latency_ms"], r["pushed_latency_ms"]
     print(
-        f"soak: {r['tables']} tables ({r['workers']} worker processes), "
-        f"{r['window_s']} s measured, {r['cpus']} CPUs"
+        f"soak: {r['tables']} tables ({r['full_tables']} full in {r['workers']} worker processes, "
+        f"{r['tables'] - r['full_tables']} raw publishers), {r['window_s']} s measured, {r['cpus']} CPUs, "
+        f"load average {' '.join(f'{x:.1f}' for x in r['load_average'])}"
     )
     print(
         f"  hub: {r['hub_msgs_per_s']} msg/s processed, {r['hub_events_per_s']} events/s stored "
@@ -453,7 +517,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workers",
         type=int,
-        help=f"processes playing the tables (default: one per {TABLES_PER_WORKER} tables, at least 2)",
+        help=f"processes playing the full tables (default: one per {TABLES_PER_WORKER} tables, at least 2)",
+    )
+    parser.add_argument(
+        "--full",
+        type=int,
+        default=FULL_TABLES,
+        help=f"tables played by full simulated tables (default {FULL_TABLES}); the rest are raw publishers",
     )
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument(
@@ -463,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
         help="tables the room connects per second at start (shared among the workers)",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--crowd", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--event", help=argparse.SUPPRESS)
     parser.add_argument("--broker", help=argparse.SUPPRESS)
     parser.add_argument("--ids", help=argparse.SUPPRESS)
@@ -470,10 +541,13 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # ``python -m bench`` calls main() with its own command line in sys.argv
         argv = sys.argv[1:] if __name__ == "__main__" else []
     args = parser.parse_args(argv)
+    args.full = min(args.full, args.tables)
     if args.workers is None:
-        args.workers = max(2, -(-args.tables // TABLES_PER_WORKER))
+        args.workers = max(2, -(-args.full // TABLES_PER_WORKER))
     if args.worker:
         return worker(args)
+    if args.crowd:
+        return crowd(args)
     result = run(args)
     print_report(result)
     if args.json:

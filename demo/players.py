@@ -27,6 +27,7 @@ from typing import Any, TextIO
 
 from demo.simtable import ScriptedPlayers, SimRoom, SimTable, Temperament, _Plan, stamp
 from hub.live.clock import Clock
+from rulebook.messages import Snapshot
 from rulebook.sides import SIDES, Side
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply
@@ -137,7 +138,7 @@ class DemoTable(SimTable):
             if waited:
                 self.link.publish_state(snapshot(self.state))
 
-    def snapshot_now(self) -> dict[str, Any]:
+    def snapshot_now(self) -> Snapshot:
         """The snapshot with the clocks as of now (what a kiosk's screen shows)."""
         with self._lock:
             return snapshot(self.state, max(self.clock.monotonic_ms(), self.state.now))

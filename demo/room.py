@@ -391,7 +391,7 @@ def _positive(kind: type, lo: float, hi: float) -> Any:
     return parse
 
 
-def add_demo_command(sub: argparse._SubParsersAction) -> None:
+def add_demo_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``bghub demo`` on the ``bghub`` parser."""
     from demo.schedule import MAX_TABLES
 

@@ -24,6 +24,7 @@ from typing import Any
 from drivers.outbox import Outbox
 from drivers.table_link import TableLink
 from hub.live.clock import Clock, SystemClock
+from rulebook.messages import Snapshot
 from rulebook.policy import break_ms, breaks_allowed
 from rulebook.sides import SIDES, Side, other
 from rulebook.snapshot import snapshot
@@ -121,7 +122,7 @@ class SimTable:
             self.cmds.append(cmd)
         self.apply({**cmd, "input": InputType.CMD})
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> Snapshot:
         """The snapshot as of now (as a kiosk publishes it: its durations are measured when sent)."""
         with self._lock:
             return snapshot(self.state, max(self.clock.monotonic_ms(), self.state.now))

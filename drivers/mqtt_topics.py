@@ -75,12 +75,16 @@ def _finite_float(text: str) -> float:
     return value
 
 
+#: made once: ``json.loads`` with these hooks would build a decoder for every message
+_STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_int=_bounded_int, parse_float=_finite_float)
+
+
 def loads_strict(text: str) -> Any:
     """Standard JSON only: no NaN/Infinity, no number that overflows a 64-bit int or a double.
 
     Python's ``json`` accepts all of these by default and would serve them back as invalid JSON.
     """
-    return json.loads(text, parse_constant=_no_constant, parse_int=_bounded_int, parse_float=_finite_float)
+    return _STRICT.decode(text)
 
 
 def decode_object(topic: str, payload: bytes, log: logging.Logger) -> dict[str, Any] | None:

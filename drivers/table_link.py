@@ -66,6 +66,7 @@ from typing import Any
 from drivers.mqtt_client import MqttClient
 from drivers.mqtt_topics import Topics, decode_object, encode_json, is_int, is_valid_id, now_wall, short
 from drivers.outbox import Outbox
+from rulebook.messages import Snapshot
 from rulebook.wire import MAX_MS
 
 log = logging.getLogger("drivers.table_link")
@@ -100,7 +101,7 @@ class TableLink:
         port: int,
         *,
         outbox: Outbox,
-        state_provider: Callable[[], dict[str, Any]],
+        state_provider: Callable[[], Snapshot],
         on_assign: Callable[[dict[str, Any]], None],
         on_cmd: Callable[[dict[str, Any]], None],
         username: str | None = None,
@@ -205,7 +206,7 @@ class TableLink:
         self._pump()
         return rowid
 
-    def publish_state(self, snapshot: dict[str, Any]) -> None:
+    def publish_state(self, snapshot: Snapshot) -> None:
         """Publish the state snapshot (retained); superseded snapshots may be skipped."""
         if not isinstance(snapshot, dict):
             raise TypeError(f"a snapshot is a dict, not {type(snapshot).__name__}")

@@ -1,4 +1,4 @@
-"""The TD hub: schedule, room model, automatic lateness, watches, store and the live dashboard.
+"""The TD hub: schedule, room model, automatic lateness, alerts, store and the live dashboard.
 
 Run it with ``bghub run`` (:mod:`hub.cli`); see ``docs/hub.md`` and ``docs/api.md``.
 """

@@ -343,7 +343,7 @@ def main_run(args: argparse.Namespace) -> int:
         return 2
     embedded = args.broker is None
     host, port = ("127.0.0.1", args.embedded_port) if embedded else args.broker
-    from hub.live.rooms import RoomsError, load_rooms
+    from hub.live.bridged_rooms import RoomsError, load_rooms
 
     try:
         rooms = load_rooms(args.broker_credentials)
@@ -428,14 +428,14 @@ def main_run(args: argparse.Namespace) -> int:
 
 #: Other commands register here: each takes the subparsers object and adds its parser
 #: (with ``set_defaults(func=...)`` returning an exit status).
-REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = []
+REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = []
 
 #: Installed packages add commands through this entry-point group (``bghub demo`` comes from the
 #: ``demo`` package this way: the hub never imports the demo, the demo plugs into the hub).
 COMMANDS_GROUP = "bghub.commands"
 
 
-def _register_optional(sub: argparse._SubParsersAction) -> None:
+def _register_optional(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     with contextlib.suppress(ImportError):
         from hub.broker.mosquitto import add_broker_config_command
 

@@ -40,6 +40,7 @@ from kiosk.journal_health import FILE_NAME as HEALTH_FILE
 from kiosk.journal_health import JournalHealth, Notice
 from kiosk.notify import Notifier
 from kiosk.room_clock import RoomClock
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
 from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
 from rulebook.vocab import InputType, PauseReason, Phase, RollSource
@@ -282,7 +283,7 @@ class KioskApp:
     def _mono_ms(self) -> int:
         return int(self.monotonic() * 1000)
 
-    def _screen(self) -> dict[str, Any]:
+    def _screen(self) -> ScreenSnapshot:
         """The snapshot a frame is drawn (or touched) over, with the TD preview's dry run kept
         current: the confirmation page shows what the reducer would do now."""
         if self.local is not None:

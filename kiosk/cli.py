@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from kiosk import transcript_cli
 from kiosk.fleet_cli import add_enroll_command, add_setup_arguments
@@ -100,7 +101,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_kiosk_commands(sub: argparse._SubParsersAction) -> None:
+def _add_kiosk_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The kiosk's own commands; imported lazily so ``replay`` needs no display libraries."""
     run = sub.add_parser("run", help="run the table kiosk")
     run.add_argument("--config", help="table configuration (TOML)")
@@ -123,7 +124,7 @@ def _add_kiosk_commands(sub: argparse._SubParsersAction) -> None:
     sim.set_defaults(func=lambda a: _lazy("drivers.dice_sim", "main_dice_sim")(a))
 
 
-def _lazy(module: str, name: str):
+def _lazy(module: str, name: str) -> Any:
     import importlib
 
     return getattr(importlib.import_module(module), name)

@@ -211,7 +211,7 @@ def _host(key: str, value: Any) -> str:
 
 
 def _log_level(key: str, value: Any) -> str:
-    return _choice(key, value, ("debug", "info", "warning", "error"))
+    return str(_choice(key, value, ("debug", "info", "warning", "error")))
 
 
 def _gpio(key: str, value: Any) -> int:
@@ -219,11 +219,11 @@ def _gpio(key: str, value: Any) -> int:
 
 
 def _baud(key: str, value: Any) -> int:
-    return _choice(key, value, BAUDS)
+    return int(_choice(key, value, BAUDS))
 
 
 def _rotation(key: str, value: Any) -> int:
-    return _choice(key, value, ROTATIONS)
+    return int(_choice(key, value, ROTATIONS))
 
 
 def _tick(key: str, value: Any) -> int:

@@ -24,8 +24,10 @@ from kiosk import checkpoint
 from kiosk.journal import Journal, JournalClock, JournalError, Scan, wall_ms
 from kiosk.journal_health import DAMAGED, LOST, JournalHealth, Notice
 from kiosk.refusal import Refusal, refusal_of
+from kiosk.screen_state import ScreenSnapshot, on_screen
 from rulebook.custom_profiles import custom_rules
 from rulebook.legal import legal_actions
+from rulebook.messages import Snapshot
 from rulebook.profiles import Profile
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
@@ -307,24 +309,20 @@ class TableController:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def snapshot(self, at: int | None = None) -> dict[str, Any]:
+    def snapshot(self, at: int | None = None) -> Snapshot:
         """The state snapshot with clock values as of ``at`` (default: now)."""
         return snapshot(self.state, self.now() if at is None else max(at, self.state.now))
 
-    def screen_snapshot(self, at: int | None = None) -> dict[str, Any]:
+    def screen_snapshot(self, at: int | None = None) -> ScreenSnapshot:
         """The snapshot the screens draw: a custom profile's rules added (``rules``), so that a
         break's length or a lateness schedule shows as the table plays it. Not published: the
         hub knows the profile it sent."""
-        snap = self.snapshot(at)
         profile = self.state.profile
         if self._screen_rules is None or self._screen_rules[0] is not profile:
             self._screen_rules = (profile, custom_rules(profile))
-        rules = self._screen_rules[1]
-        if rules is not None:
-            snap["rules"] = rules
-        return snap
+        return on_screen(self.snapshot(at), self._screen_rules[1])
 
-    def published_snapshot(self) -> dict[str, Any]:
+    def published_snapshot(self) -> Snapshot:
         """The snapshot as of the last change (safe to read from another thread)."""
         return self._published
 

@@ -39,10 +39,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from drivers.private_file import write_private
 from drivers.sealed_box import SealedBoxError, b64decode, b64encode, open_sealed
 from drivers.signing import fingerprint
 from kiosk.config import ConfigError, from_mapping
-from kiosk.device_identity import DeviceIdentity, write_private
+from kiosk.device_identity import DeviceIdentity
 from kiosk.errors import KioskError
 from kiosk.trust import TrustError, check_answer, new_nonce
 

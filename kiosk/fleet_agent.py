@@ -34,6 +34,7 @@ from kiosk.enroll import mark_retired
 from kiosk.journal import wall_ms
 from kiosk.trust import OrderCheck, TrustError, pinned_key
 from kiosk.ui import facts
+from rulebook.messages import Snapshot
 from rulebook.vocab import Phase
 
 log = logging.getLogger("kiosk.fleet")
@@ -45,7 +46,7 @@ PASSED_S = 3.0
 OFFLINE_CHECK_S = 5.0
 
 
-def in_match(snap: dict[str, Any]) -> bool:
+def in_match(snap: Snapshot) -> bool:
     """A match is assigned and not finished: no test, no update, a shorter identify."""
     return facts.has_match(snap) and snap.get("phase") != Phase.FINISHED
 
@@ -251,7 +252,7 @@ class FleetAgent:
 
     # -- reports ----------------------------------------------------------------------------------
 
-    def _publish_facts(self, snap: dict[str, Any] | None = None) -> None:
+    def _publish_facts(self, snap: Snapshot | None = None) -> None:
         """What the report thread needs from the main thread, copied under the lock."""
         app = self.app
         snap = snap if snap is not None else app.controller.snapshot()

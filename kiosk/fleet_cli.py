@@ -39,7 +39,7 @@ def add_setup_arguments(run: argparse.ArgumentParser) -> None:
     )
 
 
-def add_enroll_command(sub: argparse._SubParsersAction) -> None:
+def add_enroll_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("enroll", help="enroll this table with the hub (prints its code, waits for the TD)")
     p.add_argument("--hub", metavar="URL", help="the hub, http://HOST:PORT (default: boot file, then mDNS)")
     p.add_argument("--state-dir", required=True, metavar="DIR", help="where table.toml and the device key go")

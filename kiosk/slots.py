@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kiosk.device_identity import write_private
+from drivers.private_file import write_private
 
 SLOTS = ("a", "b")
 STATE_FILE = "state.json"

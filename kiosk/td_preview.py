@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from kiosk.ui.local import LocalState
+from rulebook.messages import Snapshot
 from rulebook.snapshot import snapshot
 from rulebook.state import TableState
 from rulebook.table import apply
@@ -19,7 +20,7 @@ from rulebook.table import apply
 PREVIEW_ID = "td-preview"
 
 
-def outcome(state: TableState, cmd: dict[str, Any]) -> dict[str, Any] | None:
+def outcome(state: TableState, cmd: dict[str, Any]) -> Snapshot | None:
     """The snapshot ``state`` would have after ``cmd`` now; None when the reducer refuses it."""
     line = {**cmd, "at": state.now, "id": cmd.get("id") or PREVIEW_ID}
     line.pop("wall", None)

@@ -1,32 +1,51 @@
 """The state snapshot of docs/protocol.md §2: what the table publishes and ``bgtable replay`` prints.
 
+Built as the declared :class:`rulebook.messages.Snapshot`, so mypy holds this builder to the
+very shape the wire checks (a key missing, misspelt or of the wrong type is an error here). Its
+words are the plain strings JSON carries, typed as their enums (``word``).
+
 It carries ``legal`` (``rulebook.legal.legal_actions``): what each side, the table and the TD may
 do now, so a screen or a remote dashboard draws only what the rules allow without restating them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from rulebook.legal import breaks_allowed_now, legal_actions
-from rulebook.sides import SIDES
+from rulebook.messages import (
+    BreakState,
+    CorrectionRow,
+    CubeState,
+    GameKind,
+    GameRow,
+    Legal,
+    PenaltyRow,
+    SideAges,
+    SideFlags,
+    SidePair,
+    Snapshot,
+    word,
+)
+from rulebook.sides import Pair, Side
 from rulebook.state import TableState
-from rulebook.vocab import Phase, plain
+from rulebook.vocab import CommandType, Phase, plain
 
 SCHEMA = 1
 
 
-def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
+def snapshot(state: TableState, at: int | None = None) -> Snapshot:
     """The snapshot as of ``at`` (default: the last input's ``at``); clock values at that moment."""
     now = state.now if at is None else at
     match = state.match
     clock = state.clock
     length = match.length if match else 0
-    score = match.score.as_dict() if match else {"A": 0, "B": 0}
+    score: SidePair = _ints(match.score) if match else {"A": 0, "B": 0}
+    cube: CubeState
     if match is None:
         crawford = post_crawford = False
-        cube: dict[str, Any] = {"value": 1, "owner": None, "offered_by": None}
-        penalties = {"A": 0, "B": 0}
+        cube = {"value": 1, "owner": None, "offered_by": None}
+        penalties: SidePair = {"A": 0, "B": 0}
     else:
         crawford = match.is_crawford_game() or (not match.in_game and match.is_crawford_next())
         crawford = crawford and not match.is_over()
@@ -36,14 +55,14 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
             "owner": match.cube.owner,
             "offered_by": match.cube.offered_by,
         }
-        penalties = match.penalties().as_dict()
+        penalties = _ints(match.penalties())
     legal = legal_actions(state)
     cube["usable"] = {"A": legal.a.double, "B": legal.b.double}
     allowed = breaks_allowed_now(state)
-    breaks = {}
-    for s in SIDES:
+
+    def break_of(s: Side) -> BreakState:
         until = state.break_until.of(s)
-        breaks[s] = {
+        return {
             "used": state.breaks_used.of(s),
             "allowed": allowed,
             "until_wall": state.wall_at(until) if until is not None else None,
@@ -51,12 +70,50 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
             "left_ms": until - now if until is not None else None,
             "away": state.away.of(s),
         }
+
+    present_ms: SideAges = {
+        "A": _age(state.checked_in_at.a, now),
+        "B": _age(state.checked_in_at.b, now),
+    }
+    games: list[GameRow] = [
+        {
+            "game": g.game,
+            "winner": g.winner,
+            "kind": cast(GameKind, plain(g.kind)),
+            "cube": g.cube,
+            "points": g.points,
+            "resigned": g.resigned,
+            "wall": g.wall,
+        }
+        for g in (match.games if match else ())
+    ]
+    penalty_log: list[PenaltyRow] = [
+        {
+            "id": p.id,
+            "against": p.against,
+            "points": p.points,
+            "reason": str.__str__(p.reason),
+            "waived": p.waived,
+        }
+        for p in (match.penalty_log if match else ())
+    ]
+    corrections: list[CorrectionRow] = [
+        {
+            "kind": c.kind,
+            "before": c.before,
+            "after": c.after,
+            "note": c.note,
+            "id": c.cmd_id,
+            "age_ms": max(0, now - c.at),
+        }
+        for c in (match.corrections if match else ())
+    ]
     return {
         "schema": SCHEMA,
         "table": state.table,
         "match_id": state.match_id,
         "seq": state.seq,
-        "phase": plain(state.phase),
+        "phase": word(state.phase),
         "length": length,
         "score": score,
         "game": match.game if match else 0,
@@ -64,39 +121,32 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "post_crawford": post_crawford,
         "cube": cube,
         "penalties": penalties,
-        "present": state.present.as_dict(),
-        "present_ms": {s: _age(state.checked_in_at.of(s), now) for s in SIDES},
+        "present": _flags(state.present),
+        "present_ms": present_ms,
         "assigned_ms": _age(state.assigned_at, now) if state.match_id is not None else None,
         "finished_ms": _age(state.finished_at, now) if state.phase == Phase.FINISHED else None,
-        "decision": plain(match.decision) if match else None,
+        # held as the command's plain string (rulebook.match.Match.decision)
+        "decision": cast(CommandType | None, match.decision) if match else None,
         "clock": {
             "enabled": clock.enabled,
             "running": clock.running if clock.is_running() else None,
             "paused": plain(state.paused),
             "paused_by": state.paused_by,
-            "reserve_ms": {s: clock.reserve_at(s, now) for s in SIDES},
-            "delay_ms": {s: clock.delay_at(s, now) for s in SIDES},
-            "bank2_ms": {s: clock.bank2_at(s, now) for s in SIDES},
+            "reserve_ms": {"A": clock.reserve_at("A", now), "B": clock.reserve_at("B", now)},
+            "delay_ms": {"A": clock.delay_at("A", now), "B": clock.delay_at("B", now)},
+            "bank2_ms": {"A": clock.bank2_at("A", now), "B": clock.bank2_at("B", now)},
             "flagged": clock.flagged,
             "flagged_at": clock.flagged_at,
             "on": clock.running,
         },
-        "breaks": breaks,
+        "breaks": {"A": break_of("A"), "B": break_of("B")},
         "winner": match.winner if match else None,
-        "end_reason": plain(match.end_reason) if match else None,
-        "games": [
-            {
-                "game": g.game,
-                "winner": g.winner,
-                "kind": plain(g.kind),
-                "cube": g.cube,
-                "points": g.points,
-                "resigned": g.resigned,
-                "wall": g.wall,
-            }
-            for g in (match.games if match else ())
-        ],
-        "players": {s: {"name": state.players.of(s)[0], "id": state.players.of(s)[1]} for s in SIDES},
+        "end_reason": word(match.end_reason) if match and match.end_reason else None,
+        "games": games,
+        "players": {
+            "A": {"name": state.players.a[0], "id": state.players.a[1]},
+            "B": {"name": state.players.b[0], "id": state.players.b[1]},
+        },
         "profile": state.profile.name,
         "wall": state.wall_at(now),
         "turn": state.turn,
@@ -108,32 +158,15 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
         "final": state.final,
         "start_wall": state.start_wall,
         "td_call": state.td_call,
-        "td_calls": state.td_calls.as_dict(),
-        "confirmed": state.confirmed.as_dict(),
+        "td_calls": _flags(state.td_calls),
+        "confirmed": _flags(state.confirmed),
         "can_undo": state.undo is not None and not (state.confirmed.a and state.confirmed.b),
         "pending_length": match.pending_length if match else None,
-        "penalty_log": [
-            {
-                "id": p.id,
-                "against": p.against,
-                "points": p.points,
-                "reason": plain(p.reason),
-                "waived": p.waived,
-            }
-            for p in (match.penalty_log if match else ())
-        ],
-        "corrections": [
-            {
-                "kind": c.kind,
-                "before": c.before,
-                "after": c.after,
-                "note": c.note,
-                "id": c.cmd_id,
-                "age_ms": _age(c.at, now),
-            }
-            for c in (match.corrections if match else ())
-        ],
-        "legal": legal.as_json(),
+        "penalty_log": penalty_log,
+        "corrections": corrections,
+        # legal.py builds it from the very refusals the reducer raises; the wire test holds its
+        # shape to the declaration
+        "legal": cast(Legal, legal.as_json()),
         "at": now,
     }
 
@@ -141,3 +174,11 @@ def snapshot(state: TableState, at: int | None = None) -> dict[str, Any]:
 def _age(since: int | None, now: int) -> int | None:
     """Milliseconds from ``since`` to ``now`` on the table's monotonic clock (never negative)."""
     return None if since is None else max(0, now - since)
+
+
+def _ints(pair: Pair[int]) -> SidePair:
+    return {"A": pair.a, "B": pair.b}
+
+
+def _flags(pair: Pair[bool]) -> SideFlags:
+    return {"A": pair.a, "B": pair.b}

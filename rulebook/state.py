@@ -7,12 +7,16 @@ Kept apart from the reducer (``rulebook.table``) so that the judge of what is le
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from rulebook import match as m
 from rulebook.clock import Clock
 from rulebook.profiles import Profile, get_profile
 from rulebook.sides import Pair, Side
 from rulebook.vocab import PauseReason, Phase
+
+#: what tells the table whose turn it is (:meth:`TableState.turn_from`)
+TurnSource = Literal["clock", "presses", "dice"]
 
 NOT_PRESENT = Pair(False, False)
 NONE_PAIR: Pair[int | None] = Pair(None, None)
@@ -113,7 +117,7 @@ class TableState:
     def is_in_game(self) -> bool:
         return self.match is not None and self.match.in_game
 
-    def turn_from(self) -> str | None:
+    def turn_from(self) -> TurnSource | None:
         """What tells the table whose turn it is (docs/rules.md, "Table setups"): ``clock`` (its
         presses start and end each turn), ``presses`` (clock buttons without a clock), ``dice``
         (a tower or typed rolls: a roll starts a turn, nothing marks its end), or None: a

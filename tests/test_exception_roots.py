@@ -3,7 +3,7 @@ module: each exception class a package defines derives from that package's root,
 catch "anything the hub refuses" with one name, and each also stays the stdlib error it means
 (``class ScheduleError(HubError, ValueError)``), so every ``except ValueError`` still catches it.
 
-``rulebook.wire``'s ``_Bad`` and ``_Fail`` are left out on purpose: private control flow of the
+``rulebook.schema``'s ``_Bad`` and ``_Fail`` are left out on purpose: private control flow of the
 compiled schema checks (``_Fail`` raised by generated code, ``_Bad`` carrying a path up the
 checks), turned into a ``WireError`` before anything leaves the module; ``_Bad`` keeps
 ``__slots__`` and skips ``RuleError``'s constructor because it is raised on the wire's hot path.
@@ -29,7 +29,7 @@ ROOTS: dict[str, type[Exception]] = {
     "hub": HubError,
 }
 #: private control flow that never leaves its module (see the module docstring)
-PRIVATE = frozenset({"rulebook.wire._Bad", "rulebook.wire._Fail"})
+PRIVATE = frozenset({"rulebook.schema._Bad", "rulebook.schema._Fail"})
 
 
 def _exceptions(package: str) -> dict[str, type[BaseException]]:

@@ -16,7 +16,7 @@ that bridges it to the central broker:
   hub sends to them, and both are delivered once the bridge is back;
 - notifications on ``bg/v1/EVT/room/NAME/bridge``: ``1`` retained when the bridge connects, ``0``
   (its Will, published by the central broker) when it drops. This is how the hub learns that a
-  room is cut off (:mod:`hub.live.rooms`), one message per room rather than one per table.
+  room is cut off (:mod:`hub.live.bridged_rooms`), one message per room rather than one per table.
 
 The central broker needs the bridge's credential: the room's run writes it into ``OUT/bridge.toml``
 and, with ``--central DIR`` (the central broker's own broker-config directory), also into

@@ -128,7 +128,7 @@ class RoomCredentials:
         return hash_password(password)
 
 
-class RoomAuthPlugin(BaseAuthPlugin):
+class RoomAuthPlugin(BaseAuthPlugin):  # type: ignore[misc]  # amqtt has no type information
     """amqtt authentication through :class:`RoomCredentials`."""
 
     @dataclass
@@ -143,7 +143,7 @@ class RoomAuthPlugin(BaseAuthPlugin):
         return ok
 
 
-class RoomTopicPlugin(BaseTopicPlugin):
+class RoomTopicPlugin(BaseTopicPlugin):  # type: ignore[misc]  # amqtt has no type information
     """amqtt topic checks through :class:`RoomCredentials`."""
 
     @dataclass

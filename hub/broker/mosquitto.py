@@ -890,7 +890,7 @@ def main_broker_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_broker_config_command(subparsers: argparse._SubParsersAction) -> None:
+def add_broker_config_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``broker-config`` on the ``bghub`` command line."""
     parser = subparsers.add_parser(
         "broker-config",

@@ -39,6 +39,8 @@ from hub.broker.provision import FleetError
 from hub.live.state import RoomState
 from hub.logic.conditions import AlertSpec
 from hub.tournament.schedule_diff import IN_PLAY
+from rulebook.messages import SidePair, Status
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import Phase
 
 if TYPE_CHECKING:
@@ -60,8 +62,8 @@ class InProgress:
 
     table: str
     match_id: str
-    score: dict[str, int]
-    players: dict[str, str]
+    score: SidePair
+    players: dict[Side, str]
     phase: str
 
     def text(self) -> str:
@@ -86,22 +88,22 @@ def in_progress(room: RoomState, table: str) -> InProgress | None:
     state = view.state if view is not None else None
     if state is None:
         return None
-    mid = state.get("match_id")
-    if not isinstance(mid, str) or mid in room.results:
+    mid = state["match_id"]
+    if mid is None or mid in room.results:
         return None
     phase = state["phase"]
-    if not (phase in IN_PLAY or (phase == Phase.WAITING and any(state["present"].values()))):
+    present = state["present"]
+    if not (phase in IN_PLAY or (phase == Phase.WAITING and (present["A"] or present["B"]))):
         return None
     match = room.by_id.get(mid)
     if match is not None and match.table != table:
         return None  # moved to another table: played there
-    named = state.get("players") or {}
+    named = state["players"]
     players = {
-        side: (named.get(side) or {}).get("name")
-        or (getattr(match, f"player_{side.lower()}") if match is not None else "")
-        for side in ("A", "B")
+        side: named[side]["name"] or (getattr(match, f"player_{side.lower()}") if match is not None else "")
+        for side in SIDES
     }
-    return InProgress(table, mid, dict(state["score"]), players, str(phase))
+    return InProgress(table, mid, state["score"].copy(), players, str(phase))
 
 
 def check_override(progress: InProgress | None, override: Any, doing: str) -> None:
@@ -147,7 +149,7 @@ class DeviceChanges:
             hub.actions.release(table, actor)
         now = hub.clock.now_wall()
         view = hub.room_state.view(table)
-        held = (view.state or {}).get("match_id")
+        held = view.match_id
         if isinstance(held, str) and held not in hub.room_state.results:
             filed = hub.ingest.renumbered(table, held, f"{held}~device-{now}")
             log.info(
@@ -158,9 +160,9 @@ class DeviceChanges:
             )
         if view.online or view.status is None:
             view.status_since = now
-        view.status = {**(view.status or {}), "online": False}
-        view.online, view.no_device = False, why
-        hub.store.put_status(table, view.status, False, view.status_since)
+        status: Status = {**view.status, "online": False} if view.status else {"online": False}
+        view.status, view.online, view.no_device = status, False, why
+        hub.store.put_status(table, status, False, view.status_since)
         marks = self._marks()
         marks[table] = {"why": why, "wall": now}
         hub.store.set_meta(NO_DEVICE, json.dumps(marks))

@@ -97,7 +97,8 @@ def signed_answer(
     if isinstance(nonce, str) and len(nonce) <= NONCE_MAX:
         body["nonce"] = nonce
     body["hub_fingerprint"] = hub_fingerprint(settings.hub_key)
-    return settings.sign(purpose, body)
+    signed: dict[str, Any] = settings.sign(purpose, body)
+    return signed
 
 
 def hub_fingerprint(public_b64: str) -> str:

@@ -126,7 +126,7 @@ def main_sign_release(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_release_commands(sub: argparse._SubParsersAction) -> None:
+def add_release_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("release-key", help="make a release key pair (signs the software tables install)")
     p.add_argument("--out", required=True, metavar="DIR", help="where release.key and release.pub go")
     p.set_defaults(func=main_release_key)

@@ -20,7 +20,8 @@ from typing import Any
 from aiohttp import web
 
 from hub.broker.dynsec import DynsecProvisioner
-from hub.broker.mosquitto import TEMPLATE_NAME, load_table_template
+from hub.broker.files import TEMPLATE_NAME
+from hub.broker.mosquitto import load_table_template
 from hub.broker.provision import Provisioner
 from hub.fleet.device_change import DeviceChanges
 from hub.fleet.devices import Fleet, FleetSettings

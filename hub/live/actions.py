@@ -4,9 +4,9 @@ match and importing the schedule are :mod:`hub.live.round_control`'s.)
 
 Every action is checked before anything happens (:class:`ActionError` says what is wrong, and
 nothing is done), written to the audit log with the actor, committed, and then pushed to the
-dashboards. A command is checked by the rulebook before it is sent: its fields by the table's own
-parser (:func:`check_fields`) and its legality by the table's published judgement
-(:func:`check_legal`); the hub restates no rule.
+dashboards. A command is checked by the rulebook before it is sent: parsed once into its typed
+value by the table's own parser (:func:`td_command_of`), judged as that value by the table's
+published judgement (:func:`judge`), and sent as its fields; the hub restates no rule.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from rulebook import parse
 from rulebook.errors import RuleError
 from rulebook.legal import check_command
 from rulebook.match import SHORT_ENDS, final_winner
+from rulebook.messages import Snapshot
 from rulebook.parse import command_fields, parse_command
-from rulebook.vocab import CommandType, EndReason, PauseReason, PenaltyReason
+from rulebook.vocab import Command, CommandType, EndReason, PauseReason, PenaltyReason
 
 
 class ActionError(HubError, ValueError):
@@ -59,33 +60,44 @@ FORM_DEFAULTS: dict[str, tuple[str, str]] = {
 }
 
 
-def check_fields(kind: str, f: dict[str, Any]) -> dict[str, Any]:
-    """The command's fields as the table will take them, or :class:`ActionError` with the code.
+def td_command_of(kind: str, f: dict[str, Any]) -> Command:
+    """The TD's command, typed, or :class:`ActionError` with the code.
 
-    The rulebook parses them (``rulebook.parse.parse_command``: types, ranges, required fields),
+    The rulebook parses it (``rulebook.parse.parse_command``: types, ranges, required fields),
     the same parser the table runs; the hub adds only the reasons a TD's form may leave out.
+    Parsed once: the hub judges and sends this value.
     """
     body = {**f, "type": kind}
     default = FORM_DEFAULTS.get(kind)
     if default is not None and (kind == CommandType.PAUSE or not body.get(default[0])):
         body[default[0]] = default[1]
     try:
-        fields = command_fields(parse_command(body))
+        return parse_command(body)
     except RuleError as exc:
         raise ActionError(exc.message, exc.code) from None
+
+
+def check_fields(kind: str, f: dict[str, Any]) -> dict[str, Any]:
+    """The command's fields as the table will take them (:func:`td_command_of`), without ``type``."""
+    fields = command_fields(td_command_of(kind, f))
     del fields["type"]
     return fields
 
 
-def check_legal(kind: str, fields: dict[str, Any], snapshot: dict[str, Any] | None) -> None:
-    """Whether the table would apply the command now, as its last snapshot says
+def judge(cmd: Command, snapshot: Snapshot | None) -> None:
+    """Whether the table would apply ``cmd`` now, as its last snapshot says
     (``rulebook.legal.check_command``): a command the rules refuse is not sent."""
     if snapshot is None:
         return
     try:
-        check_command(snapshot, parse_command({**fields, "type": kind}))
+        check_command(snapshot, cmd)
     except RuleError as exc:
         raise ActionError(exc.message, exc.code) from None
+
+
+def check_legal(kind: str, fields: dict[str, Any], snapshot: Snapshot | None) -> None:
+    """:func:`judge` for a command given as its type and fields."""
+    judge(td_command_of(kind, fields), snapshot)
 
 
 class Actions:
@@ -121,23 +133,22 @@ class Actions:
             raise ActionError(f"unknown table {table!r}")
         view = room.views.get(table)
         if view is not None and view.state is not None:
-            return view.state.get("match_id")
+            return view.state["match_id"]
         match = room.match_for(table)
         return match.match_id if match else None
 
     def td_command(self, table: str, kind: str, fields: dict[str, Any], actor: str) -> dict[str, Any]:
         """Send a TD command (PROTOCOL §3.3) to a table; returns the command as sent.
 
-        Checked by the rulebook first: its fields (:func:`check_fields`), then whether the table's
-        rules allow it now (:func:`check_legal`, from the table's last snapshot)."""
-        clean = check_fields(kind, fields)
+        Parsed by the rulebook once (:func:`td_command_of`), then judged as that typed command:
+        whether the table's rules allow it now (:func:`judge`, from the table's last snapshot)."""
+        cmd = td_command_of(kind, fields)
         mid = self._table_match(table)
         now = self.clock.now_wall()
-        check_legal(kind, clean, self._judging_snapshot(table, now))
+        judge(cmd, self._judging_snapshot(table, now))
         payload = {
             "id": f"td:{uuid.uuid4()}",
-            "type": kind,
-            **clean,
+            **command_fields(cmd),
             "expires_wall": command_expiry(self.room.views.get(table), now, self.config.cmd_ttl_ms),
         }
         self.store.audit(actor, f"cmd:{kind}", now, table, mid, payload)
@@ -145,7 +156,7 @@ class Actions:
         self._refresh(now, {table})
         return payload
 
-    def _judging_snapshot(self, table: str, now: int) -> dict[str, Any] | None:
+    def _judging_snapshot(self, table: str, now: int) -> Snapshot | None:
         """The table's last snapshot, when it is what the table would judge a command by now.
 
         Not when it is stale: the hub holds events newer than it, or commands the table has not
@@ -155,8 +166,7 @@ class Actions:
         if view is None or view.state is None or not view.state_fresh:
             return None
         snap = view.state
-        seq = snap.get("seq")
-        if not isinstance(seq, int) or self.store.max_seq(table, str(snap.get("match_id") or "")) > seq:
+        if self.store.max_seq(table, snap["match_id"] or "") > snap["seq"]:
             return None
         for cmd in self.store.commands(table, limit=50):
             if cmd["done_ok"] is None and int(cmd["body"].get("expires_wall") or 0) > now:

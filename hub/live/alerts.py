@@ -1,4 +1,4 @@
-"""The alerts' life: raised when a watch sees a situation, updated while it lasts, resolved when it
+"""The alerts' life: raised when its condition holds, updated while it lasts, resolved when it
 is over, acknowledged by the TD. What deserves an alert is decided by the pure functions of
 :mod:`hub.logic.conditions`; this module keeps the active ones in memory and in the store.
 
@@ -25,11 +25,11 @@ from hub.logic.conditions import (
     FORFEIT_ENDS,
     PLAY_PHASES,
     Absentee,
+    AlertConfig,
     AlertSpec,
     Context,
     MisplacedPoint,
     Waiting,
-    WatchConfig,
     counters,
     double_booked,
     late_elsewhere,
@@ -54,6 +54,7 @@ from hub.logic.table_view import URGENCY_RANK, TableView
 from hub.logic.tabletime import clock_offset_ms
 from hub.storage.store import Store
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot
 from rulebook.vocab import Phase
 
 log = logging.getLogger("hub")
@@ -140,11 +141,11 @@ class Alerts:
     """The active alerts (key -> stored row) and which tables' alerts changed since the last push."""
 
     def __init__(
-        self, room: RoomState, store: Store, watch: WatchConfig, late: LateConfig | None = None
+        self, room: RoomState, store: Store, config: AlertConfig, late: LateConfig | None = None
     ) -> None:
         self.room = room
         self.store = store
-        self.watch = watch
+        self.config = config
         self.late = late or LateConfig()
         self.active: dict[str, dict[str, Any]] = {
             a["key"]: {**a, "data": None} for a in store.alerts(active_only=True)
@@ -204,7 +205,7 @@ class Alerts:
         return True
 
     def sync(self, now: int, tables: set[str] | None, *, room_wide: bool = False) -> None:
-        """Raise what the watches see at the ``tables`` (all: None, with the room's own alerts;
+        """Raise what the conditions find at the ``tables`` (all: None, with the room's own alerts;
         ``room_wide``: the room's own alerts too) and resolve what they no longer see; recount
         the counters."""
         room = self.room
@@ -265,19 +266,19 @@ class Alerts:
         match = room.match_for(table)
         dues: list[int] = []
         if view is not None and view.status is not None and not view.online:
-            dues.append(view.status_since + self.watch.offline_grace_ms)
+            dues.append(view.status_since + self.config.offline_grace_ms)
         if match is None:
             return _first_after(dues, now)
-        dues += [match.start_wall, match.start_wall + self.watch.not_started_grace_ms]
+        dues += [match.start_wall, match.start_wall + self.config.not_started_grace_ms]
         state = view.state_for(match.match_id) if view is not None else None
         if state is None:
             return _first_after(dues, now)
         phase = state.get("phase")
         present = state.get("present") or {}
-        if phase == "opening" and view is not None:
-            dues.append(opening_due(view, state, self.watch))
-        if phase == "waiting" and not (present.get("A") and present.get("B")):
-            heads_up = match.start_wall - self.watch.late_alert_lead_ms  # lateness shows by the second
+        if phase == Phase.OPENING and view is not None:
+            dues.append(opening_due(view, state, self.config))
+        if phase == Phase.WAITING and not (present.get("A") and present.get("B")):
+            heads_up = match.start_wall - self.config.late_alert_lead_ms  # lateness shows by the second
             dues.append(soon if now >= heads_up else heads_up)
         breaks = state.get("breaks") or {}
         if any(isinstance(b, dict) and b.get("away") for b in breaks.values()):
@@ -311,11 +312,11 @@ class Alerts:
             view,
             match,
             now=now,
-            config=self.watch,
+            config=self.config,
             profile=room.profile(match),
             context=context,
         )
-        if room.rooms.cut_off(table, now):
+        if room.bridged_rooms.cut_off(table, now):
             # one alert for its room instead, none new of its own; those it had stay as they were
             # (not settled), but those that follow the time are said again, held, so that none
             # speaks of a mark that has passed as to come
@@ -325,7 +326,7 @@ class Alerts:
             specs += [late_elsewhere(table, match, state, p) for p in self._misplaced(table, match, state)]
         return specs
 
-    def _misplaced(self, table: str, match: ScheduledMatch, state: dict[str, Any]) -> list[MisplacedPoint]:
+    def _misplaced(self, table: str, match: ScheduledMatch, state: Snapshot) -> list[MisplacedPoint]:
         """The match's automatic lateness points in force that were given to a player who was at
         another match of the event at that moment (by the registry's identities, the events the
         hub stored and the results). Only a table whose match has such a point costs a look."""
@@ -371,7 +372,7 @@ class Alerts:
         return out
 
     def _context(self, table: str, view: TableView, match: Any, now: int) -> Context:
-        """What a table's watches need from the rest of the room."""
+        """What a table's conditions need from the rest of the room."""
         room = self.room
         timing = self._timing(table, match)
         commands: dict[str, dict[str, Any]] = {}
@@ -421,7 +422,7 @@ class Alerts:
             cur = room.current.get(table)
             view = room.views.get(table)
             state = view.state_for(cur.match.match_id) if cur is not None and view is not None else None
-            if state is not None and state.get("phase") == "waiting":
+            if state is not None and state.get("phase") == Phase.WAITING:
                 self._waiting.add(table)
             else:
                 self._waiting.discard(table)
@@ -430,7 +431,7 @@ class Alerts:
                 tables.discard(table)
                 if not tables:
                     del self._live_at[key]
-            mid = (view.state or {}).get("match_id") if view is not None else None
+            mid = view.match_id if view is not None else None
             match = room.by_id.get(mid) if isinstance(mid, str) else None
             if view is None or match is None or match.table != table:
                 continue
@@ -454,9 +455,9 @@ class Alerts:
             m = cur.match
             view = room.views.get(table)
             state = view.state_for(m.match_id) if view is not None else None
-            if state is None or state.get("phase") != "waiting" or now < m.start_wall:
+            if state is None or state.get("phase") != Phase.WAITING or now < m.start_wall:
                 continue
-            if room.rooms.cut_off(table, now):
+            if room.bridged_rooms.cut_off(table, now):
                 continue
             timing = self._timing(table, m)
             for side in ("A", "B"):
@@ -484,7 +485,7 @@ class Alerts:
         return (
             round_absentees(absentees)
             + double_booked(bookings)
-            + room.rooms.alert_specs(now, self.watch.offline_grace_ms)
+            + room.bridged_rooms.alert_specs(now, self.config.offline_grace_ms)
         )
 
     def results_changed(self) -> None:
@@ -692,7 +693,7 @@ def _first_after(moments: Iterable[int], now: int) -> int | None:
     return min((m for m in moments if m > now), default=None)
 
 
-def _may_have_points(state: dict[str, Any], timing: Any, now: int) -> bool:
+def _may_have_points(state: Snapshot, timing: Any, now: int) -> bool:
     """Whether the table's automatic points are worth looking up (a store query) for its alerts."""
     if any(
         isinstance(p, dict) and str(p.get("id", "")).startswith(("late:", "break:"))

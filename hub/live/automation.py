@@ -28,6 +28,7 @@ from hub.logic.tabletime import command_expiry
 from hub.storage.store import Store
 from hub.tournament.rounds import Current, current_matches
 from hub.tournament.schedule import ScheduledMatch, round_order
+from rulebook.vocab import Phase
 
 log = logging.getLogger("hub")
 
@@ -51,13 +52,13 @@ def confirmed_matches(
     out: set[str] = set()
     for table in views.keys() if tables is None else tables & views.keys():
         s = views[table].state
-        if s is None or not s.get("match_id"):
+        current = s["match_id"] if s is not None else None
+        if s is None or not current:
             continue
-        current = s["match_id"]
         if not owns(table, current):
             continue
-        confirmed = s.get("confirmed") or {}
-        if s.get("phase") == "finished" and confirmed.get("A") and confirmed.get("B"):
+        confirmed = s.get("confirmed")
+        if s["phase"] == Phase.FINISHED and confirmed and confirmed["A"] and confirmed["B"]:
             out.add(current)
         out.update(match_id for match_id in by_table.get(table, ()) if match_id != current)
     return out
@@ -234,10 +235,12 @@ class Automation:
         view = room.views.get(table)
         if view is None:
             return None  # never heard of: lateness counts from when it takes its match
-        reason = hold_reason(view, suspended=table in room.suspended, cut_off=room.rooms.cut_off(table, now))
+        reason = hold_reason(
+            view, suspended=table in room.suspended, cut_off=room.bridged_rooms.cut_off(table, now)
+        )
         if reason is not None:
             # an offline table gets an alert, never an automatic penalty; a cut-off room's tables'
-            # last news may be old (hub.live.rooms); a table back online: wait for its current state
+            # last news may be old (hub.live.bridged_rooms); a table back online: wait for its current state
             # (who arrived while away). What falls due meanwhile is decided when the hold ends.
             self._hold(table, reason, now)
             return None
@@ -292,11 +295,9 @@ def existing_late_points(room: RoomState, store: Store, table: str, side: str) -
     prefix = f"late:{match.match_id}:{side}:"
     view = room.views.get(table)
     state = view.state_for(match.match_id) if view is not None else None
-    applied = {
-        p["id"]: p
-        for p in (state or {}).get("penalty_log") or []
-        if isinstance(p, dict) and isinstance(p.get("id"), str) and p["id"].startswith(prefix)
-    }
+    applied = (
+        {p["id"]: p for p in (state.get("penalty_log") or []) if p["id"].startswith(prefix)} if state else {}
+    )
     out = []
     for cmd_id, seen in sorted(store.command_ids(table, match.match_id).items()):
         if not cmd_id.startswith(prefix) or seen["done_ok"] == 0:

@@ -53,7 +53,7 @@ class HubConfig:
     table_burst: int = 1000
     #: events kept per match: a 25-point match with a clock and a dice tower makes a few thousand
     max_events_per_match: int = 50_000
-    #: rooms joined by bridges: (room, its tables) pairs (hub.live.rooms; docs/rooms.md)
+    #: rooms joined by bridges: (room, its tables) pairs (hub.live.bridged_rooms; docs/rooms.md)
     rooms: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def late(self) -> LateConfig:

@@ -37,21 +37,21 @@ from drivers.hub_link import HubLink
 from hub.live.actions import Actions
 from hub.live.alerts import Alerts
 from hub.live.automation import Automation
+from hub.live.bridged_rooms import BridgedRooms, BridgeListener
 from hub.live.calls import DrawCalls
 from hub.live.clock import Clock, SystemClock
 from hub.live.commands import CommandSender
 from hub.live.config import HubConfig
 from hub.live.deadlines import Deadlines
-from hub.live.dice_towers import DiceWatch
+from hub.live.dice_towers import DiceTowers
 from hub.live.incidents import quarantined, table_fault
 from hub.live.ingest import Ingest, Limits
-from hub.live.rooms import Rooms, RoomsWatch
 from hub.live.round_control import RoundControl
 from hub.live.state import RoomState
-from hub.live.storage_health import DISK_KEY, STORAGE_KEY, StorageWatch, disk_low, storage_failed
+from hub.live.storage_health import DISK_KEY, STORAGE_KEY, StorageHealth, disk_low, storage_failed
 from hub.live.time_beacon import TimeBeacon
 from hub.live.views import Views
-from hub.logic.conditions import WatchConfig
+from hub.logic.conditions import AlertConfig
 from hub.logic.holds import ALIVE_EVERY_MS, ALIVE_KEY
 from hub.logic.table_view import TableView
 from hub.storage.store import Store, is_storage_error
@@ -88,14 +88,14 @@ class Hub:
         self._alive_written = -ALIVE_EVERY_MS
 
         room, link = self.room_state, self._current_link
-        watch = WatchConfig(
+        alert_config = AlertConfig(
             config.offline_grace_ms,
             config.not_started_grace_ms,
             config.late_alert_lead_ms,
             config.clock_skew_alert_ms,
             opening_grace_ms=config.opening_grace_ms,
         )
-        self.alerts = Alerts(room, store, watch, config.late())
+        self.alerts = Alerts(room, store, alert_config, config.late())
         self.sender = CommandSender(store, link)
         self.ingest = Ingest(
             room,
@@ -112,7 +112,7 @@ class Hub:
         )
         #: the hub's time for the tables (``hub/time``), so a table can show that its clock is off
         self.time_beacon = TimeBeacon(self.clock, link)
-        self.dice = DiceWatch(room, store, self.alerts)
+        self.dice = DiceTowers(room, store, self.alerts)
         self.ingest.event_observers.append(self.dice.on_event)
         self.automation = Automation(room, store, config, link, self.sender)
         self.display = Views(room, self.alerts, store, config, self.clock, link, self._publish)
@@ -140,27 +140,27 @@ class Hub:
         self.draw = DrawCalls(
             room, store, self.clock, tick=self.tick_room, results_changed=self.alerts.results_changed
         )
-        self.storage = StorageWatch(store, config.min_free_mb, config.disk_check_ms)
+        self.storage = StorageHealth(store, config.min_free_mb, config.disk_check_ms)
         store.listeners.append(self._storage_changed)
         self._setup_rooms()
 
     def _setup_rooms(self) -> None:
-        """The event's rooms (hub.live.rooms): their bridges' notifications come over the hub's link."""
+        """The venue's bridged rooms (hub.live.bridged_rooms): their bridges' notices come over the link."""
         if not self.config.rooms:
             return
         room = self.room_state
-        room.rooms = Rooms.of(dict(self.config.rooms), self.clock.now_wall())
-        watch = RoomsWatch(
+        room.bridged_rooms = BridgedRooms.of(dict(self.config.rooms), self.clock.now_wall())
+        listener = BridgeListener(
             self.config.event,
-            room.rooms,
+            room.bridged_rooms,
             now=self.clock.now_wall,
             link=self._current_link,
             max_seq=self.store.max_seq,
             mark_stale=lambda t: setattr(room.view(t), "state_fresh", False),
             refresh=self._rooms_changed,
         )
-        watch.match_of = lambda t: (room.view(t).state or {}).get("match_id")
-        self.link_setup.append(watch.attach)
+        listener.match_of = lambda t: room.view(t).match_id
+        self.link_setup.append(listener.attach)
 
     def _rooms_changed(self, now: int) -> None:
         """A room's bridge went down or came back (or its catching up ended): every table is
@@ -307,7 +307,7 @@ class Hub:
                 self.store.set_meta(ALIVE_KEY, str(now))
                 self._alive_written = now
             self.store.commit()
-        self._watch_disk(now)
+        self._look_at_storage(now)
         self._look(now, scope, room_wide=True)
         for table in self.room_state.tables() if scope is None else scope:
             with guard.table(table, "plan its next look"):
@@ -412,12 +412,12 @@ class Hub:
         self._whole_room = True
         self.ingest.storage_changed(failure)
 
-    def _watch_disk(self, now: int) -> None:
-        watch = self.storage
-        if not watch.due(now):
+    def _look_at_storage(self, now: int) -> None:
+        health = self.storage
+        if not health.due(now):
             return
-        if watch.look(now):
-            self.alerts.raise_volatile(disk_low(watch.directory or "", watch.min_free_mb), now)
+        if health.look(now):
+            self.alerts.raise_volatile(disk_low(health.directory or "", health.min_free_mb), now)
         else:
             self.alerts.drop_volatile(DISK_KEY)
 

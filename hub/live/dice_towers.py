@@ -41,7 +41,7 @@ class TowerRecord:
     uses_tower: bool = False
 
 
-class DiceWatch:
+class DiceTowers:
     """Tallies of every tower in the room, fed by :meth:`on_event` on the hub's loop."""
 
     def __init__(self, room: RoomState, store: Store, alerts: Alerts) -> None:

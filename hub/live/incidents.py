@@ -9,10 +9,13 @@ acknowledges them, and come back if the situation does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hub.live.guard import Fault
 from hub.logic.conditions import AlertSpec
+from rulebook.messages import SidePair, Snapshot
+from rulebook.vocab import Phase
 
 #: raised by the fleet (hub.fleet.devices): a device id said hello with another key
 FLEET_KINDS = frozenset({"device_conflict"})
@@ -80,7 +83,7 @@ def quarantined(table: str | None, what: str, reason: str) -> AlertSpec:
     )
 
 
-def score_backwards(table: str, match_id: str, old: dict[str, Any], new: dict[str, Any]) -> AlertSpec:
+def score_backwards(table: str, match_id: str, old: Snapshot, new: Snapshot) -> AlertSpec:
     """A table's score for the same match went back, and its events started again lower: the
     table probably lost its journal (an undo or a correction would have come with newer events)."""
     before, after = old["score"], new["score"]
@@ -96,16 +99,16 @@ def score_backwards(table: str, match_id: str, old: dict[str, Any], new: dict[st
     )
 
 
-def went_lower(before: dict[str, int], after: dict[str, int]) -> bool:
+def went_lower(before: Mapping[str, int], after: SidePair) -> bool:
     """Whether either side has fewer points ``after`` than ``before``."""
-    return any(after[s] < before[s] for s in ("A", "B"))
+    return after["A"] < before["A"] or after["B"] < before["B"]
 
 
-def _score(score: dict[str, int]) -> str:
+def _score(score: Mapping[str, int] | SidePair) -> str:
     return f"{score['A']}–{score['B']}"
 
 
-def carried(table: str, match_id: str, last: dict[str, int], seq: Any, state: dict[str, Any]) -> AlertSpec:
+def carried(table: str, match_id: str, last: dict[str, int], seq: Any, state: Snapshot) -> AlertSpec:
     """A table's new device took its match at a lower score than the last known one; the hub
     sent it the last known score (hub.live.round_control's carry). Keyed like :func:`score_backwards`,
     which the same state raises first: one alert, in these words."""
@@ -121,9 +124,7 @@ def carried(table: str, match_id: str, last: dict[str, int], seq: Any, state: di
     )
 
 
-def carry_failed(
-    table: str, match_id: str, last: dict[str, int], seq: Any, state: dict[str, Any]
-) -> AlertSpec:
+def carry_failed(table: str, match_id: str, last: dict[str, int], seq: Any, state: Snapshot) -> AlertSpec:
     """A table's new device went on with its match below the last known score before the hub
     could send that score: only the TD can put it right."""
     return AlertSpec(
@@ -231,10 +232,10 @@ def not_assigned(table: str, match_id: str, owner: str | None) -> AlertSpec:
     )
 
 
-def result_kept(table: str, match_id: str, result: dict[str, Any], state: dict[str, Any]) -> AlertSpec:
+def result_kept(table: str, match_id: str, result: dict[str, Any], state: Snapshot) -> AlertSpec:
     """A table's state disagrees with a result the TD verified or corrected: the TD's stands."""
     score = result["score"]
-    if state["phase"] == "finished":
+    if state["phase"] == Phase.FINISHED:
         said = f"{state['score']['A']}–{state['score']['B']} (winner {state.get('winner') or 'none'})"
     else:
         said = f"the match not finished ({state['phase']}, {state['score']['A']}–{state['score']['B']})"

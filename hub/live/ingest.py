@@ -14,7 +14,16 @@ alerted once through the room's guard (:mod:`hub.live.guard`).
 Events are deduplicated twice: by the per-match sequence tracker (which also notices gaps and
 asks the table for a resync) and by the store's unique key. An invalid event whose number can be
 read counts as received, so the hub does not keep asking for it. A state snapshot is kept in
-memory at once and saved at the next tick (a busy table sends several a second).
+memory at once and saved with the batch's alerts (a busy table sends several a second).
+
+The inbox between the two threads is bounded (docs/performance.md, "The hub's backlog"). While a
+backlog waits (a batch's worth or more), a table's state still in it is replaced by the table's
+next state of the same match: the newer one is handled in its place, and the older ones only if
+it fails the wire schema (the newest valid one is held, as if each had been handled in turn; one
+of a finished match is never replaced, its result is recorded from it); and once
+:data:`MAX_INBOX` other messages (events, statuses) wait, the MQTT thread waits for the loop to
+take a batch before it reads on: the broker holds the rest, up to its own limits, and a table's
+events it drops past those are asked for again (a gap, or the hub's catch-up).
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from drivers.hub_link import HubLink, SeqTracker
 from hub.live.alerts import Alerts, assignment_refused, command_refused
@@ -48,19 +57,31 @@ from hub.logic import tabletime
 from hub.storage.store import Store, StoreWriteFailed
 from hub.tournament.schedule import ScheduledMatch
 from rulebook.errors import WireError
-from rulebook.vocab import EventType
-from rulebook.wire import MAX_EVENT_BYTES, Snapshot, parse_event, parse_seq_key, parse_snapshot, parse_status
+from rulebook.messages import Snapshot
+from rulebook.vocab import EventType, Phase
+from rulebook.wire import MAX_EVENT_BYTES, parse_event, parse_seq_key, parse_snapshot, parse_status
 
 log = logging.getLogger("hub")
 
 #: how many queued messages one drain handles before yielding to the loop
 BATCH = 1000
+#: events and statuses the inbox holds at most before the MQTT thread waits for the loop (states
+#: take one place per table besides): a few batches, so that a flood's older states are replaced
+#: while they wait, and the rest of a flood's backlog stays at the broker, not in the hub's memory
+MAX_INBOX = 5 * BATCH
+#: how long the MQTT thread waits at most for room in the inbox (a loop stalled longer than this
+#: gets the message anyway: the link's keepalive must go on)
+INBOX_WAIT_S = 5.0
+
+#: an inbox entry: [kind, table, message, the entry it replaced or None]; a state replaced by a
+#: newer one is left in the deque with kind None (and handled, if need be, with the newer one)
+_Entry = list[Any]
 
 
 def finished_result(
     table: str,
     match: ScheduledMatch,
-    state: dict[str, Any],
+    state: Snapshot,
     now: int,
     actor_of: Callable[[str], str | None] = lambda _id: None,
 ) -> dict[str, Any]:
@@ -91,23 +112,23 @@ def finished_result(
 
 
 def table_corrections(
-    table: str, state: dict[str, Any], received: int, actor_of: Callable[[str], str | None]
+    table: str, state: Snapshot, received: int, actor_of: Callable[[str], str | None]
 ) -> list[dict[str, Any]]:
     """The score corrections a table applied to its match, as the results export lists them."""
     out = []
     for c in state.get("corrections") or []:
-        if c.get("kind") != "score":
+        if c["kind"] != "score":
             continue
-        cmd_id = str(c.get("id") or "")
+        cmd_id = c.get("id") or ""
         at_table = cmd_id.startswith("local:") or not cmd_id
         out.append(
             {
                 "where": "table" if at_table else "hub",
                 "by": f"TD at table {table}" if at_table else actor_of(cmd_id) or "hub",
                 "wall": tabletime.correction_time(c, received),
-                "before": c.get("before"),
-                "after": c.get("after"),
-                "note": c.get("note") or "",
+                "before": c["before"],
+                "after": c["after"],
+                "note": c["note"],
             }
         )
     return out
@@ -127,18 +148,18 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
-def _same_result(result: dict[str, Any], state: dict[str, Any]) -> bool:
+def _same_result(result: dict[str, Any], state: Snapshot) -> bool:
     """Whether a finished state (or a result made from one) says what a stored result says."""
     return all(result.get(k) == state.get(k) for k in ("score", "winner", "end_reason", "length"))
 
 
-def went_back(old: dict[str, Any], new: dict[str, Any]) -> bool:
+def went_back(old: Snapshot, new: Snapshot) -> bool:
     """Whether a newer snapshot of the same match has a lower score *and* a lower ``seq``: what a
     table that lost its journal sends (an undo, a waiver or a correction has a higher ``seq``)."""
     return new["seq"] < old["seq"] and any(new["score"][s] < old["score"][s] for s in ("A", "B"))
 
 
-def is_older(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+def is_older(old: Snapshot | None, new: Snapshot) -> bool:
     """Whether ``new`` is an older snapshot of the same match than ``old`` (a late delivery)."""
     return (
         old is not None
@@ -176,12 +197,12 @@ class Ingest:
         self._refresh = refresh
         self._notify = changed
         self.tracker = SeqTracker()
-        #: called with (table, event, now) for every event stored (e.g. the dice watch)
+        #: called with (table, event, now) for every event stored (e.g. the dice towers)
         self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
         self.stats = {
             "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,
             "rolled_back": 0, "flood_dropped": 0, "too_big": 0, "over_cap": 0, "not_assigned": 0,
-            "caught_up": 0,
+            "caught_up": 0, "superseded": 0,
         }  # fmt: skip
         #: (table, match) -> the lowest seq accepted in the batch being handled
         self._batch_seqs: dict[tuple[str, str | None], int] = {}
@@ -197,12 +218,19 @@ class Ingest:
         #: tables asked for their missed events at the hub's last (re)connect whose first state
         #: since has not come yet (:meth:`catch_up`)
         self._catching_up: dict[str, set[str | None]] = {}
-        self._inbox: collections.deque[tuple[str, str, dict[str, Any]]] = collections.deque()
+        self._inbox: collections.deque[_Entry] = collections.deque()
         self._inbox_lock = threading.Lock()
+        #: signalled by the loop when it took a batch (the MQTT thread may wait for room)
+        self._inbox_room = threading.Condition(self._inbox_lock)
+        #: table -> its state entry still waiting in the inbox (replaced by a newer one)
+        self._queued_states: dict[str, _Entry] = {}
+        #: events and statuses waiting in the inbox (bounded by MAX_INBOX)
+        self._queued_others = 0
         self._drain_scheduled = False
         self._unsaved_states: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._handlers = {
+        self._loop_thread: int | None = None
+        self._handlers: dict[str, Callable[[str, dict[str, Any], int], bool]] = {
             "status": self._on_status,
             "state": self._on_state,
             "replayed_state": self._on_replayed_state,
@@ -210,8 +238,9 @@ class Ingest:
         }
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
-        """From now on, posted messages wake this loop."""
+        """From now on, posted messages wake this loop (called on it)."""
         self._loop = loop
+        self._loop_thread = threading.get_ident()
 
     # -- link thread -> loop ------------------------------------------------------------------
 
@@ -224,11 +253,47 @@ class Ingest:
         with self._inbox_lock:
             if not self.rates.allow(table, time.monotonic()):
                 return  # a flood: counted, and alerted at the next drain
-            self._inbox.append((kind, table, obj))
+            entry: _Entry = [kind, table, obj, None]
+            if kind == "state" or kind == "replayed_state":
+                self._supersede(entry)
+            else:
+                if self._queued_others >= MAX_INBOX and self._loop is not None and self._must_wait():
+                    if not self._drain_scheduled:
+                        self._drain_scheduled = True
+                        self._loop.call_soon_threadsafe(self.drain)
+                    self._inbox_room.wait_for(lambda: self._queued_others < MAX_INBOX, INBOX_WAIT_S)
+                self._queued_others += 1
+            self._inbox.append(entry)
             if self._drain_scheduled or self._loop is None:
                 return
             self._drain_scheduled = True
         self._loop.call_soon_threadsafe(self.drain)
+
+    def _must_wait(self) -> bool:
+        """Whether a poster may wait for the loop: not the loop itself (it would wait for itself)."""
+        return self._loop is not None and threading.get_ident() != self._loop_thread
+
+    def _supersede(self, entry: _Entry) -> None:
+        """Under the inbox lock, while a backlog waits: a table's state still in the inbox is taken
+        out, to be handled only if this newer one of the same match fails the wire schema (and
+        counted as ``superseded`` otherwise). Not a finished match's (its result is taken from
+        it), nor an older snapshot or one of another kind (a replayed state is not live)."""
+        kind, table, obj, _ = entry
+        queued = self._queued_states.get(table)
+        self._queued_states[table] = entry
+        if queued is None or queued[0] != kind or len(self._inbox) < BATCH:
+            return
+        old = queued[2]
+        seq, old_seq = obj.get("seq"), old.get("seq")
+        if (
+            old.get("match_id") == obj.get("match_id")
+            and old.get("phase") != "finished"
+            and isinstance(seq, int)
+            and isinstance(old_seq, int)
+            and seq >= old_seq
+        ):
+            entry[3] = list(queued)
+            queued[0] = queued[2] = queued[3] = None
 
     def admit(self, table: str) -> bool:
         """Called on the MQTT thread for a table's message handled elsewhere (its device's health
@@ -247,6 +312,12 @@ class Ingest:
         with self._inbox_lock:
             self._drain_scheduled = False
             batch = [self._inbox.popleft() for _ in range(min(limit, len(self._inbox)))]
+            for entry in batch:
+                if self._queued_states.get(entry[1]) is entry:
+                    del self._queued_states[entry[1]]
+                elif entry[0] not in ("state", "replayed_state", None):
+                    self._queued_others -= 1
+            self._inbox_room.notify_all()
             if self._inbox and self._loop is not None:
                 self._drain_scheduled = True
                 self._loop.call_soon(self.drain)
@@ -259,18 +330,26 @@ class Ingest:
         touched: set[str] = set()
         guard = self.room.guard
         failure: BaseException | None = None
-        for kind, table, obj in batch:
-            self.stats["messages"] += 1
+        for head in batch:
+            # a state replaced by a newer one (kind None) is handled with it; the newer one first,
+            # then, while none is taken, the older ones it replaced
+            item: _Entry | None = head if head[0] is not None else None
             handled = False
-            try:
-                with guard.table(table, f"handle a {kind} message"):
-                    handled = self._handlers[kind](table, obj, now)
-                    if handled:
-                        touched.add(table)
-            except Exception as exc:  # the guard lets only the database's own failures through
-                failure = failure or exc
-            if not handled:
-                self.stats["dropped"] += 1
+            while item is not None:
+                kind, table, obj, item = item
+                self.stats["messages"] += 1
+                if handled:
+                    self.stats["superseded"] += 1
+                    continue
+                try:
+                    with guard.table(table, f"handle a {kind} message"):
+                        handled = self._handlers[kind](table, obj, now)
+                        if handled:
+                            touched.add(table)
+                except Exception as exc:  # the guard lets only the database's own failures through
+                    failure = failure or exc
+                if not handled:
+                    self.stats["dropped"] += 1
         if failure is None:
             try:
                 self.store.commit()
@@ -342,7 +421,7 @@ class Ingest:
         self._catching_up = {}
         for table in self.room.tables():
             view = self.room.views.get(table)
-            matches = {(view.state or {}).get("match_id") if view is not None else None}
+            matches = {view.match_id if view is not None else None}
             matches.add(self.room.assigned.get(table))
             if view is None or view.state is None:
                 matches.discard(None)  # a table never heard from has no events of "no match"
@@ -390,10 +469,10 @@ class Ingest:
         came_online = online and not view.online
         if view.status is None or online != view.online:
             view.status_since = now
-        view.status, view.online = dict(status), online
+        view.status, view.online = status.copy(), online
         if online:
             view.no_device = None  # a device is there again (hub.fleet.device_change)
-        self.store.put_status(table, dict(status), online, view.status_since)
+        self.store.put_status(table, status.copy(), online, view.status_since)
         journal = status.get("journal")
         if journal is not None and journal["problem"] == "lost" and journal["match_id"] is not None:
             self._journal_lost(table, journal["match_id"], journal["since_wall"])
@@ -413,19 +492,18 @@ class Ingest:
     def _on_state(self, table: str, obj: dict[str, Any], now: int) -> bool:
         view = self.room.view(table)
         try:
-            snapshot = parse_snapshot(obj, cast(Snapshot | None, view.state))
+            state = parse_snapshot(obj, view.state)
         except WireError as exc:
             # the table's current state is unknown now: no automatic decision on the last good one
             view.state_fresh = False
             return self._invalid(table, "state", exc, now)
-        if snapshot["table"] != table:
+        if state["table"] != table:
             return self._invalid(
                 table,
                 "state",
-                WireError("field.choice", path="table", kind="state", choices=table, got=snapshot["table"]),
+                WireError("field.choice", path="table", kind="state", choices=table, got=state["table"]),
                 now,
             )
-        state = cast(dict[str, Any], snapshot)
         mid = state["match_id"]
         foreign = self.room.not_assigned(table, mid)
         if foreign is not None:
@@ -555,7 +633,7 @@ class Ingest:
             return
         self._track(table, mid, seq)
 
-    def _note_result(self, table: str, state: dict[str, Any], now: int) -> None:
+    def _note_result(self, table: str, state: Snapshot, now: int) -> None:
         """Record a finished match's result (or withdraw it if a waiver reopened the match)."""
         mid = state.get("match_id")
         match = self.room.by_id.get(mid) if isinstance(mid, str) else None
@@ -566,11 +644,11 @@ class Ingest:
         if existing is not None and (existing["verified"] or existing["corrected_at_hub"]):
             # what the TD verified or corrected on the hub stands: only a TD's correction changes
             # it (after one, the table still shows what the TD corrected: no alert for that)
-            differs = state["phase"] != "finished" or not _same_result(existing, state)
+            differs = state["phase"] != Phase.FINISHED or not _same_result(existing, state)
             if differs and not existing["corrected_at_hub"]:
                 self.alerts.raise_(result_kept(table, mid, existing, state), now)
             return
-        if state["phase"] != "finished":
+        if state["phase"] != Phase.FINISHED:
             if existing is not None:
                 self.store.delete_result(mid)
                 del results[mid]

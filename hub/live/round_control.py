@@ -40,6 +40,7 @@ from hub.tournament.players import Conflict, Resolution
 from hub.tournament.schedule import ScheduledMatch, parse_schedule
 from hub.tournament.schedule_diff import IN_PLAY, Preview, imported, keep_match_ids, preview
 from rulebook import legal
+from rulebook.messages import Snapshot
 from rulebook.vocab import CommandType, EventType, PauseReason, Phase
 
 log = logging.getLogger("hub")
@@ -92,12 +93,12 @@ class RoundControl:
             if m.match_id in self.room.results:
                 continue
             state = self._state_of(m)
-            if state is not None and state["phase"] != "waiting":
+            if state is not None and state["phase"] != Phase.WAITING:
                 continue
             out.append(m)
         return out
 
-    def _state_of(self, m: ScheduledMatch) -> dict[str, Any] | None:
+    def _state_of(self, m: ScheduledMatch) -> Snapshot | None:
         view = self.room.views.get(m.table)
         return view.state_for(m.match_id) if view is not None else None
 
@@ -144,7 +145,7 @@ class RoundControl:
 
     # -- clocks and automation for the room ---------------------------------------------------
 
-    def _current_states(self) -> list[tuple[str, dict[str, Any]]]:
+    def _current_states(self) -> list[tuple[str, Snapshot]]:
         out = []
         for table, cur in sorted(self.room.current.items(), key=lambda kv: natural(kv[0])):
             view = self.room.views.get(table)
@@ -317,7 +318,7 @@ class RoundControl:
         counts from when the new device took the match (:func:`hub.logic.lateness.timing`). Returns
         what is carried (None: no match begun at the table)."""
         view = self.room.views.get(table)
-        mid = (view.state or {}).get("match_id") if view is not None else None
+        mid = view.match_id if view is not None else None
         m = self.room.by_id.get(mid) if isinstance(mid, str) else None
         if m is None or m.table != table or m.match_id in self.room.results:
             return None
@@ -357,7 +358,7 @@ class RoundControl:
             if state is None:
                 continue
             device = c.get("device")
-            if state["phase"] not in ("waiting", "opening"):
+            if state["phase"] not in (Phase.WAITING, Phase.OPENING):
                 # play went on there before the hub could carry: the score is the TD's to correct
                 if device and went_lower(c["score"], state["score"]):
                     self.actions.alerts.raise_(

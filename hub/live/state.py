@@ -13,8 +13,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
+from hub.live.bridged_rooms import BridgedRooms
 from hub.live.guard import Guard
-from hub.live.rooms import Rooms
 from hub.logic.holds import ALIVE_KEY, Hold
 from hub.logic.lateness import LateConfig, Timing, late_arrival, timing
 from hub.logic.presence import Elsewhere, PlayerIndex, elsewhere, previous_end
@@ -26,6 +26,7 @@ from hub.tournament.schedule import ScheduledMatch
 from rulebook.custom_profiles import ProfileBook
 from rulebook.errors import ProfileError
 from rulebook.profiles import Profile
+from rulebook.vocab import Phase
 from rulebook.wire import parse_snapshot, parse_status
 
 log = logging.getLogger("hub")
@@ -64,9 +65,9 @@ class RoomState:
     #: (table, match id) -> when the hub first held a state of that match from that table (kept
     #: by the automation; lateness uses it only for a table that does not say when it took it)
     first_seen: dict[tuple[str, str], int] = field(default_factory=dict)
-    #: the event's rooms and their bridges (hub.live.rooms): a cut-off room's tables get no automatic
+    #: the event's rooms and their bridges (hub.live.bridged_rooms): a cut-off room's tables get no automatic
     #: decision
-    rooms: Rooms = field(default_factory=Rooms)
+    bridged_rooms: BridgedRooms = field(default_factory=BridgedRooms)
     #: table -> why and since when its automation is held (kept by the automation, hub.logic.holds);
     #: every table is held from the hub's start until its current state arrives
     held: dict[str, Hold] = field(default_factory=dict)
@@ -235,7 +236,7 @@ class RoomState:
         if profile is None:
             return None  # the table refuses the assignment too: the TD sees that alert
         sides = ("A", "B")
-        waiting = state.get("phase") == "waiting"
+        waiting = state.get("phase") == Phase.WAITING
         # a match under way whose player checked in late: when lateness counted from matters too
         counted = waiting or late_arrival(match, state, view.state_wall)
         return timing(

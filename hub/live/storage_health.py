@@ -48,7 +48,7 @@ def disk_low(directory: str, min_free_mb: int) -> AlertSpec:
     )
 
 
-class StorageWatch:
+class StorageHealth:
     """Free space on the database's disk, looked at every ``every_ms`` (a statvfs call)."""
 
     def __init__(self, store: Store, min_free_mb: int, every_ms: int) -> None:

@@ -8,6 +8,7 @@ match, or else the result and the schedule.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hub.live.state import RoomState
@@ -29,7 +30,7 @@ def match_transcript(room: RoomState, store: Store, match_id: str) -> dict[str, 
     return transcript.build(events, _info(room, match_id, events))
 
 
-def _info(room: RoomState, match_id: str, events: list[dict[str, Any]]) -> dict[str, Any]:
+def _info(room: RoomState, match_id: str, events: list[dict[str, Any]]) -> Mapping[str, Any]:
     """The match's facts: the live state if a table still holds it, else the schedule/result."""
     for view in room.views.values():
         state = view.state

@@ -21,6 +21,7 @@ from hub.storage.store import Store
 from hub.tournament.names import search_words
 from hub.tournament.schedule import ScheduledMatch, round_order
 from rulebook.custom_profiles import ProfileBook
+from rulebook.messages import Snapshot
 from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
 
 
@@ -116,10 +117,10 @@ class Views:
             late=late,
         )
         out.update(facts)
-        out.update(room.rooms.tile_facts(table, now))
+        out.update(room.bridged_rooms.tile_facts(table, now))
         # the rules, on the tile only where they are not the room's own: what differs is what a
         # TD walking the room needs to see
-        rules = (match.profile if match else None) or (view.state or {}).get("profile")
+        rules = (match.profile if match else None) or (view.state["profile"] if view.state else None)
         out["rules"] = rules if rules and rules != self.config.profile else None
         players = out.get("players") or {}
         # what the dashboard's search finds each player by (hub.tournament.names): the same words as the hub's
@@ -146,7 +147,7 @@ class Views:
             "rounds": sorted({m.round for m in self.room.schedule}, key=natural),
             "automation": self.automation_state(),
             "link_online": bool(link and link.online),
-            "rooms": self.room.rooms.listed(now),
+            "rooms": self.room.bridged_rooms.listed(now),
         }
 
     def automation_state(self) -> str:
@@ -169,7 +170,7 @@ class Views:
         if not room.is_known(table):
             return None
         view, match = self.held(table)
-        mid = (view.state or {}).get("match_id") or (match.match_id if match else None)
+        mid = view.match_id or (match.match_id if match else None)
         commands = self.store.commands(table, limit=200)
         state = view.state if view.state is not None and view.state.get("match_id") == mid else None
         return {
@@ -189,7 +190,7 @@ class Views:
             "waivers": waivable_penalties(state, commands),
             "undo_end": undoable_end(state, commands),
             "rules": rules_facts(
-                room.profiles, match.profile if match else (view.state or {}).get("profile")
+                room.profiles, match.profile if match else (view.state["profile"] if view.state else None)
             ),
         }
 
@@ -266,10 +267,10 @@ def _by_id(commands: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {c["id"]: c for c in commands}
 
 
-def waivable_penalties(state: dict[str, Any] | None, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def waivable_penalties(state: Snapshot | None, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The match's penalties not waived yet, each with when it was given and by whom (the TD
     chooses by reason, points and time, not by an id)."""
-    if state is None or state.get("phase") == "finished":
+    if state is None or state.get("phase") == Phase.FINISHED:
         return []
     sent = _by_id(commands)
     out = []
@@ -291,7 +292,7 @@ def waivable_penalties(state: dict[str, Any] | None, commands: list[dict[str, An
     return out
 
 
-def undoable_end(state: dict[str, Any] | None, commands: list[dict[str, Any]]) -> dict[str, Any] | None:
+def undoable_end(state: Snapshot | None, commands: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The command that ended the match, when waiving it reopens the match as it was (the table's
     rules take back a forfeit, or the lateness point that made one): the dashboard's *Undo*."""
     if state is None or state.get("phase") != Phase.FINISHED:

@@ -1,4 +1,4 @@
-"""Watches: what in the room needs the TD, as alerts with an urgency (pure functions).
+"""Conditions: what in the room needs the TD, as alerts with an urgency (pure functions).
 
 Each alert has a ``key`` naming the situation (the table, the match, the side, the break), so
 the hub raises it once, updates it while it lasts and resolves it when the situation is over;
@@ -31,6 +31,7 @@ from hub.logic.presence import DoubleBooking
 from hub.logic.table_view import TableView
 from hub.logic.tabletime import checked_in, clock_offset_ms
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot, Status
 from rulebook.policy import first_point_ms
 from rulebook.profiles import Profile
 from rulebook.sides import SIDES
@@ -41,7 +42,7 @@ PLAY_PHASES = frozenset({Phase.PLAYING, Phase.BETWEEN_GAMES, Phase.BREAK, Phase.
 
 
 @dataclass(frozen=True, slots=True)
-class WatchConfig:
+class AlertConfig:
     #: a table whose Will said offline is reported after this grace (PROTOCOL §3)
     offline_grace_ms: int = 30_000
     #: a match still waiting this long after its start is reported
@@ -76,7 +77,7 @@ class Waiting:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What the watches need beyond the table's own view (gathered by :mod:`hub.live.alerts`)."""
+    """What the conditions need beyond the table's own view (gathered by :mod:`hub.live.alerts`)."""
 
     #: lateness of the table's current match (:func:`hub.live.state.RoomState.timing`)
     timing: Timing | None = None
@@ -112,9 +113,9 @@ def duration_text(ms: int) -> str:
     return f"{s // 86_400} days"
 
 
-def _name(state: dict[str, Any] | None, match: ScheduledMatch | None, side: str) -> str:
-    if state is not None:
-        name = ((state.get("players") or {}).get(side) or {}).get("name")
+def _name(state: Snapshot | None, match: ScheduledMatch | None, side: str) -> str:
+    if state is not None and side in SIDES:
+        name = state["players"]["A" if side == "A" else "B"]["name"]
         if name:
             return f"{name} ({side})"
     if match is not None:
@@ -123,7 +124,7 @@ def _name(state: dict[str, Any] | None, match: ScheduledMatch | None, side: str)
 
 
 def projected_finish(
-    state: dict[str, Any], now: int, start_wall: int | None, length: int | None = None
+    state: Snapshot, now: int, start_wall: int | None, length: int | None = None
 ) -> int | None:
     """When the match should end at its pace so far (capped by the clocks' reserves), or None.
     ``length``: the schedule's (the table's when not given)."""
@@ -143,9 +144,7 @@ def projected_finish(
     return now + int(left)
 
 
-def slow_from(
-    state: dict[str, Any], now: int, start_wall: int | None, length: int, round_end: int
-) -> int | None:
+def slow_from(state: Snapshot, now: int, start_wall: int | None, length: int, round_end: int) -> int | None:
     """The first moment after ``now`` at which :func:`projected_finish` passes ``round_end`` if
     nothing happens at the table (None: not before a point is played, or not before the round's
     end, which is a deadline of its own).
@@ -180,14 +179,14 @@ def slow_from(
 # -- what was given automatically ---------------------------------------------------------------
 
 
-def given_points(state: dict[str, Any], prefix: str, commands: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def given_points(state: Snapshot, prefix: str, commands: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The automatic points of one episode: applied at the table (or sent, not yet answered),
     with when the last one was given. ``penalty_ids`` are the ones in force (not waived)."""
     applied = {p["id"]: p for p in auto_points(state, prefix)}
     ids = set(applied) | {i for i, c in commands.items() if i.startswith(prefix) and c.get("done_ok") != 0}
     ids.discard(f"{prefix}forfeit")
-    in_force = sorted((i for i in ids if not applied.get(i, {}).get("waived")), key=_mark_no)
-    waived = sorted((i for i in ids if applied.get(i, {}).get("waived")), key=_mark_no)
+    in_force = sorted((i for i in ids if not (i in applied and applied[i]["waived"])), key=_mark_no)
+    waived = sorted((i for i in ids if i in applied and applied[i]["waived"]), key=_mark_no)
     pending = [i for i in in_force if i not in applied]
     walls = [w for i in in_force if i in commands and isinstance(w := commands[i].get("created_wall"), int)]
     return {
@@ -227,7 +226,7 @@ def _next_text(nxt: tuple[int, str] | None) -> str:
 
 
 def side_facts(
-    sl: SideLate, t: Timing, state: dict[str, Any], commands: dict[str, dict[str, Any]], now: int
+    sl: SideLate, t: Timing, state: Snapshot, commands: dict[str, dict[str, Any]], now: int
 ) -> dict[str, Any]:
     """One absent side as data (alert ``data`` and the tile's ``lateness``)."""
     a = sl.absence
@@ -249,11 +248,11 @@ def side_facts(
 
 
 # -- the table's alerts -------------------------------------------------------------------------
-def journal_alert(table: str, status: dict[str, Any] | None) -> AlertSpec | None:
+def journal_alert(table: str, status: Status | None) -> AlertSpec | None:
     """The table says its journal is damaged or lost (``status.journal``, PROTOCOL §3.2): the TD
     must set the match right, the table cannot know what it lost. Lasts until the table clears it."""
-    journal = (status or {}).get("journal")
-    if not isinstance(journal, dict):
+    journal = status.get("journal") if status else None
+    if journal is None:
         return None
     mid = journal.get("match_id")
     key = f"journal:{table}:{journal.get('problem')}:{journal.get('since_wall')}"
@@ -277,7 +276,7 @@ def table_alerts(
     match: ScheduledMatch | None,
     *,
     now: int,
-    config: WatchConfig,
+    config: AlertConfig,
     profile: Profile,
     context: Context | None = None,
 ) -> list[AlertSpec]:
@@ -289,7 +288,12 @@ def table_alerts(
     out: list[AlertSpec] = []
 
     def add(
-        key: str, kind: str, urgency: str, message: str, match_id: str | None = mid, data: dict | None = None
+        key: str,
+        kind: str,
+        urgency: str,
+        message: str,
+        match_id: str | None = mid,
+        data: dict[str, Any] | None = None,
     ) -> None:
         out.append(AlertSpec(key, kind, urgency, message, t, match_id, data))
 
@@ -299,7 +303,7 @@ def table_alerts(
     offline = view.is_offline(now, config.offline_grace_ms)
     if offline:
         note = ""
-        if state is not None and state["phase"] == "waiting" and match and now > match.start_wall:
+        if state is not None and state["phase"] == Phase.WAITING and match and now > match.start_wall:
             note = ": lateness is not applied automatically while it is offline"
         if view.no_device is not None:
             note = (
@@ -330,8 +334,8 @@ def table_alerts(
         smid = state.get("match_id")
         phase = state["phase"]
         if phase == Phase.FLAG:
-            flagged = (state.get("clock") or {}).get("flagged") or "?"
-            at = (state.get("clock") or {}).get("flagged_at")
+            flagged = state["clock"]["flagged"] or "?"
+            at = state["clock"].get("flagged_at")
             add(
                 f"flag:{t}:{smid}:{at}",
                 Phase.FLAG,  # alerts of a phase are named after it
@@ -339,8 +343,8 @@ def table_alerts(
                 f"Table {t}: time expired for {_name(state, match, flagged)}; the match waits for the TD",
                 smid,
             )
-        elif state.get("td_call") in ("A", "B"):
-            side = state["td_call"]
+        elif (caller := state.get("td_call")) is not None:
+            side = caller
             add(
                 f"call:{t}:{smid}:{side}",
                 "td_call",
@@ -349,7 +353,13 @@ def table_alerts(
                 smid,
             )
         timing = ctx.timing if ctx.timing is not None and ctx.timing.match_id == smid else None
-        if match is not None and timing is not None and not offline and view.online and phase == "waiting":
+        if (
+            match is not None
+            and timing is not None
+            and not offline
+            and view.online
+            and phase == Phase.WAITING
+        ):
             out += _late_alerts(t, match, state, timing, ctx, now, config)
         if timing is not None:
             out += _overrun_alerts(t, match, state, timing, ctx, now)
@@ -368,7 +378,7 @@ def table_alerts(
                 "medium",
                 f"Table {t}: match not started ({why})",
             )
-        elif state["phase"] == "opening" and now >= opening_due(view, state, config):
+        elif state["phase"] == Phase.OPENING and now >= opening_due(view, state, config):
             add(
                 f"not_started:{match.match_id}",
                 "not_started",
@@ -378,7 +388,7 @@ def table_alerts(
     return out
 
 
-def opening_due(view: TableView, state: dict[str, Any], config: WatchConfig) -> int:
+def opening_due(view: TableView, state: Snapshot, config: AlertConfig) -> int:
     """When "both players are there but the match has not started" is due: the opening grace
     after the later check-in, in hub time (the table's check-in ages anchored at receipt)."""
     times = [checked_in(state, view.state_wall, s) for s in SIDES]
@@ -398,7 +408,7 @@ FORFEIT_ENDS = frozenset({EndReason.FORFEIT, EndReason.LATENESS})
 
 
 def done_items(
-    t: str, match: ScheduledMatch, state: dict[str, Any], commands: dict[str, dict[str, Any]]
+    t: str, match: ScheduledMatch, state: Snapshot, commands: dict[str, dict[str, Any]]
 ) -> list[AlertSpec]:
     """One ``done`` line per automatic point or forfeit the hub gave in the table's match (applied
     at the table, or sent and not refused), with what takes it back: a point is waived, a forfeit
@@ -469,11 +479,11 @@ def done_items(
 def _late_alerts(
     t: str,
     match: ScheduledMatch,
-    state: dict[str, Any],
+    state: Snapshot,
     timing: Timing,
     ctx: Context,
     now: int,
-    config: WatchConfig,
+    config: AlertConfig,
 ) -> list[AlertSpec]:
     """A late player's alert, from a minute before the first point; both players absent as one."""
     out: list[AlertSpec] = []
@@ -522,7 +532,7 @@ def _late_alerts(
 def _side_alert(
     t: str,
     match: ScheduledMatch,
-    state: dict[str, Any],
+    state: Snapshot,
     timing: Timing,
     ctx: Context,
     now: int,
@@ -608,7 +618,7 @@ def _reason_text(sl: SideLate) -> str:
 
 
 def _overrun_alerts(
-    t: str, match: ScheduledMatch | None, state: dict[str, Any], timing: Timing, ctx: Context, now: int
+    t: str, match: ScheduledMatch | None, state: Snapshot, timing: Timing, ctx: Context, now: int
 ) -> list[AlertSpec]:
     out = []
     for side, (used, ends) in sorted(timing.breaks.items()):
@@ -651,9 +661,7 @@ def _overrun_alerts(
     return out
 
 
-def _slow_alert(
-    t: str, match: ScheduledMatch, state: dict[str, Any], ctx: Context, now: int
-) -> AlertSpec | None:
+def _slow_alert(t: str, match: ScheduledMatch, state: Snapshot, ctx: Context, now: int) -> AlertSpec | None:
     """A match that will end, or still runs, after the next round's start; which players it holds
     up. Recomputed at every look, so it never speaks of a start that has passed as to come."""
     round_end = ctx.round_end
@@ -699,7 +707,7 @@ class MisplacedPoint:
     elsewhere: tuple[str, str, str]
 
 
-def late_elsewhere(t: str, match: ScheduledMatch, state: dict[str, Any], point: MisplacedPoint) -> AlertSpec:
+def late_elsewhere(t: str, match: ScheduledMatch, state: Snapshot, point: MisplacedPoint) -> AlertSpec:
     """A point to take back: the TD waives it from the alert (the hub never waives by itself).
     Its data is a late alert's (``last_penalty_id``, ``side``, ``given_wall``), which the
     dashboard's *Waive* reads; once the match is over, its result is the TD's to correct."""

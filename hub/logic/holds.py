@@ -10,7 +10,7 @@ there (:func:`hold_reason`):
 
 - ``suspended``: the TD suspended automatic lateness (at the table, or for the whole room);
 - ``offline``: the table's Will said it is gone;
-- ``cut_off``: its room's bridge is down (:mod:`hub.live.rooms`);
+- ``cut_off``: its room's bridge is down (:mod:`hub.live.bridged_rooms`);
 - ``link``: the hub is cut off from the broker;
 - ``state``: the hub holds no current state of the table (it, or the hub, came back; its last
   state was invalid): a player may have checked in meanwhile;

@@ -45,9 +45,10 @@ from typing import Any
 from hub.logic.presence import Elsewhere
 from hub.logic.tabletime import assignment_taken, break_end, checked_in
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import PenaltyRow, Snapshot
 from rulebook.policy import first_point_ms, forfeit_points, interval_ms, lateness_points
 from rulebook.profiles import Profile
-from rulebook.sides import SIDES
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import LATENESS_REASONS, CommandType, PenaltyReason, Phase
 
 LATE_REASONS = tuple(LATENESS_REASONS)
@@ -102,17 +103,17 @@ class Timing:
     #: the schedule's length
     length: int
     profile: Profile
-    phase: str
+    phase: Phase
     #: the match is played with a clock, and which side's runs
     clock: bool
-    clock_running: str | None
+    clock_running: Side | None
     #: while the match waits for its players: each side's absence
     waiting: dict[str, Absence] | None
     #: side -> (break number, hub time the break ends) for each side away on a timed break
     breaks: dict[str, tuple[int, int]]
     #: sides away from the table on a break (timed or not)
     away: frozenset[str]
-    penalty_log: tuple[dict[str, Any], ...]
+    penalty_log: tuple[PenaltyRow, ...]
     #: once the match no longer waits: each side's absence as it was, when a side checked in
     #: after the start (None otherwise). The marks that fell before that check-in are due all
     #: the same: a hub that could not give them at their mark (automation held) gives them now
@@ -124,7 +125,7 @@ class Timing:
         return self.waiting if self.waiting is not None else self.arrivals
 
 
-def late_arrival(match: ScheduledMatch, state: dict[str, Any], received: int) -> bool:
+def late_arrival(match: ScheduledMatch, state: Snapshot, received: int) -> bool:
     """Whether a match no longer waiting had a side check in after its scheduled start (so that
     lateness marks may have fallen before; :func:`timing` needs ``previous`` for it)."""
     if state.get("phase") in (Phase.WAITING, Phase.FINISHED, Phase.FLAG):
@@ -136,7 +137,7 @@ def late_arrival(match: ScheduledMatch, state: dict[str, Any], received: int) ->
 
 def _absences(
     match: ScheduledMatch,
-    state: dict[str, Any],
+    state: Snapshot,
     taken: int,
     received: int,
     config: LateConfig,
@@ -165,7 +166,7 @@ def _absences(
 
 def timing(
     match: ScheduledMatch,
-    state: dict[str, Any],
+    state: Snapshot,
     *,
     received: int,
     profile: Profile,
@@ -180,9 +181,8 @@ def timing(
     say how long ago it took the assignment); ``elsewhere`` and ``previous`` come from
     :mod:`hub.logic.presence`.
     """
-    phase = str(state.get("phase"))
-    raw_clock = state.get("clock")
-    clock: dict[str, Any] = raw_clock if isinstance(raw_clock, dict) else {}
+    phase = state["phase"]
+    clock = state["clock"]
     taken = assignment_taken(state, received)
     if state.get("assigned_ms") is None and seen is not None:
         taken = seen
@@ -195,25 +195,23 @@ def timing(
     breaks: dict[str, tuple[int, int]] = {}
     away = set()
     for side in SIDES:
-        b = (state.get("breaks") or {}).get(side)
-        if isinstance(b, dict) and b.get("away"):
+        b = state["breaks"][side]
+        if b.get("away"):
             away.add(side)
             ends = break_end(state, received, side)
-            used = b.get("used")
-            if ends is not None and type(used) is int:
-                breaks[side] = (used, ends)
-    log = state.get("penalty_log")
+            if ends is not None:
+                breaks[side] = (b["used"], ends)
     return Timing(
         match_id=match.match_id,
         length=match.length,
         profile=profile,
         phase=phase,
-        clock=bool(clock.get("enabled")),
-        clock_running=clock.get("running") if clock.get("running") in SIDES else None,
+        clock=clock["enabled"],
+        clock_running=clock["running"],
         waiting=waiting,
         breaks=breaks,
         away=frozenset(away),
-        penalty_log=tuple(p for p in log if isinstance(p, dict)) if isinstance(log, list) else (),
+        penalty_log=tuple(state.get("penalty_log") or ()),
         arrivals=arrivals,
     )
 
@@ -249,25 +247,15 @@ def _prior_points(t: Timing, side: str, episode: str) -> int:
     """Unwaived lateness / overrun points against ``side`` outside this episode."""
     total = 0
     for p in t.penalty_log:
-        if p.get("against") != side or p.get("waived"):
+        if p["against"] != side or p["waived"]:
             continue
-        pid, points = p.get("id"), p.get("points")
-        if (
-            p.get("reason") in LATE_REASONS
-            and type(points) is int
-            and points > 0
-            and not (isinstance(pid, str) and pid.startswith(episode))
-        ):
-            total += points
+        if p["reason"] in LATE_REASONS and not p["id"].startswith(episode):
+            total += p["points"]
     return total
 
 
 def _waived(t: Timing, prefix: str) -> frozenset[str]:
-    return frozenset(
-        p["id"]
-        for p in t.penalty_log
-        if p.get("waived") and isinstance(p.get("id"), str) and p["id"].startswith(prefix)
-    )
+    return frozenset(p["id"] for p in t.penalty_log if p["waived"] and p["id"].startswith(prefix))
 
 
 def _episode(
@@ -491,10 +479,6 @@ def next_due(t: Timing, side: str, now: int, *, break_side: bool = False) -> tup
     return at, CommandType.FORFEIT if any(c.type == CommandType.FORFEIT for c in new) else "point"
 
 
-def auto_points(state: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+def auto_points(state: Snapshot, prefix: str) -> list[PenaltyRow]:
     """The automatic points of one episode (ids starting with ``prefix``) the table applied."""
-    return [
-        p
-        for p in state.get("penalty_log") or []
-        if isinstance(p, dict) and isinstance(p.get("id"), str) and p["id"].startswith(prefix)
-    ]
+    return [p for p in state.get("penalty_log") or [] if p["id"].startswith(prefix)]

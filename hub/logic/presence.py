@@ -18,7 +18,9 @@ from typing import Any
 from hub.logic.table_view import TableView
 from hub.tournament.players import Registry
 from hub.tournament.schedule import ScheduledMatch, round_order
+from rulebook.messages import Snapshot
 from rulebook.sides import SIDES
+from rulebook.vocab import Phase
 
 
 def seat_name(match: ScheduledMatch, side: str) -> str:
@@ -90,7 +92,7 @@ class Elsewhere:
 
 def live_state(
     seat: Seat, views: dict[str, TableView], results: dict[str, Any], released: set[str]
-) -> dict[str, Any] | None:
+) -> Snapshot | None:
     """The state of ``seat``'s match if its player is at it now: the match is under way at its
     table (or waiting there with this player checked in), not finished, not released."""
     m = seat.match
@@ -101,9 +103,9 @@ def live_state(
     if state is None:
         return None
     phase = state.get("phase")
-    if phase == "finished":
+    if phase == Phase.FINISHED:
         return None
-    if phase == "waiting" and not (state.get("present") or {}).get(seat.side):
+    if phase == Phase.WAITING and not (state.get("present") or {}).get(seat.side):
         return None
     return state
 
@@ -207,8 +209,8 @@ def live_twice(
     Walks the tables (what each one holds now), not the schedule: one look per table."""
     live: dict[str, list[Seat]] = {}
     for view in views.values():
-        mid = (view.state or {}).get("match_id")
-        match = by_id.get(mid) if isinstance(mid, str) else None
+        mid = view.state["match_id"] if view.state else None
+        match = by_id.get(mid) if mid is not None else None
         if match is None or match.table != view.table:
             continue
         for side in SIDES:

@@ -2,7 +2,7 @@
 are finished or verified; each match's projected finish; the match holding the round up; when the
 round should end; and whether one match will end far after all the others.
 
-The projection is the slow-match watch's (:func:`hub.logic.conditions.projected_finish`): the pace of the
+The projection is the slow-match condition's (:func:`hub.logic.conditions.projected_finish`): the pace of the
 points played so far, capped by the clocks' reserves. A match without a point played yet has no
 projection; the round's end is then unknown rather than guessed.
 """
@@ -14,6 +14,7 @@ from typing import Any
 from hub.logic.conditions import projected_finish
 from hub.logic.table_view import TableView
 from hub.tournament.schedule import ScheduledMatch, round_order
+from rulebook.messages import Snapshot
 from rulebook.vocab import Phase
 
 IN_PLAY = frozenset(
@@ -23,14 +24,14 @@ IN_PLAY = frozenset(
 STRAGGLER_MS = 15 * 60_000
 
 
-def match_status(m: ScheduledMatch, state: dict[str, Any] | None, result: dict[str, Any] | None) -> str:
+def match_status(m: ScheduledMatch, state: Snapshot | None, result: dict[str, Any] | None) -> str:
     if result is not None:
         return "verified" if result.get("verified") else "finished"
     if state is None:
         return "not_started"
-    if state["phase"] in IN_PLAY or (state["phase"] == "waiting" and any(state["present"].values())):
+    if state["phase"] in IN_PLAY or (state["phase"] == Phase.WAITING and any(state["present"].values())):
         return "playing"
-    if state["phase"] == "finished":
+    if state["phase"] == Phase.FINISHED:
         return "finished"
     return "not_started"
 
@@ -60,14 +61,14 @@ def round_overview(
                 finish = projected_finish(state, now, m.start_wall)
             elif result is not None:
                 finish = result.get("finished_wall")
-            score = (result or {}).get("score") or (state or {}).get("score") or {"A": 0, "B": 0}
+            score = (result or {}).get("score") or (state["score"] if state else {"A": 0, "B": 0})
             rows.append(
                 {
                     "match_id": m.match_id,
                     "table": m.table,
                     "player_a": m.player_a,
                     "player_b": m.player_b,
-                    "length": (state or {}).get("length") or m.length,
+                    "length": (state["length"] if state else 0) or m.length,
                     "score": score,
                     "status": status,
                     "start_wall": m.start_wall,

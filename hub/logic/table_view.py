@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot, Status
+from rulebook.sides import SIDES
 from rulebook.vocab import Phase
 
 URGENCIES = ("critical", "high", "medium", "low")
@@ -22,11 +24,11 @@ class TableView:
     """The hub's live picture of one table."""
 
     table: str
-    status: dict[str, Any] | None = None
+    status: Status | None = None
     online: bool = False
     #: wall time the online flag last changed (the start of an offline grace period)
     status_since: int = 0
-    state: dict[str, Any] | None = None
+    state: Snapshot | None = None
     state_wall: int = 0
     #: a state arrived since the table (last) came online: the one held is not from before an
     #: outage, during which the table kept playing (a player may have arrived meanwhile)
@@ -42,8 +44,13 @@ class TableView:
             return False
         return self.no_device is not None or now - self.status_since >= grace_ms
 
-    def state_for(self, match_id: str) -> dict[str, Any] | None:
-        if self.state is not None and self.state.get("match_id") == match_id:
+    @property
+    def match_id(self) -> str | None:
+        """The match the table's last state holds (None: no state, or no match)."""
+        return self.state["match_id"] if self.state is not None else None
+
+    def state_for(self, match_id: str) -> Snapshot | None:
+        if self.state is not None and self.state["match_id"] == match_id:
             return self.state
         return None
 
@@ -94,10 +101,9 @@ def status_kind(
         return "idle" if match is None else "waiting"
     phase = state["phase"]
     if phase == Phase.WAITING:
-        # lateness is the hub's (hub.logic.lateness, hub.live.alerts.tile_facts): a tile has no
-        # rule of its own
+        # lateness is the hub's (logic.lateness, live.alerts.tile_facts): a tile has no rule of its own
         return "late" if late else "waiting"
-    if phase == "finished":
+    if phase == Phase.FINISHED:
         return "finished" if verified else "verify"
     return phase
 
@@ -128,9 +134,9 @@ def tile(
         "urgency": alert_urgency,
         "alerts": alert_count,
         "automation_suspended": suspended,
-        "match_id": match.match_id if match else (state or {}).get("match_id"),
-        "round": match.round if match else (state or {}).get("round"),
-        "start_wall": match.start_wall if match else (state or {}).get("start_wall"),
+        "match_id": match.match_id if match else state["match_id"] if state else None,
+        "round": match.round if match else state.get("round") if state else None,
+        "start_wall": match.start_wall if match else state.get("start_wall") if state else None,
         "players": players,
         "length": match.length if match else 0,
         "score": {"A": 0, "B": 0},
@@ -148,31 +154,28 @@ def tile(
         "state_wall": None,
     }
     if state is not None:
-        sp = state.get("players") or {}
-        for side in ("A", "B"):
-            name = (sp.get(side) or {}).get("name")
+        for side in SIDES:
+            name = state["players"][side]["name"]
             if name:
                 players[side] = name
-        clock = state.get("clock") or {}
+        clock = state["clock"]
         out.update(
             {
-                "match_id": state.get("match_id"),
+                "match_id": state["match_id"],
                 "length": state["length"],
                 "score": state["score"],
                 "phase": state["phase"],
-                "crawford": bool(state.get("crawford")),
-                "post_crawford": bool(state.get("post_crawford")),
-                "cube": state.get("cube"),
+                "crawford": state["crawford"],
+                "post_crawford": state["post_crawford"],
+                "cube": state["cube"],
                 "clock": {
-                    "enabled": bool(clock.get("enabled")),
-                    "running": clock.get("running"),
-                    "paused": clock.get("paused"),
-                    "reserve_ms": clock.get("reserve_ms"),
-                    "delay_ms": clock.get("delay_ms"),
-                    "flagged": clock.get("flagged"),
-                }
-                if clock
-                else None,
+                    "enabled": clock["enabled"],
+                    "running": clock["running"],
+                    "paused": clock["paused"],
+                    "reserve_ms": clock["reserve_ms"],
+                    "delay_ms": clock["delay_ms"],
+                    "flagged": clock["flagged"],
+                },
                 "present": state["present"],
                 "penalties": state.get("penalties") or {"A": 0, "B": 0},
                 "breaks": state.get("breaks"),

@@ -25,9 +25,9 @@ a command before the command's expiry (:func:`command_expiry`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from hub.logic.table_view import TableView
+from rulebook.messages import CorrectionRow, Snapshot
+from rulebook.sides import Side
 
 #: a duration beyond this (about 100 days) is not a table's measurement but a broken value
 MAX_DURATION_MS = 100 * 24 * 3_600_000
@@ -42,41 +42,42 @@ def _duration(value: object, *, signed: bool = False) -> int | None:
     return value
 
 
-def break_end(state: dict[str, Any], received: int, side: str) -> int | None:
+def break_end(state: Snapshot, received: int, side: Side) -> int | None:
     """Hub time at which ``side``'s timed break ends (None: not on a timed break, or unknown)."""
-    b = (state.get("breaks") or {}).get(side)
-    if not isinstance(b, dict) or not b.get("away"):
+    b = state["breaks"][side]
+    if not b.get("away"):
         return None
     left = _duration(b.get("left_ms"), signed=True)
     return None if left is None else received + left
 
 
-def checked_in(state: dict[str, Any], received: int, side: str) -> int | None:
+def checked_in(state: Snapshot, received: int, side: Side) -> int | None:
     """Hub time by which ``side`` had checked in (None while absent).
 
     A table that says the side is present without saying since when is taken at its word as of
     ``received``: the latest moment the check-in can have happened.
     """
-    if not (state.get("present") or {}).get(side):
+    if not state["present"][side]:
         return None
-    age = _duration((state.get("present_ms") or {}).get(side))
+    ages = state.get("present_ms")
+    age = _duration(ages[side] if ages else None)
     return received if age is None else received - age
 
 
-def assignment_taken(state: dict[str, Any], received: int) -> int:
+def assignment_taken(state: Snapshot, received: int) -> int:
     """Hub time by which the table had taken its match (``received`` when it does not say)."""
     age = _duration(state.get("assigned_ms"))
     return received if age is None else received - age
 
 
-def finished(state: dict[str, Any], received: int) -> int:
+def finished(state: Snapshot, received: int) -> int:
     """Hub time by which the match had ended: the table's own end (``finished_ms`` ago), not the
     moment the hub heard of it (a hub restarted after the end hears of it later)."""
     age = _duration(state.get("finished_ms"))
     return received if age is None else received - age
 
 
-def correction_time(row: dict[str, Any], received: int) -> int:
+def correction_time(row: CorrectionRow, received: int) -> int:
     """Hub time by which a correction in the snapshot's ``corrections`` was made."""
     age = _duration(row.get("age_ms"))
     return received if age is None else received - age

@@ -18,6 +18,7 @@ from hub.logic.holds import REASONS as HELD
 from hub.logic.holds import WHY
 from hub.tournament.names import name_matches
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot
 from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
 
 #: the timeline's filter groups: action -> group
@@ -83,7 +84,7 @@ class _Said:
     d: dict[str, Any]
     who: dict[str, str]
     row: dict[str, Any]
-    state: dict[str, Any] | None
+    state: Snapshot | None
 
     def name(self, side: Any) -> str:
         return self.who.get(side, str(side)) if isinstance(side, str) else "?"
@@ -100,7 +101,7 @@ class _Said:
 
 
 def _sentence(
-    action: str, d: dict[str, Any], who: dict[str, str], row: dict[str, Any], state: dict[str, Any] | None
+    action: str, d: dict[str, Any], who: dict[str, str], row: dict[str, Any], state: Snapshot | None
 ) -> str:
     """What happened, naming the players (``who``: side -> name); ``state``: the table's, for
     what a waiver took back. One sentence per action (:data:`_SENTENCES`); an action without one
@@ -123,10 +124,10 @@ def _forfeit(s: _Said) -> str:
 
 
 def _waive(s: _Said) -> str:
-    for p in (s.state or {}).get("penalty_log") or []:
-        if isinstance(p, dict) and p.get("id") == s.d.get("penalty_id"):
-            why = REASONS.get(str(p.get("reason")), str(p.get("reason") or ""))
-            return f"Waived {_pts(p.get('points'))} against {s.name(p.get('against'))} ({why})"
+    for p in (s.state.get("penalty_log") or []) if s.state else []:
+        if p["id"] == s.d.get("penalty_id"):
+            why = REASONS.get(p["reason"], p["reason"])
+            return f"Waived {_pts(p['points'])} against {s.name(p['against'])} ({why})"
     return f"Waived {s.d.get('penalty_id')}"
 
 
@@ -246,7 +247,7 @@ def _undo(
     action: str,
     row: dict[str, Any],
     d: dict[str, Any],
-    states: dict[str, dict[str, Any]],
+    states: dict[str, Snapshot],
     suspended: set[str],
 ) -> dict[str, Any] | None:
     """What the TD can take back from this row now, or None."""
@@ -270,7 +271,7 @@ def _undo(
     return None
 
 
-def _ended_by(state: dict[str, Any], d: dict[str, Any]) -> str | None:
+def _ended_by(state: Snapshot, d: dict[str, Any]) -> str | None:
     """The command id this row's command would be if it ended the match (a forfeit, or a lateness
     point when the match ended by lateness)."""
     late = state.get("end_reason") == EndReason.LATENESS and d.get("reason") in LATENESS_REASONS
@@ -284,7 +285,7 @@ def timeline(
     *,
     commands: dict[str, dict[str, Any]],
     matches: dict[str, ScheduledMatch],
-    states: dict[str, dict[str, Any]],
+    states: dict[str, Snapshot],
     suspended: set[str],
     filters: Filters = Filters(),
     limit: int = 500,

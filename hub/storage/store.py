@@ -26,6 +26,7 @@ from hub.errors import HubError
 from hub.tournament.names import fold
 from hub.tournament.players import Player, Registry, SeatRef
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot, Status
 from rulebook.vocab import CommandType
 
 log = logging.getLogger("hub")
@@ -97,6 +98,11 @@ CREATE TABLE IF NOT EXISTS quarantine (
 _NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 
 URGENCIES = frozenset({"critical", "high", "medium", "low"})
+
+
+def _as_stored(body: Any) -> Any:
+    """A stored body as it was written (the hub parses it with the wire schema at start)."""
+    return body
 
 
 class StoreWriteFailed(HubError):
@@ -230,7 +236,7 @@ class Store:
 
     def probe(self, wall: int) -> bool:
         """Whether a write works now (one small row), telling the listeners if it does: the hub
-        calls it once the disk has room again (:class:`hub.live.storage_health.StorageWatch`)."""
+        calls it once the disk has room again (:class:`hub.live.storage_health.StorageHealth`)."""
         try:
             self.set_meta("probe_wall", str(wall))
             self.commit()
@@ -516,14 +522,14 @@ class Store:
         ).fetchone()
         return row[0] or 0
 
-    def put_state(self, table: str, state: dict[str, Any], received_wall: int) -> None:
+    def put_state(self, table: str, state: Snapshot, received_wall: int) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO table_state (tbl, match_id, seq, body, received_wall) "
             "VALUES (?, ?, ?, ?, ?)",
             (table, state.get("match_id"), state.get("seq"), _dumps(state), received_wall),
         )
 
-    def states(self, check: Callable[[Any], Any] = lambda x: x) -> dict[str, tuple[dict[str, Any], int]]:
+    def states(self, check: Callable[[Any], Snapshot] = _as_stored) -> dict[str, tuple[Snapshot, int]]:
         """Each table's last state, as ``check`` returns it; a row it refuses is set aside."""
         out = {}
         for r in self.db.execute("SELECT rowid, tbl, body, received_wall FROM table_state").fetchall():
@@ -536,15 +542,13 @@ class Store:
                 self._quarantine("table_state", "rowid", r["rowid"], r["tbl"], r["body"], str(exc))
         return out
 
-    def put_status(self, table: str, status: dict[str, Any], online: bool, since_wall: int) -> None:
+    def put_status(self, table: str, status: Status, online: bool, since_wall: int) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO table_status (tbl, online, body, since_wall) VALUES (?, ?, ?, ?)",
             (table, int(online), _dumps(status), since_wall),
         )
 
-    def statuses(
-        self, check: Callable[[Any], Any] = lambda x: x
-    ) -> dict[str, tuple[dict[str, Any], bool, int]]:
+    def statuses(self, check: Callable[[Any], Status] = _as_stored) -> dict[str, tuple[Status, bool, int]]:
         """Each table's last status (as ``check`` returns it); a row it refuses is set aside."""
         out = {}
         rows = self.db.execute("SELECT rowid, tbl, online, body, since_wall FROM table_status").fetchall()

@@ -21,6 +21,7 @@ from typing import Any
 from hub.tournament.names import fold
 from hub.tournament.players import Resolution
 from hub.tournament.schedule import ScheduledMatch
+from rulebook.messages import Snapshot
 from rulebook.vocab import Phase
 
 #: the fields of a match the preview compares (besides its table)
@@ -189,10 +190,10 @@ class Preview:
         }
 
 
-def _item(m: ScheduledMatch, state: dict[str, Any] | None, has_result: bool) -> dict[str, Any]:
-    phase = state.get("phase") if state else None
-    present = (state or {}).get("present") or {}
-    started = phase in IN_PLAY or (phase == "waiting" and any(present.values()))
+def _item(m: ScheduledMatch, state: Snapshot | None, has_result: bool) -> dict[str, Any]:
+    phase = state["phase"] if state else None
+    present = state["present"] if state else {"A": False, "B": False}
+    started = phase in IN_PLAY or (phase == Phase.WAITING and (present["A"] or present["B"]))
     return {
         "match_id": m.match_id,
         "round": m.round,
@@ -200,7 +201,7 @@ def _item(m: ScheduledMatch, state: dict[str, Any] | None, has_result: bool) -> 
         "player_a": m.player_a,
         "player_b": m.player_b,
         "phase": phase,
-        "score": (state or {}).get("score"),
+        "score": state["score"] if state else None,
         "in_progress": bool(started) and not has_result,
         "has_result": has_result,
     }
@@ -214,7 +215,7 @@ def preview(
     existing: list[ScheduledMatch],
     incoming: list[ScheduledMatch],
     *,
-    states: dict[str, dict[str, Any]],
+    states: dict[str, Snapshot],
     results: set[str],
     players: Resolution | None = None,
 ) -> Preview:

@@ -20,7 +20,7 @@ from hub.web.auth import read_password_file
 from hub.web.roles import LABELS, ROLES
 
 
-def add_user_command(sub: argparse._SubParsersAction) -> None:
+def add_user_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("user", help="the TD team's accounts: add, list, remove, passwd")
     users = p.add_subparsers(dest="user_command", required=True, metavar="ACTION")
     add = users.add_parser("add", help="add an account")

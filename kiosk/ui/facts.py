@@ -11,15 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kiosk.screen_state import ScreenSnapshot
 from rulebook.errors import ProfileError
 from rulebook.match import points_for as _points_for
+from rulebook.messages import CubeState, GameRow, Snapshot
 from rulebook.policy import Lateness, lateness_at
 from rulebook.profiles import PROFILES, Profile, get_profile, profile_from_mapping
-from rulebook.sides import SIDES
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import InputType, ResultKind
 
 
-def profile_of(snap: dict[str, Any]) -> Profile:
+def profile_of(snap: ScreenSnapshot) -> Profile:
     """The rules the match is played under: a custom profile's from the snapshot's ``rules``
     (failing those, as the profile its name is based on)."""
     rules = snap.get("rules")
@@ -36,20 +38,20 @@ def profile_of(snap: dict[str, Any]) -> Profile:
         return get_profile()
 
 
-def has_match(snap: dict[str, Any]) -> bool:
+def has_match(snap: Snapshot) -> bool:
     return bool(snap.get("match_id"))
 
 
-def in_game(snap: dict[str, Any]) -> bool:
+def in_game(snap: Snapshot) -> bool:
     """A game is in progress (also while the clock is paused in it)."""
     return bool(snap.get("in_game"))
 
 
-def cube(snap: dict[str, Any]) -> dict[str, Any]:
+def cube(snap: Snapshot) -> CubeState:
     return snap.get("cube") or {"value": 1, "owner": None, "offered_by": None, "usable": {}}
 
 
-def offered_value(snap: dict[str, Any]) -> int:
+def offered_value(snap: Snapshot) -> int:
     """The value the cube goes to if the offer is taken (twice its value, 4.4 vi)."""
     return int(cube(snap).get("value") or 1) * 2
 
@@ -59,45 +61,45 @@ def points_for(kind: str, cube_value: int) -> int:
     return _points_for(ResultKind(kind), cube_value)
 
 
-def breaks_on_clock(snap: dict[str, Any]) -> bool:
+def breaks_on_clock(snap: ScreenSnapshot) -> bool:
     """ffbg-cdf with a clock: breaks run on the player's own clock, from a bank, not counted."""
     clock = snap.get("clock") or {}
     return bool(clock.get("enabled")) and profile_of(snap).breaks_on_running_clock_with_clock
 
 
-def breaks_left(snap: dict[str, Any], side: str) -> int:
+def breaks_left(snap: Snapshot, side: Side) -> int:
     b = (snap.get("breaks") or {}).get(side) or {}
     return max(0, int(b.get("allowed") or 0) - int(b.get("used") or 0))
 
 
-def is_away(snap: dict[str, Any], side: str) -> bool:
+def is_away(snap: Snapshot, side: Side) -> bool:
     return bool(((snap.get("breaks") or {}).get(side) or {}).get("away"))
 
 
-def break_until(snap: dict[str, Any], side: str) -> int | None:
+def break_until(snap: Snapshot, side: Side) -> int | None:
     return ((snap.get("breaks") or {}).get(side) or {}).get("until_wall")
 
 
-def lateness_of(snap: dict[str, Any], side: str, now: int) -> Lateness | None:
+def lateness_of(snap: ScreenSnapshot, side: Side, now: int) -> Lateness | None:
     """How late ``side`` is at ``now`` (wall ms) and what it costs, as the hub counts it."""
     return lateness_at(profile_of(snap), snap, side, now)
 
 
-def last_game(snap: dict[str, Any]) -> dict[str, Any] | None:
+def last_game(snap: Snapshot) -> GameRow | None:
     games = snap.get("games") or []
     return games[-1] if games else None
 
 
-def td_calls(snap: dict[str, Any]) -> dict[str, bool]:
+def td_calls(snap: Snapshot) -> dict[str, bool]:
     """Each side's open call of the TD."""
-    calls = snap.get("td_calls") or {}
+    calls: Mapping[str, object] = snap.get("td_calls") or {}
     return {s: bool(calls.get(s)) for s in SIDES}
 
 
 # -- the rulebook's answer -------------------------------------------------------------------------
 
 
-def legal(snap: dict[str, Any], who: str) -> Mapping[str, Any]:
+def legal(snap: Snapshot, who: str) -> Mapping[str, Any]:
     """What ``who`` may do now: the snapshot's ``legal[who]``; ``who`` is a player ("A", "B"),
     ``"table"`` (what nobody in particular does: the roll, undo, resume) or ``"td"``."""
     table = snap.get("legal")
@@ -105,7 +107,7 @@ def legal(snap: dict[str, Any], who: str) -> Mapping[str, Any]:
     return entry if isinstance(entry, Mapping) else {}
 
 
-def may(snap: dict[str, Any], who: str, *actions: str) -> bool:
+def may(snap: Snapshot, who: str, *actions: str) -> bool:
     """Whether ``who`` may do any of ``actions`` now (an input or command type, or another action
     ``legal`` names such as ``premature_double``): allowed when its value is true or a non-empty
     list (``pause``: the reasons; ``win``/``resign``: the kinds)."""
@@ -113,18 +115,18 @@ def may(snap: dict[str, Any], who: str, *actions: str) -> bool:
     return any(bool(entry.get(action)) for action in actions)
 
 
-def either_may(snap: dict[str, Any], *actions: str) -> bool:
+def either_may(snap: Snapshot, *actions: str) -> bool:
     """Whether either player may do one of ``actions`` now (the shared buttons of the centre)."""
     return any(may(snap, side, *actions) for side in SIDES)
 
 
-def pause_reasons(snap: dict[str, Any], side: str) -> list[str]:
+def pause_reasons(snap: Snapshot, side: Side) -> list[str]:
     """The reasons ``side`` may pause the clock for now, in the rulebook's order."""
     listed = legal(snap, side).get(InputType.PAUSE)
     return [str(r) for r in listed] if isinstance(listed, list) else []
 
 
-def roller(snap: dict[str, Any]) -> str | None:
+def roller(snap: Snapshot) -> str | None:
     """The player whose roll a roll entered now would be (``legal.table.roller``), or None when no
     roll is due: a roll names no side, so the entry is offered on that player's half."""
     side = legal(snap, "table").get("roller")

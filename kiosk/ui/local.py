@@ -9,12 +9,15 @@ others are table inputs or requests for the application.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.i18n import LANGUAGES
-from rulebook.sides import SIDES
-from rulebook.vocab import CommandType, InputType
+from rulebook.messages import Snapshot
+from rulebook.sides import SIDES, Side
+from rulebook.vocab import CommandType, InputType, Phase
 
 #: dialogs that belong to one player's half of the screen (``overlay_side`` names the player)
 SIDE_OVERLAYS = frozenset({"lang", "pass", "break", "dice"})
@@ -90,13 +93,13 @@ class LocalState:
     #: the open dialog, if any (see OVERLAYS)
     overlay: str | None = None
     #: the player a side dialog belongs to
-    overlay_side: str | None = None
+    overlay_side: Side | None = None
     #: each player's own language; None: the table's language
     langs: dict[str, str | None] = field(default_factory=_sides)
     #: opening roll: the die each player touched so far
     opening: dict[str, int | None] = field(default_factory=_sides)
     #: result entry: the winner and the kind chosen so far, and whether the loser resigned
-    result_winner: str | None = None
+    result_winner: Side | None = None
     result_kind: str | None = None
     result_resigned: bool = False
     #: a roll entered by hand: the first die touched
@@ -112,7 +115,7 @@ class LocalState:
     #: touch that confirms it
     double_ask: str | None = None
     #: the player chosen on a TD page (none until the TD touches a name), points and reason
-    td_side: str | None = None
+    td_side: Side | None = None
     td_points: int = 1
     td_reason: str = "conduct"
     #: the score as the TD corrects it
@@ -122,7 +125,7 @@ class LocalState:
     td_back: str = "td"
     #: the snapshot the pending command leads to, by a dry run of the reducer
     #: (``kiosk.td_preview.refresh``, before each frame); None while the reducer would refuse it
-    td_outcome: dict[str, Any] | None = None
+    td_outcome: Snapshot | None = None
     #: the table number belongs to the broker credential: the TD cannot change it here
     table_number_fixed: bool = False
     #: a short notice (MSG_*), cleared by the next action
@@ -169,7 +172,7 @@ class LocalState:
         if overlay == "opening":
             self.opening = _sides()
 
-    def show_refusal(self, code: str, params: dict[str, Any], side: str | None, until_wall: int) -> None:
+    def show_refusal(self, code: str, params: dict[str, Any], side: Side | None, until_wall: int) -> None:
         """Show why the table refused a player's input (the application calls this)."""
         self.refusal = {
             "code": code,
@@ -368,7 +371,7 @@ class LocalState:
 
     # -- keeping in step with the table ----------------------------------------------------------
 
-    def sync(self, snap: dict[str, Any], valid_overlay: bool) -> None:
+    def sync(self, snap: ScreenSnapshot, valid_overlay: bool) -> None:
         """Called by the view each frame: drop what no longer applies to the snapshot."""
         match_id = snap.get("match_id")
         if not self.synced:
@@ -386,10 +389,12 @@ class LocalState:
                 self.overlay, self.td_pending, self.td_side = "td", None, None
         if self.overlay is not None and not valid_overlay:
             self._ui_close({})
-        if snap.get("phase") not in ("opening", "between_games") and any(self.opening.values()):
+        if snap.get("phase") not in (Phase.OPENING, Phase.BETWEEN_GAMES) and any(self.opening.values()):
             self.opening = _sides()
         if self.double_ask is not None:
-            legal = (snap.get("legal") or {}).get(self.double_ask) or {}
+            table: Mapping[str, object] = snap.get("legal") or {}
+            entry = table.get(self.double_ask)
+            legal = entry if isinstance(entry, Mapping) else {}
             if not any(legal.get(word) for word in ASKED_DOUBLES):
                 # the turn passed (the double is a proper one now) or no double is possible
                 self.double_ask = None

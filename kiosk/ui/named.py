@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kiosk import td_preview
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.local import LocalState
 from rulebook.state import TableState
 from rulebook.vocab import CommandType, InputType
@@ -191,7 +192,7 @@ DIALOGS: dict[str, NamedDialog] = {
 
 
 def local_for(
-    name: str, snap: dict[str, Any], *, hub_online: bool = True, state: TableState | None = None
+    name: str, snap: ScreenSnapshot, *, hub_online: bool = True, state: TableState | None = None
 ) -> LocalState:
     """The screen state with dialog ``name`` open over ``snap`` (KeyError for an unknown name).
 

@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from kiosk.screen_state import ScreenSnapshot, on_screen
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
 from rulebook.state import TableState
@@ -321,6 +322,6 @@ def sample_state(name: str, table: str = TABLE) -> TableState:
     return replay(journal.lines, new_table(table))
 
 
-def sample_snapshot(name: str, table: str = TABLE) -> dict[str, Any]:
+def sample_snapshot(name: str, table: str = TABLE) -> ScreenSnapshot:
     """The snapshot at the end of sample ``name`` (through the real reducer) at table ``table``."""
-    return snapshot(sample_state(name, table))
+    return on_screen(snapshot(sample_state(name, table)))

@@ -18,6 +18,7 @@ from typing import Any
 
 from kiosk import td_preview
 from kiosk.errors import KioskError
+from kiosk.screen_state import ScreenSnapshot, on_screen
 from kiosk.ui import named
 from kiosk.ui.local import LocalState
 from rulebook.replay import JournalFormatError, replay_lines
@@ -32,7 +33,7 @@ class ScreenshotError(KioskError, ValueError):
     """An option of ``bgtable screenshot`` that cannot be honoured (the message says why)."""
 
 
-def _pygame():
+def _pygame() -> Any:
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -44,7 +45,7 @@ def _pygame():
     return pygame
 
 
-def headless_display(size: tuple[int, int]):
+def headless_display(size: tuple[int, int]) -> Any:
     """A display surface on SDL's dummy driver (for benchmarks: text surfaces get converted as on a
     real screen). ``close_display()`` ends it."""
     pygame = _pygame()
@@ -58,7 +59,7 @@ def close_display() -> None:
 
 
 def render_png(
-    snap: dict[str, Any],
+    snap: ScreenSnapshot,
     size: tuple[int, int],
     lang: str,
     out: str | Path,
@@ -144,13 +145,13 @@ def table_state(args: argparse.Namespace) -> TableState:
     return samples.sample_state(args.sample, args.table or samples.TABLE)
 
 
-def state_snapshot(args: argparse.Namespace) -> dict[str, Any]:
+def state_snapshot(args: argparse.Namespace) -> ScreenSnapshot:
     """The snapshot to draw (of :func:`table_state`)."""
-    return snapshot(table_state(args))
+    return on_screen(snapshot(table_state(args)))
 
 
 def screen_state(
-    args: argparse.Namespace, snap: dict[str, Any], state: TableState | None = None
+    args: argparse.Namespace, snap: ScreenSnapshot, state: TableState | None = None
 ) -> LocalState:
     """The screen's own state: the dialog asked for, opened as the touches leading to it would
     (a TD command's confirmation with the reducer's dry run of it over ``state``)."""
@@ -175,7 +176,7 @@ def main_screenshot(args: argparse.Namespace) -> int:
             raise ScreenshotError(f"--table: expected a table id such as 12, got {args.table!r}")
         size = parse_size(args.size)
         state = table_state(args)
-        snap = snapshot(state)
+        snap = on_screen(snapshot(state))
         local = screen_state(args, snap, state)
         path = render_png(snap, size, args.lang, args.out, local=local, flip=bool(args.flip))
     except (OSError, UnicodeDecodeError, ScreenshotError, JournalFormatError) as exc:
@@ -273,7 +274,7 @@ def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
     out: dict[str, tuple[str, tuple[int, int], str, LocalState]] = {}
     for name, (sample, dialog, fields) in SCREENS.items():
         state = sample_state(sample)
-        snap = snapshot(state)
+        snap = on_screen(snapshot(state))
         for size in GALLERY_SIZES:
             for lang in GALLERY_LANGS:
                 local = (

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 import pygame
 
@@ -52,8 +53,8 @@ class TextCache:
         if not pygame.font.get_init():
             pygame.font.init()
         self._fonts: dict[tuple[bool, int], pygame.font.Font] = {}
-        self._fits: OrderedDict[tuple, tuple[int, tuple[str, ...]]] = OrderedDict()
-        self._surfaces: OrderedDict[tuple, pygame.Surface] = OrderedDict()
+        self._fits: OrderedDict[tuple[Any, ...], tuple[int, tuple[str, ...]]] = OrderedDict()
+        self._surfaces: OrderedDict[tuple[Any, ...], pygame.Surface] = OrderedDict()
         self._max_surfaces = max_surfaces
         self._max_fits = max_fits
 

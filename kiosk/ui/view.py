@@ -7,10 +7,9 @@ only the regions whose content changed, and touches are tested against the very 
 
 from __future__ import annotations
 
-from typing import Any
-
 import pygame
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import facts, keys
 from kiosk.ui.fmt import TENTHS_BELOW_MS
 from kiosk.ui.layout import geometry
@@ -21,7 +20,7 @@ from kiosk.ui.screens import banner, between, clock_notice, common, dialogs, lob
 from kiosk.ui.screens.base import Ctx
 from kiosk.ui.screens.common import DELAY_BAR_STEPS
 from kiosk.ui.text import TextCache
-from rulebook.vocab import InputType
+from rulebook.vocab import InputType, Phase
 
 __all__ = ["Intent", "KioskView", "LocalState", "TextPlacement"]
 
@@ -54,7 +53,7 @@ class KioskView:
 
     # -- drawing ------------------------------------------------------------------------------------
 
-    def build(self, snap: dict[str, Any], local: LocalState, now_wall_ms: int) -> Scene:
+    def build(self, snap: ScreenSnapshot, local: LocalState, now_wall_ms: int) -> Scene:
         """The screen for ``snap`` as values: regions to draw and touch areas."""
         lay = self.layout
         c = Ctx(snap, local, now_wall_ms, lay, self.geo, self.lang, self.flip)
@@ -77,7 +76,7 @@ class KioskView:
         return c.scene
 
     def draw(
-        self, surface: pygame.Surface, snap: dict[str, Any], local: LocalState, now_wall_ms: int
+        self, surface: pygame.Surface, snap: ScreenSnapshot, local: LocalState, now_wall_ms: int
     ) -> list[pygame.Rect]:
         """Draw the screen; returns the rectangles that changed (for ``pygame.display.update``).
 
@@ -96,7 +95,7 @@ class KioskView:
         """Repaint everything on the next draw (e.g. after the display was re-created)."""
         self._renderer.reset()
 
-    def next_frame_ms(self, snap: dict[str, Any], now_wall_ms: int | None = None) -> int:
+    def next_frame_ms(self, snap: ScreenSnapshot, now_wall_ms: int | None = None) -> int:
         """Milliseconds until the screen next changes by itself (a clock digit, the delay bar, a
         countdown), between 20 and 1000: the application can sleep that long between frames."""
         waits = [1000]
@@ -104,10 +103,10 @@ class KioskView:
         running = clock.get("running")
         if running:
             reserve = int((clock.get("reserve_ms") or {}).get(running, 0))
-            delays = clock.get("delay_ms") or {}
-            delay = int(delays.get(running, 0))
-            if delay > 0:
-                full = max(int(v or 0) for v in delays.values())
+            delays = clock.get("delay_ms")
+            delay = delays[running] if delays else 0
+            if delays and delay > 0:
+                full = max(delays["A"], delays["B"])
                 # the bar shows floor(delay * steps / full): it moves when delay drops below k * full / steps
                 k = delay * DELAY_BAR_STEPS // full
                 below = -(-k * full // DELAY_BAR_STEPS)
@@ -117,25 +116,26 @@ class KioskView:
                 waits.append(reserve % unit + 1)
         now = now_wall_ms if now_wall_ms is not None else self._last_now
         if now is not None:
-            anchors = [snap.get("start_wall")] if snap.get("phase") == "waiting" else []
-            anchors += [(b or {}).get("until_wall") for b in (snap.get("breaks") or {}).values()]
+            anchors = [snap.get("start_wall")] if snap.get("phase") == Phase.WAITING else []
+            breaks = snap.get("breaks")
+            anchors += [breaks["A"]["until_wall"], breaks["B"]["until_wall"]] if breaks else []
             waits += [1000 - (now - a) % 1000 for a in anchors if isinstance(a, int)]
         return max(20, min(waits))
 
     # -- input -----------------------------------------------------------------------------------------
 
-    def _now_for(self, snap: dict[str, Any]) -> int:
+    def _now_for(self, snap: ScreenSnapshot) -> int:
         if self._last_now is not None:
             return self._last_now
         return int(snap.get("wall") or 0)
 
-    def hit(self, pos: tuple[int, int], snap: dict[str, Any], local: LocalState) -> list[Intent]:
+    def hit(self, pos: tuple[int, int], snap: ScreenSnapshot, local: LocalState) -> list[Intent]:
         """The intents of a touch at ``pos`` (surface pixels); empty when nothing is there."""
         scene = self.build(snap, local, self._now_for(snap))
         hit = scene.hit_at((int(pos[0]), int(pos[1])))
         return [dict(i) for i in hit.intents] if hit else []
 
-    def key(self, key: int, mod: int, snap: dict[str, Any], local: LocalState) -> list[Intent]:
+    def key(self, key: int, mod: int, snap: ScreenSnapshot, local: LocalState) -> list[Intent]:
         """The intents of a key press (the desktop key map, see ``kiosk.ui.keys``)."""
         for where, side in (("left", self._left()), ("right", self._right())):
             if key in keys.PRESS[where]:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import pygame
 
 from kiosk.rotation import logical_size, pygame_angle, to_logical_point, to_panel_rect
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
 
 #: SDL's ``which`` for mouse events synthesised from touches (SDL_TOUCH_MOUSEID)
@@ -113,9 +114,10 @@ class Window:
 
     # -- output -----------------------------------------------------------------------------------
 
-    def draw(self, view: Any, snap: dict[str, Any], local: Any, now_wall_ms: int) -> list[Any]:
+    def draw(self, view: Any, snap: ScreenSnapshot, local: Any, now_wall_ms: int) -> list[Any]:
         """Let ``view`` (a :class:`~kiosk.ui.view.KioskView`) draw the frame; returns its changed rects."""
-        return view.draw(self.canvas, snap, local, now_wall_ms)
+        rects: list[Any] = view.draw(self.canvas, snap, local, now_wall_ms)
+        return rects
 
     def present(self, rects: Sequence[Any], full: bool = False) -> None:
         """Show what changed: the ``rects`` from :meth:`draw`, or the whole picture when ``full``."""

@@ -415,3 +415,25 @@ def wait_delivered(
         wait_until(done, timeout, "delivery")
     except TimeoutError:
         raise AssertionError(f"events not delivered exactly once in order: {problems}") from None
+
+
+def wait_states_held(hub: HubThread, sims: list[SimTable], timeout: float = WAIT) -> None:
+    """Wait until the hub holds each table's latest state, before the test moves the fake clock.
+
+    A state carries durations (``assigned_ms``, ``present_ms``: how long ago, as the table
+    measured when it computed it) that the hub anchors at receipt, in its own time. A state the
+    table computed before the clock jumped by minutes and the hub received after the jump would
+    put the table's assignment and check-ins minutes later than they were, and the lateness
+    counted from them with it — a race of the fake clock (real time never jumps while a message
+    is on its way), which left a table one point short until its next state, which never came.
+    """
+
+    def held(h: Any) -> bool:
+        for sim in sims:
+            view = h.views.get(sim.table)
+            state = view.state if view is not None else None
+            if state is None or state.get("seq") != sim.state.seq:
+                return False
+        return True
+
+    hub.wait_for(held, timeout)

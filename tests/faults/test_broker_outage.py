@@ -50,6 +50,7 @@ from tests.faults.support import (
     room_schedule,
     start_hub_thread,
     wait_delivered,
+    wait_states_held,
 )
 
 OUTAGE_S = float(os.environ.get("SMART_TABLE_OUTAGE_S", "12"))
@@ -141,8 +142,11 @@ def run_outage(
         sims[OFFLINE] = restart_table(sims[OFFLINE], ev, broker, clock).start(WAIT)
         hub.wait_for(lambda h: h.views[OFFLINE].online, WAIT)
         hub.call(hub.hub.tick)
-        sims[OFFLINE].wait_for(lambda s: snapshot(s)["penalties"]["B"] == 1, WAIT)
+        for t in (ABSENT, OFFLINE):
+            sims[t].wait_for(lambda s: snapshot(s)["penalties"]["B"] == 1, WAIT)
 
+        # the hub must hold the states the tables computed before the clock moves on
+        wait_states_held(hub, [sims[t] for t in (ABSENT, ARRIVES, OFFLINE)])
         clock.set(T0 + 11 * MIN)  # 11 minutes late: two points
         hub.call(hub.hub.tick)
         for t in (ABSENT, OFFLINE):

@@ -18,6 +18,7 @@ import queue
 import random
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -33,8 +34,10 @@ from kiosk.journal import read_journal
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
+from tests.support.patience import patience, wait_until
 
 TABLE = "k9"
+WAIT = patience(30.0)
 RESTORED = re.compile(r"restored (\d+) journal inputs: (\{.*\})\s*$")
 PLAYERS = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
 
@@ -87,7 +90,7 @@ class Kiosk:
             self.lines.put(line)
         self.lines.put(None)
 
-    def restored(self, timeout: float = 30.0) -> tuple[int, dict[str, Any]]:
+    def restored(self, timeout: float = WAIT) -> tuple[int, dict[str, Any]]:
         deadline = time.monotonic() + timeout
         while True:
             line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
@@ -159,11 +162,30 @@ def expected_restore(rows: list[dict[str, Any]]) -> tuple[TableState, bool]:
     return state, True
 
 
+def journaled(journal: Path) -> int:
+    """How many inputs the journal holds (read while the kiosk writes: WAL lets it)."""
+    db = sqlite3.connect(journal)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM journal").fetchone()[0])
+    finally:
+        db.close()
+
+
 def check_restart(
-    kiosk: Kiosk, rows: list[dict[str, Any]], last: bool, rng: random.Random, stats: dict[str, int]
+    kiosk: Kiosk,
+    rows: list[dict[str, Any]],
+    last: bool,
+    rng: random.Random,
+    stats: dict[str, int],
+    journal: Path,
 ) -> tuple[int, dict[str, Any], bool]:
     """The restore read exactly what the last kill left and reached replay(journal); then the
-    kiosk plays on until the next power cut (or, the last time, until its script ends)."""
+    kiosk plays on until the next power cut (or, the last time, until its script ends).
+
+    The power cut falls at a random point of the play: after a random number of inputs journaled
+    since the start, then a random moment within the next step. (A random time after the start
+    made the point depend on the machine's load: on a busy machine the kiosk had not even taken
+    its ``resume`` when most cuts fell, and the power-loss restore was hardly exercised.)"""
     count, restored = kiosk.restored()
     assert count == len(rows)
     expected, paused = expected_restore(rows)
@@ -172,11 +194,13 @@ def check_restart(
         assert restored["clock"]["paused"] == "power_loss"
         stats["power_loss_pauses"] += 1
     if last:
-        assert kiosk.proc.wait(timeout=30) == 0, "".join(kiosk.log)
+        assert kiosk.proc.wait(timeout=WAIT) == 0, "".join(kiosk.log)
     else:
-        time.sleep(rng.uniform(0.0, 0.7))  # the power cut falls at a random moment
+        target = count + paused + rng.randint(1, 12)  # the script has two games: 26 inputs or more
+        wait_until(lambda: journaled(journal) >= target, WAIT, f"{target} inputs journaled")
+        time.sleep(rng.uniform(0.0, 0.03))  # within the next step (5-30 ms apart): not a wait
         kiosk.proc.send_signal(signal.SIGKILL)
-        assert kiosk.proc.wait(timeout=30) == -signal.SIGKILL
+        assert kiosk.proc.wait(timeout=WAIT) == -signal.SIGKILL
     return count, restored, paused
 
 
@@ -202,7 +226,7 @@ def run_kills(tmp_path: Path, rounds: int, seed: int) -> dict[str, int]:
         write_script(script, steps)
         kiosk = start_kiosk(config, script)
         try:
-            pending = check_restart(kiosk, rows, last, rng, stats)
+            pending = check_restart(kiosk, rows, last, rng, stats, journal)
         finally:
             if kiosk.proc.poll() is None:
                 kiosk.proc.kill()

@@ -100,7 +100,7 @@ def test_every_alert_kind_the_hub_raises_is_classified():
         ("offline", "hub.logic.conditions"),
         ("flag", "hub.logic.conditions"),
         ("storage", "hub.live.storage_health"),
-        ("room_offline", "hub.live.rooms"),
+        ("room_offline", "hub.live.bridged_rooms"),
         ("dice", "hub.live.dice_towers"),
         ("invalid_message", "hub.live.incidents"),
         ("cmd_failed", "hub.live.alerts"),

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from hub.live.actions import ActionError
 from hub.live.clock import FakeClock
-from hub.logic.conditions import Context, WatchConfig, hhmm, table_alerts
+from hub.logic.conditions import AlertConfig, Context, hhmm, table_alerts
 from hub.logic.holds import Hold, hold_reason, not_given, resumed
 from hub.logic.lateness import LateConfig, due_commands, timing
 from hub.logic.table_view import TableView
@@ -177,7 +177,7 @@ def _late_alert(state: dict[str, Any], now: int, commands: dict, **ctx: Any) -> 
         view,
         m,
         now=now,
-        config=WatchConfig(),
+        config=AlertConfig(),
         profile=WBGF,
         context=Context(timing=t, commands=commands, **ctx),
     )

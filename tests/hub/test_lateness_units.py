@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hub.logic.conditions import Context, WatchConfig, table_alerts
+from hub.logic.conditions import AlertConfig, Context, table_alerts
 from hub.logic.lateness import LateConfig, due_commands, next_deadline, next_due, side_lateness, timing
 from hub.logic.presence import PlayerIndex, previous_end, scheduled_twice
 from hub.logic.table_view import TableView
@@ -439,7 +439,7 @@ def alerts_at(state: dict[str, Any], now: int, *, received: int = T0 - MIN, comm
     t = timing(m, state, received=received, profile=WBGF, config=LateConfig())
     ctx = Context(timing=t, commands=commands or {}, **kw)
     return {
-        a.kind: a for a in table_alerts(view, m, now=now, config=WatchConfig(), profile=WBGF, context=ctx)
+        a.kind: a for a in table_alerts(view, m, now=now, config=AlertConfig(), profile=WBGF, context=ctx)
     }
 
 
@@ -490,7 +490,7 @@ def test_playing_elsewhere_under_ffbg_without_a_clock_is_said_when_its_first_poi
     )
 
     def kinds(now: int) -> dict[str, Any]:
-        found = table_alerts(view, m, now=now, config=WatchConfig(), profile=FFBG, context=Context(timing=t))
+        found = table_alerts(view, m, now=now, config=AlertConfig(), profile=FFBG, context=Context(timing=t))
         return {a.kind: a for a in found}
 
     assert not t.clock

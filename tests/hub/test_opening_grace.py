@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub.logic.conditions import WatchConfig, opening_due, table_alerts
+from hub.logic.conditions import AlertConfig, opening_due, table_alerts
 from hub.logic.table_view import TableView
 from hub.tournament.schedule import parse_schedule
 from rulebook.profiles import get_profile
@@ -47,7 +47,7 @@ def opening_state(a_at: int, b_at: int, published_at: int) -> dict[str, Any]:
     return snap
 
 
-def alerts(state: dict[str, Any], received: int, now: int, config: WatchConfig) -> set[str]:
+def alerts(state: dict[str, Any], received: int, now: int, config: AlertConfig) -> set[str]:
     (match,) = parse_schedule(
         schedule_csv(
             [{"round": 1, "table": "1", "player_a": "Ann", "player_b": "Bob", "length": 5, "start": T0}]
@@ -61,7 +61,7 @@ def alerts(state: dict[str, Any], received: int, now: int, config: WatchConfig) 
 
 
 def test_a_late_second_check_in_is_not_at_once_a_match_not_started() -> None:
-    config = WatchConfig(opening_grace_ms=5 * MIN)
+    config = AlertConfig(opening_grace_ms=5 * MIN)
     # A at T0 - 1 min, B at T0 + 12 min (table ms 0 = T0 - 1 min); received at B's check-in
     state = opening_state(0, 13 * MIN, 13 * MIN)
     received = T0 + 12 * MIN
@@ -74,7 +74,7 @@ def test_a_late_second_check_in_is_not_at_once_a_match_not_started() -> None:
 
 def test_players_seated_before_the_start_are_reported_from_the_start_grace() -> None:
     """Checked in 10 minutes before the start: the round's own grace (5 min after it) decides."""
-    config = WatchConfig(not_started_grace_ms=5 * MIN, opening_grace_ms=5 * MIN)
+    config = AlertConfig(not_started_grace_ms=5 * MIN, opening_grace_ms=5 * MIN)
     state = opening_state(0, 0, 10 * MIN)  # both at T0 - 10 min; published at T0
     assert "not_started" not in alerts(state, T0, T0 + 4 * MIN, config)
     assert "not_started" in alerts(state, T0, T0 + 5 * MIN, config)
@@ -83,6 +83,6 @@ def test_players_seated_before_the_start_are_reported_from_the_start_grace() -> 
 def test_the_grace_is_the_configured_one() -> None:
     state = opening_state(0, 13 * MIN, 13 * MIN)
     received = T0 + 12 * MIN
-    short = WatchConfig(opening_grace_ms=MIN)
+    short = AlertConfig(opening_grace_ms=MIN)
     assert "not_started" not in alerts(state, received, received + 59 * SECOND, short)
     assert "not_started" in alerts(state, received, received + MIN, short)

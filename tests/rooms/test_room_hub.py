@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from demo.simtable import SimTable
+from hub.live.bridged_rooms import CATCH_UP_MS, load_rooms
 from hub.live.clock import FakeClock
 from hub.live.core import Hub
-from hub.live.rooms import CATCH_UP_MS, load_rooms
 from hub.service import HubThread
 from rulebook.snapshot import snapshot
 from tests.hub.support import MIN, T0, present, schedule_csv, start_hub, tick
@@ -74,7 +74,7 @@ def room_state(hub: HubThread, name: str = "east") -> str:
 
 def room_look(h: Hub, name: str = "east") -> str:
     """The room's bridge as the hub sees it (on the hub's loop)."""
-    return h.room_state.rooms.links[name].look(h.clock.now_wall())
+    return h.room_state.bridged_rooms.links[name].look(h.clock.now_wall())
 
 
 def alerts(hub: HubThread) -> list[dict[str, Any]]:

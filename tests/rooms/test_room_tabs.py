@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from demo.simtable import SimTable
-from hub.live.rooms import load_rooms
+from hub.live.bridged_rooms import load_rooms
 from hub.service import HubThread
 from tests.e2e.pages import WAIT, context, login, shots_dir
 from tests.hub.support import schedule_csv, start_hub
@@ -79,9 +79,9 @@ def test_room_tabs_filter_the_room_and_show_a_room_cut_off(browser: Browser, eve
         sims[0].checkin("A")
         sims[2].checkin("A")
         sims[2].checkin("B")
-        hub.wait_for(lambda h: all(h.room_state.rooms.links[r].up for r in ("east", "west")))
+        hub.wait_for(lambda h: all(h.room_state.bridged_rooms.links[r].up for r in ("east", "west")))
         event.rooms["west"].link.cut()
-        hub.wait_for(lambda h: h.room_state.rooms.links["west"].up is False)
+        hub.wait_for(lambda h: h.room_state.bridged_rooms.links["west"].up is False)
 
         page = context(browser, "laptop").new_page()
         errors: list[str] = []

@@ -1,4 +1,4 @@
-"""hub.live.rooms without a broker: the rooms list a hub.toml gives, and what a room's bridge
+"""hub.live.bridged_rooms without a broker: the rooms list a hub.toml gives, and what a room's bridge
 notifications do to its tables (cut off, catching up, back), including payloads that are not one."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hub.live.rooms import CATCH_UP_MS, Rooms, RoomsError, load_rooms, parse_rooms
+from hub.live.bridged_rooms import CATCH_UP_MS, BridgedRooms, RoomsError, load_rooms, parse_rooms
 
 T = 1_900_000_000_000
 
 
-def rooms() -> Rooms:
-    return Rooms.of({"east": ("E1", "E2"), "west": ("W1",)}, T)
+def rooms() -> BridgedRooms:
+    return BridgedRooms.of({"east": ("E1", "E2"), "west": ("W1",)}, T)
 
 
 def test_a_room_is_cut_off_until_heard_up_then_down_and_catching_up_when_back():

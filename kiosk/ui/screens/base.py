@@ -7,17 +7,18 @@ them to the surface. Each player's half of the screen speaks that player's langu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import theme
 from kiosk.ui.i18n import Translator, translator
 from kiosk.ui.layout import Geo, Layout, Point, Rect, inset
 from kiosk.ui.local import LocalState
 from kiosk.ui.scene import Circle, Fill, Frame, Hit, Intent, Line, Poly, Region, Scene, Text
 from kiosk.ui.theme import Color
+from rulebook.sides import Side
 
 
-def other(side: str) -> str:
+def other(side: Side) -> Side:
     return "B" if side == "A" else "A"
 
 
@@ -25,7 +26,7 @@ def other(side: str) -> str:
 class Ctx:
     """Everything a screen builder needs: the snapshot, local state, time, geometry, languages."""
 
-    snap: dict[str, Any]
+    snap: ScreenSnapshot
     local: LocalState
     now: int
     lay: Layout
@@ -40,24 +41,24 @@ class Ctx:
     # -- sides and languages ---------------------------------------------------------------------
 
     @property
-    def left(self) -> str:
+    def left(self) -> Side:
         return "B" if self.flip else "A"
 
-    def is_left(self, side: str) -> bool:
+    def is_left(self, side: Side) -> bool:
         return side == self.left
 
-    def side_x(self, side: str) -> int:
+    def side_x(self, side: Side) -> int:
         return 0 if self.is_left(side) else self.lay.W - self.lay.side_w
 
-    def side_lang(self, side: str | None) -> str:
+    def side_lang(self, side: Side | None) -> str:
         if side is None:
             return self.lang
         return self.local.langs.get(side) or self.lang
 
-    def tr(self, side: str | None = None) -> Translator:
+    def tr(self, side: Side | None = None) -> Translator:
         return translator(self.side_lang(side))
 
-    def name(self, side: str) -> str:
+    def name(self, side: Side) -> str:
         players = self.snap.get("players") or {}
         name = (players.get(side) or {}).get("name") or ""
         return name or side
@@ -71,14 +72,14 @@ class Ctx:
         """Everything below the top bar (full-screen dialogs)."""
         return (0, self.lay.top, self.lay.W, self.lay.H - self.lay.top)
 
-    def side_rect(self, side: str) -> Rect:
+    def side_rect(self, side: Side) -> Rect:
         """A player's half below the top bar, down to the bottom (side dialogs)."""
         return (self.side_x(side), self.lay.top, self.lay.side_w, self.lay.H - self.lay.top)
 
     def center_rect(self) -> Rect:
         return (self.lay.side_w, self.lay.top, self.lay.center, self.lay.H - self.lay.top)
 
-    def bottom_rect(self, side: str) -> Rect:
+    def bottom_rect(self, side: Side) -> Rect:
         return (self.side_x(side), self.lay.H - self.lay.bottom, self.lay.side_w, self.lay.bottom)
 
     # -- regions ------------------------------------------------------------------------------------

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import countdown_text, elapsed_text
+from kiosk.ui.i18n import Translator
 from kiosk.ui.layout import inset
 from kiosk.ui.screens import common, messages
 from kiosk.ui.screens.base import Ctx, other
-from rulebook.sides import SIDES
+from kiosk.ui.theme import Color
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import EndReason, InputType
 
 
@@ -35,7 +39,7 @@ def between_games(c: Ctx) -> None:
         )
 
 
-def _breaks_info(c: Ctx, side: str) -> None:
+def _breaks_info(c: Ctx, side: Side) -> None:
     lay = c.lay
     pen = common.info_row(c, side, theme.PANEL)
     rect = inset(common.rows(c, side)["info"], lay.pad)
@@ -51,7 +55,7 @@ def _breaks_info(c: Ctx, side: str) -> None:
     pen.text("\n".join(lines), rect, lay.f_small, theme.TEXT_DIM, bold=False)
 
 
-def _break_button(c: Ctx, side: str) -> None:
+def _break_button(c: Ctx, side: Side) -> None:
     pen = common.bottom(c, side)
     if not facts.may(c.snap, side, InputType.BREAK):
         return
@@ -61,7 +65,7 @@ def _break_button(c: Ctx, side: str) -> None:
     )
 
 
-def last_game_text(c: Ctx, tr) -> str:
+def last_game_text(c: Ctx, tr: Translator) -> str:
     game = facts.last_game(c.snap)
     if game is None:
         return ""
@@ -157,7 +161,7 @@ def break_screen(c: Ctx) -> None:
     pen2.note(area, last_game_text(c, tr), theme.TEXT_DIM, size=lay.f_small)
 
 
-def _break_countdown(c: Ctx, side: str, bg) -> None:
+def _break_countdown(c: Ctx, side: Side, bg: Color) -> None:
     """Time left of the break, or how late the player is back, with the lateness it costs."""
     lay = c.lay
     tr = c.tr(side)
@@ -205,7 +209,7 @@ def _break_countdown(c: Ctx, side: str, bg) -> None:
 def finished(c: Ctx) -> None:
     lay = c.lay
     winner = c.snap.get("winner")
-    confirmed = c.snap.get("confirmed") or {}
+    confirmed: Mapping[str, object] = c.snap.get("confirmed") or {}
     for side in SIDES:
         won = side == winner
         bg = theme.PANEL_ACTIVE if won else theme.PANEL

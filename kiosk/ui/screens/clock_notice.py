@@ -21,7 +21,8 @@ from kiosk.ui import facts, theme
 from kiosk.ui.i18n import N_, Translator
 from kiosk.ui.layout import Rect
 from kiosk.ui.screens.base import Ctx, Pen
-from rulebook.sides import SIDES
+from rulebook.sides import SIDES, Side
+from rulebook.vocab import Phase
 
 #: the message for each unit and direction; whole sentences, so that each language can inflect
 #: the amount as it needs (Hungarian "12 perccel", Greek "12 λεπτά")
@@ -73,11 +74,11 @@ def notice(c: Ctx, offset_ms: int) -> None:
         _band(pen, c, rect, message(c.tr(side), offset_ms))
 
 
-def band_rect(c: Ctx, side: str) -> Rect:
+def band_rect(c: Ctx, side: Side) -> Rect:
     """Where a player's band goes: over the name, or over the panel's foot while players arrive."""
     lay = c.lay
     x, w = c.side_x(side), lay.side_w
-    if c.snap.get("phase") == "waiting":
+    if c.snap.get("phase") == Phase.WAITING:
         return (x, lay.top + lay.content_h - lay.delay_h, w, lay.delay_h)
     # the name row, with the top bar's margin under its buttons and the free space above the
     # score's digits (a fifth of the name row)

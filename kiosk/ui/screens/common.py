@@ -13,7 +13,7 @@ from kiosk.ui.layout import Rect, inset
 from kiosk.ui.scene import Intent
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.theme import Color
-from rulebook.sides import SIDES
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import InputType
 
 #: the delay bar moves in this many steps over the whole delay
@@ -62,7 +62,7 @@ def top_bar(c: Ctx) -> None:
     )
 
 
-def _top_side(c: Ctx, side: str, bg: Color, called: bool) -> None:
+def _top_side(c: Ctx, side: Side, bg: Color, called: bool) -> None:
     lay = c.lay
     x, w = c.side_x(side), lay.side_w
     pen = c.region(f"top.{side}", (x, 0, w, lay.top), bg)
@@ -111,7 +111,7 @@ def _top_side(c: Ctx, side: str, bg: Color, called: bool) -> None:
 # -- player panel rows -----------------------------------------------------------------------------
 
 
-def rows(c: Ctx, side: str) -> dict[str, Rect]:
+def rows(c: Ctx, side: Side) -> dict[str, Rect]:
     """The rectangles of a player panel's rows: head (name + score), clock, info, bottom."""
     lay = c.lay
     x, w = c.side_x(side), lay.side_w
@@ -127,13 +127,13 @@ def rows(c: Ctx, side: str) -> dict[str, Rect]:
     }
 
 
-def name_row(pen: Pen, c: Ctx, side: str, color: Color = theme.TEXT) -> None:
+def name_row(pen: Pen, c: Ctx, side: Side, color: Color = theme.TEXT) -> None:
     lay = c.lay
     x, y, w, h = rows(c, side)["name"]
     pen.text(c.name(side), (x + lay.pad * 2, y + 4, w - lay.pad * 4, h - 4), lay.f_name, color)
 
 
-def head(c: Ctx, side: str, bg: Color, name_fg: Color = theme.TEXT) -> Pen:
+def head(c: Ctx, side: Side, bg: Color, name_fg: Color = theme.TEXT) -> Pen:
     """Name and score of one player. The score is never dimmed: whoever leads, both scores stay
     the easiest numbers on the screen to read (only a clock that is not running dims)."""
     lay = c.lay
@@ -154,7 +154,7 @@ def score_box(c: Ctx, x: int, y: int, w: int) -> Rect:
 
 def clock_row(
     c: Ctx,
-    side: str,
+    side: Side,
     bg: Color,
     *,
     running: bool = False,
@@ -209,7 +209,7 @@ def pause_mark(pen: Pen, c: Ctx, rect: Rect, word: str) -> None:
     pen.text(word, (x + ring + lay.pad, y, w - ring - lay.pad, h), lay.f_label, theme.AMBER, align="left")
 
 
-def delay_row(c: Ctx, side: str, bg: Color, *, running: bool) -> Pen:
+def delay_row(c: Ctx, side: Side, bg: Color, *, running: bool) -> Pen:
     """The delay, shown apart from the reserve: label, seconds left, and a shrinking bar."""
     lay = c.lay
     rect = rows(c, side)["info"]
@@ -217,9 +217,9 @@ def delay_row(c: Ctx, side: str, bg: Color, *, running: bool) -> Pen:
     clock = c.snap.get("clock") or {}
     if not clock.get("enabled"):
         return pen
-    delays = clock.get("delay_ms") or {}
-    left_ms = int(delays.get(side, 0))
-    full = max(int(v or 0) for v in delays.values()) if delays else 0
+    delays = clock.get("delay_ms")
+    left_ms = delays[side] if delays else 0
+    full = max(delays["A"], delays["B"]) if delays else 0
     if full <= 0:
         return pen
     x, y, w, h = rect
@@ -249,22 +249,22 @@ def delay_row(c: Ctx, side: str, bg: Color, *, running: bool) -> Pen:
     return pen
 
 
-def info_row(c: Ctx, side: str, bg: Color) -> Pen:
+def info_row(c: Ctx, side: Side, bg: Color) -> Pen:
     return c.region(f"{side}.info", rows(c, side)["info"], bg)
 
 
-def bottom(c: Ctx, side: str) -> Pen:
+def bottom(c: Ctx, side: Side) -> Pen:
     return c.region(f"{side}.bot", rows(c, side)["bottom"], theme.BG)
 
 
-def bottom_button_rect(c: Ctx, side: str) -> Rect:
+def bottom_button_rect(c: Ctx, side: Side) -> Rect:
     return inset(rows(c, side)["bottom"], c.lay.pad)
 
 
 # -- centre column ---------------------------------------------------------------------------------
 
 
-def side_button(pen: Pen, c: Ctx, side: str, label: str, intents: list[Intent], style: str) -> None:
+def side_button(pen: Pen, c: Ctx, side: Side, label: str, intents: list[Intent], style: str) -> None:
     """The main button at the bottom of a player's half, also reachable by that player's own key."""
     pen.button(
         bottom_button_rect(c, side),

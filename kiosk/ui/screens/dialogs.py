@@ -7,15 +7,16 @@ before it is sent to the table; the rest acts on the first touch.
 
 from __future__ import annotations
 
-from typing import Any
-
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import facts, keys, theme
-from kiosk.ui.i18n import LANGUAGES
+from kiosk.ui.i18n import LANGUAGES, Translator
 from kiosk.ui.layout import Rect, hsplit, inset, vsplit
 from kiosk.ui.local import RESULT_KINDS, LocalState
+from kiosk.ui.scene import Intent
 from kiosk.ui.screens import between, lobby, messages
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.messages import PAUSE_CHOICES, PAUSE_REASONS
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import InputType, RollSource
 
 #: ``legal``'s word for "a pause by this player now counts as passing the double" (WBGF 4.4 iii)
@@ -24,7 +25,7 @@ PAUSE_PASSES = "pause_passes"
 __all__ = ["PAUSE_REASONS", "build", "is_valid"]
 
 
-def is_valid(overlay: str | None, snap: dict[str, Any], local: LocalState) -> bool:
+def is_valid(overlay: str | None, snap: ScreenSnapshot, local: LocalState) -> bool:
     """Whether a dialog still makes sense for this snapshot (else it is closed): the rulebook still
     allows what it leads to (the snapshot's ``legal``)."""
     if overlay is None:
@@ -33,9 +34,9 @@ def is_valid(overlay: str | None, snap: dict[str, Any], local: LocalState) -> bo
     if overlay == "lang":
         return side is not None
     if overlay == "pass":
-        return side in facts.SIDES and facts.may(snap, side, InputType.PASS)
+        return side in SIDES and facts.may(snap, side, InputType.PASS)
     if overlay == "break":
-        return side in facts.SIDES and facts.may(snap, side, InputType.BREAK)
+        return side in SIDES and facts.may(snap, side, InputType.BREAK)
     if overlay == "result":
         return facts.either_may(snap, InputType.WIN, InputType.RESIGN)
     if overlay == "pause":
@@ -76,7 +77,7 @@ def build(c: Ctx, overlay: str) -> None:
 # -- frames ----------------------------------------------------------------------------------------
 
 
-def side_dialog(c: Ctx, side: str) -> tuple[Pen, Rect]:
+def side_dialog(c: Ctx, side: Side) -> tuple[Pen, Rect]:
     rect = c.side_rect(side)
     pen = c.region(f"dlg.{side}", rect, theme.OVERLAY, overlay=True)
     pen.frame(rect, theme.LINE, 2)
@@ -103,7 +104,7 @@ def bottom_row(c: Ctx, rect: Rect) -> Rect:
     return (x, y + h - bh, w, bh)
 
 
-def back_button(pen: Pen, c: Ctx, rect: Rect, tr, intents: list[dict] | None = None) -> None:
+def back_button(pen: Pen, c: Ctx, rect: Rect, tr: Translator, intents: list[Intent] | None = None) -> None:
     pen.button(rect, tr("Back"), intents or [{"ui": "close"}], keys=keys.BACK, style="secondary")
 
 
@@ -111,11 +112,11 @@ def back_and_ok(
     pen: Pen,
     c: Ctx,
     row: Rect,
-    tr,
+    tr: Translator,
     label: str,
-    intents: list[dict],
+    intents: list[Intent],
     *,
-    back_intents: list[dict] | None = None,
+    back_intents: list[Intent] | None = None,
     ok_keys: tuple[int, ...] = keys.OK,
     style: str = "good",
 ) -> None:
@@ -129,9 +130,9 @@ def ok_above_back(
     pen: Pen,
     c: Ctx,
     row: Rect,
-    tr,
+    tr: Translator,
     label: str,
-    intents: list[dict],
+    intents: list[Intent],
     *,
     ok_keys: tuple[int, ...],
     style: str = "primary",
@@ -145,7 +146,7 @@ def ok_above_back(
 # -- a player's language ---------------------------------------------------------------------------
 
 
-def _language(c: Ctx, side: str) -> None:
+def _language(c: Ctx, side: Side) -> None:
     lay = c.lay
     tr = c.tr(side)
     pen, area = side_dialog(c, side)
@@ -177,7 +178,7 @@ def _language(c: Ctx, side: str) -> None:
 # -- pass, break -----------------------------------------------------------------------------------
 
 
-def _pass(c: Ctx, side: str) -> None:
+def _pass(c: Ctx, side: Side) -> None:
     lay = c.lay
     tr = c.tr(side)
     pen, area = side_dialog(c, side)
@@ -204,7 +205,7 @@ def _pass(c: Ctx, side: str) -> None:
     )
 
 
-def _break(c: Ctx, side: str) -> None:
+def _break(c: Ctx, side: Side) -> None:
     lay = c.lay
     tr = c.tr(side)
     pen, area = side_dialog(c, side)
@@ -269,7 +270,7 @@ def _result_winner(c: Ctx) -> None:
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr)
 
 
-def _result_kind(c: Ctx, winner: str) -> None:
+def _result_kind(c: Ctx, winner: Side) -> None:
     """How the game was won: played to the end, or the loser resigned (4.5), each as a single
     game, a gammon or a backgammon with the points it is worth."""
     lay = c.lay
@@ -302,7 +303,7 @@ def _result_kind(c: Ctx, winner: str) -> None:
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, [{"ui": "result_back"}])
 
 
-def _result_confirm(c: Ctx, winner: str, kind: str, resigned: bool) -> None:
+def _result_confirm(c: Ctx, winner: Side, kind: str, resigned: bool) -> None:
     lay = c.lay
     tr = c.tr()
     pen, area = full_dialog(c)
@@ -314,7 +315,7 @@ def _result_confirm(c: Ctx, winner: str, kind: str, resigned: bool) -> None:
     line = lay.H // 8
     if resigned:
         headline = tr("{name} resigns: {kind}").format(name=c.name(loser), kind=tr(messages.KINDS[kind]))
-        entry: dict = {"input": InputType.RESIGN, "side": loser, "kind": kind}
+        entry: Intent = {"input": InputType.RESIGN, "side": loser, "kind": kind}
     else:
         headline = tr("{name} wins: {kind}").format(name=c.name(winner), kind=tr(messages.KINDS[kind]))
         entry = {"input": InputType.WIN, "side": winner, "kind": kind}
@@ -323,7 +324,8 @@ def _result_confirm(c: Ctx, winner: str, kind: str, resigned: bool) -> None:
     gain = tr("Points for {name}: {points}").format(name=c.name(winner), points=points)
     pen.text(gain, (x, y, w, line * 2 // 3), lay.f_label, wrap=True)
     y += line * 2 // 3
-    score = dict(c.snap.get("score") or {"A": 0, "B": 0})
+    given = c.snap.get("score") or {"A": 0, "B": 0}
+    score = {"A": given["A"], "B": given["B"]}
     score[winner] = int(score.get(winner, 0)) + points
     right = other(c.left)
     pen.text(
@@ -353,7 +355,7 @@ def _result_confirm(c: Ctx, winner: str, kind: str, resigned: bool) -> None:
 # -- a roll entered by hand ------------------------------------------------------------------------
 
 
-def _dice(c: Ctx, side: str) -> None:
+def _dice(c: Ctx, side: Side) -> None:
     """The player on roll touches the two dice they rolled (the same face twice for a double)."""
     lay = c.lay
     tr = c.tr(side)
@@ -374,7 +376,7 @@ def _dice(c: Ctx, side: str) -> None:
         value = i + 1
         rect = (gx + (i % 3) * (face + gap), y + (i // 3) * (face + gap), face, face)
         pen.die(rect, value, picked == value)
-        intents: list[dict] = [{"ui": "roll_die", "value": value}]
+        intents: list[Intent] = [{"ui": "roll_die", "value": value}]
         if picked is not None:
             intents.append({"input": InputType.ROLL, "dice": [picked, value], "source": RollSource.MANUAL})
         pen.hit(rect, intents, keys.digit_keys(value), grow=gap // 2)
@@ -387,18 +389,18 @@ def _dice(c: Ctx, side: str) -> None:
 # -- pause -----------------------------------------------------------------------------------------
 
 
-def _pausing_side(snap: dict[str, Any]) -> str:
+def _pausing_side(snap: ScreenSnapshot) -> Side:
     """The side a pause from the shared Pause button is recorded for (a player's pause names
     one): the player whose clock runs, else the one on turn, unless the rulebook says that
     player's pause would count as passing a double (``legal[X].pause_passes``, WBGF 4.4 iii):
     nobody knows who touched the shared button, so it never passes a double for anyone."""
     clock = snap.get("clock") or {}
-    order = [clock.get("running"), snap.get("turn"), *facts.SIDES]
-    sides = [s for s in order if s in facts.SIDES]
+    order = [clock.get("running"), snap.get("turn"), *SIDES]
+    sides = [s for o in order for s in SIDES if s == o]
     for side in sides:
         if facts.pause_reasons(snap, side) and not facts.may(snap, side, PAUSE_PASSES):
-            return str(side)
-    return str(sides[0])
+            return side
+    return sides[0]
 
 
 def _pause(c: Ctx) -> None:
@@ -410,7 +412,7 @@ def _pause(c: Ctx) -> None:
     back = bottom_row(c, area)
     side = _pausing_side(c.snap)
     reasons = [r for r in facts.pause_reasons(c.snap, side) if r in PAUSE_CHOICES]
-    entries: list[tuple[str, list[dict], str]] = [
+    entries: list[tuple[str, list[Intent], str]] = [
         (
             tr(PAUSE_CHOICES[r]),
             [{"ui": "close"}, {"input": InputType.PAUSE, "side": side, "reason": r}],
@@ -419,7 +421,7 @@ def _pause(c: Ctx) -> None:
         for r in reasons
     ]
     turn = c.snap.get("turn")
-    if turn in facts.SIDES and facts.may(c.snap, turn, InputType.INVALID_ROLL):
+    if turn in SIDES and facts.may(c.snap, turn, InputType.INVALID_ROLL):
         entries.append(
             (
                 tr("Invalid roll: restart the delay"),
@@ -443,15 +445,15 @@ def _pause(c: Ctx) -> None:
 # -- undo ------------------------------------------------------------------------------------------
 
 
-def undo_text(c: Ctx, tr) -> str:
+def undo_text(c: Ctx, tr: Translator) -> str:
     phase = c.snap.get("phase")
     if phase in ("between_games", "finished"):
         return between.last_game_text(c, tr)
     cb = facts.cube(c.snap)
-    if cb.get("offered_by"):
+    if cb["offered_by"]:
         return tr("{name}'s double").format(name=c.name(cb["offered_by"]))
-    if cb.get("owner"):
-        return tr("{name}'s take (cube at {value})").format(name=c.name(cb["owner"]), value=cb.get("value"))
+    if cb["owner"]:
+        return tr("{name}'s take (cube at {value})").format(name=c.name(cb["owner"]), value=cb["value"])
     return ""
 
 

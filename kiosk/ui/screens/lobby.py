@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import countdown_text, elapsed_text, wall_clock
-from kiosk.ui.layout import inset
+from kiosk.ui.layout import Rect, inset
 from kiosk.ui.local import MSG_TIE
+from kiosk.ui.scene import Intent
 from kiosk.ui.screens import common
-from kiosk.ui.screens.base import Ctx
-from rulebook.sides import SIDES
+from kiosk.ui.screens.base import Ctx, Pen
+from rulebook.policy import Lateness
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import InputType
 
 
@@ -41,7 +43,7 @@ def waiting(c: Ctx) -> None:
     _waiting_center(c)
 
 
-def _waiting_side(c: Ctx, side: str) -> None:
+def _waiting_side(c: Ctx, side: Side) -> None:
     lay = c.lay
     tr = c.tr(side)
     present = bool((c.snap.get("present") or {}).get(side))
@@ -71,7 +73,7 @@ def _waiting_side(c: Ctx, side: str) -> None:
         common.side_button(pen, c, side, tr("Check in"), intents, "good")
 
 
-def _lateness(pen, c: Ctx, side: str, rect, late) -> None:
+def _lateness(pen: Pen, c: Ctx, side: Side, rect: Rect, late: Lateness) -> None:
     """Lateness as it accrues: time late, penalty points due so far, and when the next falls due."""
     lay = c.lay
     tr = c.tr(side)
@@ -154,7 +156,7 @@ def opening(c: Ctx, *, overlay: bool = False) -> None:
     _opening_center(c, overlay)
 
 
-def _dice_side(c: Ctx, side: str, overlay: bool) -> None:
+def _dice_side(c: Ctx, side: Side, overlay: bool) -> None:
     lay = c.lay
     tr = c.tr(side)
     r = common.rows(c, side)
@@ -187,8 +189,8 @@ def _dice_side(c: Ctx, side: str, overlay: bool) -> None:
         pen.hit(frect, intents, keys.digit_keys(value) if digit_side == side else (), grow=gap // 2)
 
 
-def _die_intents(c: Ctx, side: str, value: int) -> list[dict]:
-    intents: list[dict] = [{"ui": "die", "side": side, "value": value}]
+def _die_intents(c: Ctx, side: Side, value: int) -> list[Intent]:
+    intents: list[Intent] = [{"ui": "die", "side": side, "value": value}]
     mine = dict(c.local.opening)
     mine[side] = value
     if mine["A"] is not None and mine["B"] is not None:

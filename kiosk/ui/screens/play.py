@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.layout import Rect, hsplit, inset
+from kiosk.ui.scene import Intent
 from kiosk.ui.screens import common, messages
 from kiosk.ui.screens.base import Ctx, Pen, other
-from rulebook.sides import SIDES
+from rulebook.sides import SIDES, Side
 from rulebook.vocab import InputType, PauseReason
 
 #: ``legal``'s word for a double made during the opponent's turn, which stands (WBGF 4.4 v)
@@ -38,7 +40,7 @@ def play(c: Ctx) -> None:
     _center_buttons(c)
 
 
-def _play_actions(c: Ctx, side: str) -> None:
+def _play_actions(c: Ctx, side: Side) -> None:
     """The player's action bar: Double and (dice entered by hand) the roll, or Take/Pass when
     doubled, or what to do with the clock. Each button is drawn when the snapshot's ``legal``
     allows its input to this player; a double during the opponent's turn (premature, it stands:
@@ -90,7 +92,7 @@ def _play_actions(c: Ctx, side: str) -> None:
     if asked is not None and c.local.double_ask == side:
         _confirm_double(c, pen, side, rect, asked)
         return
-    actions: list[tuple[str, list[dict], tuple[int, ...], str, str]] = []
+    actions: list[tuple[str, list[Intent], tuple[int, ...], str, str]] = []
     sub = tr("Cube to {value}").format(value=facts.offered_value(c.snap))
     double = [{"input": InputType.DOUBLE, "side": side}]
     if facts.may(c.snap, side, InputType.DOUBLE):
@@ -120,7 +122,7 @@ def _play_actions(c: Ctx, side: str) -> None:
         pen.note(rect, hint, theme.AMBER)
 
 
-def _asked_double(c: Ctx, side: str) -> str | None:
+def _asked_double(c: Ctx, side: Side) -> str | None:
     """The kind of double ``side`` may make now that is asked once more, if any."""
     for word in (PREMATURE_DOUBLE, CRAWFORD_DOUBLE):
         if facts.may(c.snap, side, word):
@@ -128,7 +130,7 @@ def _asked_double(c: Ctx, side: str) -> str | None:
     return None
 
 
-def _smaller(c: Ctx, side: str, cell: Rect) -> Rect:
+def _smaller(c: Ctx, side: Side, cell: Rect) -> Rect:
     """The early double's button: half its cell, at the screen's edge, not its full height — smaller
     than the proper Double, which fills the cell."""
     x, y, w, h = cell
@@ -141,7 +143,7 @@ def _rule(c: Ctx, table: dict[str, str]) -> str:
     return table.get(facts.profile_of(c.snap).name, "")
 
 
-def _ask_note(c: Ctx, side: str, bg: theme.Color, asked: str) -> None:
+def _ask_note(c: Ctx, side: Side, bg: theme.Color, asked: str) -> None:
     """Why the double is asked once more, naming the rule, in the player's status row."""
     tr = c.tr(side)
     rect = common.rows(c, side)["info"]
@@ -155,7 +157,7 @@ def _ask_note(c: Ctx, side: str, bg: theme.Color, asked: str) -> None:
     pen.note(inset(rect, c.lay.pad), text, theme.AMBER, size=c.lay.f_small)
 
 
-def _confirm_double(c: Ctx, pen: Pen, side: str, rect: Rect, asked: str) -> None:
+def _confirm_double(c: Ctx, pen: Pen, side: Side, rect: Rect, asked: str) -> None:
     """The second touch: it says what it does (the rule is named just above it), on the inner part
     of the bar; the outer part, where the first touch was, cancels."""
     tr = c.tr(side)
@@ -168,12 +170,12 @@ def _confirm_double(c: Ctx, pen: Pen, side: str, rect: Rect, asked: str) -> None
     else:
         ok_r, cancel_r = (x, y, ok_w, h), (x + ok_w + c.lay.pad, y, cancel_w, h)
     label = tr("Double now: it stands") if asked == PREMATURE_DOUBLE else tr("Double in the Crawford game")
-    intents = [{"ui": "double_cancel"}, {"input": InputType.DOUBLE, "side": side}]
+    intents: list[Intent] = [{"ui": "double_cancel"}, {"input": InputType.DOUBLE, "side": side}]
     pen.button(ok_r, label, intents, keys=keys.MAIN[where], style="amber")
     pen.button(cancel_r, tr("Cancel"), [{"ui": "double_cancel"}], keys=keys.SECOND[where], style="secondary")
 
 
-def _clock_hint(c: Ctx, side: str) -> str | None:
+def _clock_hint(c: Ctx, side: Side) -> str | None:
     """What ``side`` is to do with the clock now, when the game waits for their press."""
     tr = c.tr(side)
     clock = c.snap.get("clock") or {}
@@ -188,7 +190,7 @@ def _clock_hint(c: Ctx, side: str) -> str | None:
     return None
 
 
-def _rolled(pen, c: Ctx, side: str, rect, dice: tuple[int, int]) -> None:
+def _rolled(pen: Pen, c: Ctx, side: Side, rect: Rect, dice: tuple[int, int]) -> None:
     """The roll entered by hand, as two die faces, while the player moves."""
     lay = c.lay
     tr = c.tr(side)
@@ -292,7 +294,7 @@ def _paused_center(c: Ctx, reason: str) -> None:
         common.undo_button(pen2, c, undo_r, lay.f_small)
 
 
-def players_resume(snap) -> bool:
+def players_resume(snap: ScreenSnapshot) -> bool:
     """The players resume the clock from the screen when the rulebook takes a resume now, except
     after the TD paused it: the TD resumes that one (from the hub or the TD menu)."""
     by_td = (snap.get("clock") or {}).get("paused") == PauseReason.TD

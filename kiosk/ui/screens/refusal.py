@@ -17,13 +17,13 @@ from kiosk.ui.i18n import rules_translator
 from kiosk.ui.layout import inset
 from kiosk.ui.screens import common
 from kiosk.ui.screens.base import Ctx
-from rulebook.sides import SIDES
+from rulebook.sides import SIDES, Side
 
 #: message values that name a side: shown as the player's name
 SIDE_PARAMS = frozenset({"side", "owner"})
 
 
-def text(c: Ctx, note: dict[str, Any], side: str) -> str:
+def text(c: Ctx, note: dict[str, Any], side: Side) -> str:
     """The refusal's message in ``side``'s language, sides named by the players' names."""
     params = {
         key: c.name(value) if key in SIDE_PARAMS and value in SIDES else value

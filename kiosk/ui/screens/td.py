@@ -12,20 +12,23 @@ for the TD in advance (no player is preselected).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
+from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import clock_text
 from kiosk.ui.i18n import LANGUAGES, N_
 from kiosk.ui.layout import Rect, hsplit, inset, vsplit
 from kiosk.ui.local import CONFIRMED_COMMANDS, MSG_WRONG_PIN, PENALTY_REASONS
+from kiosk.ui.scene import Intent
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.dialogs import back_and_ok, back_button, bottom_row, full_dialog, title
 from kiosk.ui.screens.refusal import text as refusal_text
 from rulebook.clock import imposed_reserve_ms
 from rulebook.errors import RuleError
 from rulebook.match import score_refusal
-from rulebook.sides import SIDES, Pair
+from rulebook.messages import Snapshot
+from rulebook.sides import SIDES, Pair, Side
 from rulebook.vocab import LATENESS_REASONS, CommandType, InputType, PauseReason, Phase
 
 MINUTE = 60_000
@@ -59,7 +62,9 @@ def build(c: Ctx, overlay: str) -> None:
     }.get(overlay, _menu)(c)
 
 
-def keypad(pen: Pen, c: Ctx, rect: Rect, digit_intent: str, clear_intent: str, ok: list[dict] | None) -> None:
+def keypad(
+    pen: Pen, c: Ctx, rect: Rect, digit_intent: str, clear_intent: str, ok: list[Intent] | None
+) -> None:
     """A 3×4 keypad: 1–9, Clear, 0 and OK (OK omitted when ``ok`` is None)."""
     lay = c.lay
     tr = c.tr()
@@ -125,7 +130,7 @@ def _menu(c: Ctx) -> None:
     y = title(pen, c, area, tr("TD menu"), lay.H * 10 // 100)
     x, _, w, _ = area
     clock = snap.get("clock") or {}
-    entries: list[tuple[str, list[dict], str]] = []
+    entries: list[tuple[str, list[Intent], str]] = []
     if _td_may(c, CommandType.PAUSE):
         pause = _cmd(CommandType.PAUSE, reason=PauseReason.TD)
         entries.append((tr("Pause the clock"), [{"ui": "close"}, pause], "primary"))
@@ -169,7 +174,7 @@ def _menu(c: Ctx) -> None:
     )
 
 
-def _grid(pen: Pen, c: Ctx, rect: Rect, entries: list[tuple[str, list[dict], str]]) -> None:
+def _grid(pen: Pen, c: Ctx, rect: Rect, entries: list[tuple[str, list[Intent], str]]) -> None:
     """Menu entries three to a row, numbered for the keys 1–9."""
     lay = c.lay
     x, y, w, h = rect
@@ -184,11 +189,11 @@ def _grid(pen: Pen, c: Ctx, rect: Rect, entries: list[tuple[str, list[dict], str
         )
 
 
-def _cmd(kind: CommandType, **fields: object) -> dict:
+def _cmd(kind: CommandType, **fields: object) -> Intent:
     return {"input": InputType.CMD, "type": kind, **fields}
 
 
-def _to_menu() -> list[dict]:
+def _to_menu() -> list[Intent]:
     return [{"ui": "td", "page": "td"}]
 
 
@@ -278,7 +283,7 @@ def _impose_clock(c: Ctx) -> None:
         pen.button(plus, "+", [{"ui": "td_clock_adjust", field: step}], style="secondary", size=lay.f_title)
     length = int(c.snap.get("length") or 0)
     score = c.snap.get("score") or {}
-    away = [max(0, length - int(score.get(s, 0))) for s in ("A", "B")]
+    away = [max(0, length - int(score.get(s, 0))) for s in SIDES]
     reserve = imposed_reserve_ms(mpp, away[0], away[1])
     pen.note(
         (x, y + body_h * 2 // 3, w, body_h // 3),
@@ -324,7 +329,7 @@ def _players(
             pen.frame(inset(cell, -3), theme.MARKER, 3, lay.radius)
 
 
-def _confirm_intents(cmd: dict[str, Any], back: str) -> list[dict]:
+def _confirm_intents(cmd: dict[str, Any], back: str) -> list[Intent]:
     return [{"ui": "td_confirm", "cmd": cmd, "back": back}]
 
 
@@ -362,7 +367,7 @@ def _forfeit(c: Ctx) -> None:
 def _td_sides(c: Ctx, command: CommandType) -> tuple[str, ...]:
     """The players the rulebook lets the TD give ``command`` for now (``legal.td``)."""
     listed = facts.legal(c.snap, "td").get(command)
-    return tuple(s for s in ("A", "B") if isinstance(listed, list) and s in listed)
+    return tuple(s for s in SIDES if isinstance(listed, list) and s in listed)
 
 
 def _cube_page(c: Ctx, command: CommandType, heading: str, note: str) -> None:
@@ -428,7 +433,7 @@ def _crawford(c: Ctx) -> None:
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
 
 
-def _stepper(pen: Pen, c: Ctx, rect: Rect, value: str, minus: list[dict], plus: list[dict]) -> None:
+def _stepper(pen: Pen, c: Ctx, rect: Rect, value: str, minus: list[Intent], plus: list[Intent]) -> None:
     lay = c.lay
     a, b, d = hsplit(rect, 3, lay.pad)
     pen.button(a, "−", minus, style="secondary", size=lay.f_title)
@@ -501,9 +506,9 @@ def _score(c: Ctx) -> None:
             )
     back_r, ok_r = hsplit(back, 2, lay.pad * 3)
     back_button(pen, c, back_r, tr, _to_menu())
-    score = {s: int(c.local.td_score.get(s, 0)) for s in ("A", "B")}
+    score = {s: int(c.local.td_score.get(s, 0)) for s in SIDES}
     current = c.snap.get("score") or {}
-    if score != {s: int(current.get(s, 0)) for s in ("A", "B")}:
+    if score != {s: int(current.get(s, 0)) for s in SIDES}:
         # an impossible score (WBGF 4.7 with 4.5) is not offered: the rulebook's reason instead
         refusal = _score_refusal(c.snap, score)
         if refusal is not None:
@@ -514,7 +519,7 @@ def _score(c: Ctx) -> None:
         pen.button(ok_r, tr("Continue"), _confirm_intents(cmd, "td_score"), keys=keys.OK, style="good")
 
 
-def _score_refusal(snap: dict[str, Any], score: dict[str, int]) -> RuleError | None:
+def _score_refusal(snap: ScreenSnapshot, score: dict[Side, int]) -> RuleError | None:
     """Why the rulebook would refuse this corrected score (``rulebook.match.score_refusal``)."""
     length = int(snap.get("length") or 0)
     if length < 1:
@@ -572,11 +577,10 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines, bool]:
     return heading, lines, ends
 
 
-def _score_lines(c: Ctx, outcome: dict[str, Any]) -> Lines:
+def _score_lines(c: Ctx, outcome: Snapshot) -> Lines:
     """The score the command leads to, and the one before it, left player first."""
     tr = c.tr()
-    before: dict[str, int] = {s: int((c.snap.get("score") or {}).get(s, 0)) for s in SIDES}
-    after: dict[str, int] = {s: int((outcome.get("score") or {}).get(s, 0)) for s in SIDES}
+    before, after = c.snap["score"], outcome["score"]
     right = other(c.left)
     new = tr("New score: {left} – {right}").format(left=after[c.left], right=after[right])
     was = tr("Before: {left} – {right}").format(left=before[c.left], right=before[right])
@@ -588,7 +592,7 @@ def _score_lines(c: Ctx, outcome: dict[str, Any]) -> Lines:
 
 def _flag_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
     tr, lay = c.tr(), c.lay
-    winner = str(cmd.get("winner"))
+    winner = cast(Side, str(cmd.get("winner")))
     return tr("Confirm the time-out decision"), [
         (tr("{name} wins the match on time").format(name=c.name(winner)), lay.f_title, theme.TEXT),
         (tr("{name} loses the match").format(name=c.name(other(winner))), lay.f_label, theme.TEXT),
@@ -597,7 +601,7 @@ def _flag_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
 
 def _forfeit_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
     tr, lay = c.tr(), c.lay
-    loser = str(cmd.get("against"))
+    loser = cast(Side, str(cmd.get("against")))
     return tr("Confirm the forfeit"), [
         (tr("{name} loses the match by forfeit").format(name=c.name(loser)), lay.f_title, theme.TEXT),
         (tr("{name} wins the match").format(name=c.name(other(loser))), lay.f_label, theme.TEXT),
@@ -606,7 +610,7 @@ def _forfeit_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
 
 def _penalty_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
     tr, lay = c.tr(), c.lay
-    against = str(cmd.get("against"))
+    against = cast(Side, str(cmd.get("against")))
     points = int(cmd.get("points") or 0)
     reason = str(cmd.get("reason") or "")
     text = tr("Penalty points against {name}: {points}").format(name=c.name(against), points=points)
@@ -632,7 +636,8 @@ def _score_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
 
 def _forbid_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
     tr, lay = c.tr(), c.lay
-    text = tr("{name} may not double for the rest of this game").format(name=c.name(str(cmd.get("side"))))
+    side = cast(Side, str(cmd.get("side")))
+    text = tr("{name} may not double for the rest of this game").format(name=c.name(side))
     return tr("Confirm: no more doubling"), [
         (text, lay.f_title, theme.TEXT),
         ("HU 7.9", lay.f_label, theme.TEXT_DIM),
@@ -641,7 +646,7 @@ def _forbid_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
 
 def _force_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
     tr, lay = c.tr(), c.lay
-    side = str(cmd.get("side"))
+    side = cast(Side, str(cmd.get("side")))
     text = tr("{name} doubles: the cube goes to {value}").format(
         name=c.name(side), value=facts.offered_value(c.snap)
     )

@@ -1,5 +1,9 @@
-"""The event's rooms as the hub sees them: which room each table is in, and whether that room's
-bridge to the central broker is up (docs/rooms.md).
+"""The venue's bridged rooms as the hub sees them: which room each table is in, and whether that
+room's bridge to the central broker is up (docs/rooms.md).
+
+A *bridged room* is one of the venue's rooms whose broker is joined to the central one by a
+Mosquitto bridge (``bghub broker-config --room NAME``); plain "room" in the hub's code is the
+whole room the hub runs (``RoomState``, the dashboard's Room page, ``/api/room/...``).
 
 **How the hub learns it.** A room's tables are listed where its bridge is registered: ``bghub
 broker-config --room NAME --central DIR`` writes ``[rooms.NAME] tables = [...]`` into the central
@@ -15,7 +19,7 @@ tables go offline while the bridge is down, so their last statuses there still s
 **What follows for automation.** While a room's bridge is down (or not heard of yet), the hub
 knows nothing current about its tables: they are shown as "Room offline", one alert names the
 room (not one per table), and no automatic lateness or offline decision is taken for them
-(:meth:`Rooms.cut_off`). When the bridge is back, what the room kept arrives first; the hub asks
+(:meth:`BridgedRooms.cut_off`). When the bridge is back, what the room kept arrives first; the hub asks
 each table of the room for its state and any events after the last it stored (a resync), and
 waits :data:`CATCH_UP_MS` (the backlog of a room arrives in well under a second) and for a state
 received after the bridge came back before deciding anything about the room's tables again.
@@ -121,14 +125,14 @@ class RoomLink:
 
 
 @dataclass
-class Rooms:
+class BridgedRooms:
     """Every room and which one each table is in (pure: the hub feeds it the notifications)."""
 
     links: dict[str, RoomLink] = field(default_factory=dict)
     by_table: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, rooms: Mapping[str, tuple[str, ...]], now: int) -> Rooms:
+    def of(cls, rooms: Mapping[str, tuple[str, ...]], now: int) -> BridgedRooms:
         links = {name: RoomLink(name, tables, since=now) for name, tables in rooms.items()}
         return cls(links, {t: name for name, tables in rooms.items() for t in tables})
 
@@ -202,7 +206,7 @@ class Rooms:
         ]
 
 
-class RoomsWatch:
+class BridgeListener:
     """Listens to the rooms' bridge notifications on the hub's link and acts on a change: the
     room's tables' states no longer count as current, a room back asks its tables for their
     state and missed events, and the alerts and tiles are looked at again."""
@@ -210,7 +214,7 @@ class RoomsWatch:
     def __init__(
         self,
         event: str,
-        rooms: Rooms,
+        rooms: BridgedRooms,
         *,
         now: Callable[[], int],
         link: Callable[[], HubLink | None],

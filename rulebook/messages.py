@@ -1,0 +1,563 @@
+"""A table's messages, each declared once: the state snapshot (PROTOCOL §2), the status (§3.2)
+and every event type (§3.3), as typed dictionaries whose annotations carry their ranges.
+
+Why: the snapshot's shape used to be written three times (the reducer's dict, the wire schema,
+a typed view) and the events had no type at all, so a mistyped key or a renamed field was found
+at a table, not by mypy. Here a key's static type and its check are one annotation
+(``Annotated[int, LENGTH]``); :func:`rulebook.schema.declared` reads each declaration into the
+schema :mod:`rulebook.wire` checks with, and refuses at import a spec its type contradicts.
+Typed dictionaries rather than dataclasses because they *are* the JSON: the hub stores and
+forwards them with no conversion, and the bytes on the wire stay as they were.
+
+A word a reader branches on (``phase``, ``end_reason``, ``decision``) is typed as its vocabulary's
+enum (:class:`rulebook.vocab.Phase` …) and holds that member's plain string (:func:`word`), as
+JSON carries it: compare with the members; under mypy's strict equality a comparison with a
+string literal that is no member's is an error.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Final, Literal, NotRequired, TypedDict, TypeVar, cast, get_args
+
+from rulebook.schema import (
+    AT,
+    CUBE,
+    DECISIONS,
+    DICE,
+    DIE,
+    DURATION,
+    EVENT_SEQ,
+    GAME_KINDS,
+    GAME_NO,
+    ID,
+    ID_OR_NULL,
+    LABEL,
+    LENGTH,
+    MAX_BREAKS,
+    MAX_CUBE,
+    MAX_GAME_POINTS,
+    MAX_GAMES,
+    MAX_LABEL,
+    MAX_LENGTH,
+    MAX_LOG,
+    MAX_MS,
+    MAX_NAME,
+    MAX_SEQ,
+    MAX_TEXT,
+    POINTS,
+    SEQ,
+    TEXT,
+    WALL,
+    WALL_OR_NULL,
+    Array,
+    Both,
+    Choice,
+    Echo,
+    Int,
+    Items,
+    Map,
+    Text,
+)
+from rulebook.state import TurnSource
+from rulebook.vocab import CommandType, CrawfordChoice, EndReason, Phase, ResultKind
+
+SideName = Literal["A", "B"]
+#: a game's record: how it was won, or a passed double
+GameKind = Literal["single", "gammon", "backgammon", "pass"]
+if get_args(GameKind) != GAME_KINDS:
+    raise TypeError(f"GameKind lists {get_args(GameKind)}, the vocabulary {GAME_KINDS}")
+
+W = TypeVar("W", bound=StrEnum)
+
+
+def word(member: W) -> W:
+    """A vocabulary word as a message holds it: the plain string JSON carries (what the golden
+    snapshots pin), typed as its enum. A ``StrEnum`` member and its string are equal and hash
+    alike, so a reader compares with the members (``snap["phase"] == Phase.PLAYING``); it never
+    reads ``.value`` or ``.name`` off a message's word."""
+    return cast(W, str.__str__(member))
+
+
+# -- pairs: one value per side ----------------------------------------------------------------
+
+
+class SidePair(TypedDict):
+    A: int
+    B: int
+
+
+class SideFlags(TypedDict):
+    A: bool
+    B: bool
+
+
+class SideAges(TypedDict):
+    A: int | None
+    B: int | None
+
+
+# -- what each side, the table and the TD may do now (PROTOCOL §2.1 ``legal``) -----------------
+
+#: action -> the refusal code the table would answer (``why``)
+_WHY = Map(Text(MAX_LABEL, 1), Text(MAX_LABEL, 1), 100)
+_KINDS = Array(Choice(tuple(k.value for k in ResultKind)), 3)
+_REASONS = Array(LABEL, 20)
+Why = Annotated[dict[str, str], _WHY]
+
+#: a side's actions: some are Python keywords (``pass``, ``break``, ``return``), hence this form
+SideLegal = TypedDict(
+    "SideLegal",
+    {
+        "checkin": bool,
+        "press": bool,
+        "invalid_roll": bool,
+        "double": bool,
+        "premature_double": bool,
+        "take": bool,
+        "pass": bool,
+        "beaver": bool,
+        "pause_passes": bool,
+        "break": bool,
+        "return": bool,
+        "call_td": bool,
+        "withdraw_call": bool,
+        "confirm": bool,
+        "premature_pickup": bool,
+        # HU 7.5, FFBG 6.5 (an addition: older tables omit it)
+        "crawford_double": NotRequired[bool],
+        "win": Annotated[list[str], _KINDS],
+        "resign": Annotated[list[str], _KINDS],
+        "pause": Annotated[list[str], _REASONS],
+        "why": Why,
+    },
+)
+
+
+class TableLegal(TypedDict):
+    opening_roll: bool
+    roll: bool
+    #: whose roll a roll read now would be (an addition: older tables omit it)
+    roller: NotRequired[SideName | None]
+    undo: bool
+    resume: bool
+    pause: Annotated[list[str], _REASONS]
+    why: Why
+
+
+class TdLegal(TypedDict):
+    """The TD's commands: a flag each, or the sides / penalty ids it applies to."""
+
+    penalty: bool
+    forfeit: bool
+    pause: bool
+    resume: bool
+    set_time: bool
+    impose_clock: bool
+    set_length: bool
+    correct_score: bool
+    resolve_flag: bool
+    td_ack: bool
+    waive: Annotated[list[str], Array(Text(MAX_TEXT, 1), MAX_LOG)]
+    start_clock: Annotated[list[SideName], Items(2)]
+    # the TD's cube decisions (additions: older tables omit them)
+    forbid_double: NotRequired[Annotated[list[SideName], Items(2)]]
+    force_double: NotRequired[Annotated[list[SideName], Items(2)]]
+    crawford_double: NotRequired[bool]
+    double_loss: NotRequired[bool]
+    length_correction: Annotated[str, LABEL]
+    why: Why
+
+
+class Legal(TypedDict):
+    A: SideLegal
+    B: SideLegal
+    table: TableLegal
+    td: TdLegal
+
+
+# -- the state snapshot (PROTOCOL §2) ---------------------------------------------------------
+
+
+class CubeState(TypedDict):
+    value: Annotated[int, CUBE]
+    owner: SideName | None
+    offered_by: SideName | None
+    usable: NotRequired[SideFlags]
+
+
+class ClockState(TypedDict):
+    enabled: bool
+    running: SideName | None
+    paused: Annotated[str | None, Text(MAX_LABEL, nullable=True)]
+    paused_by: NotRequired[SideName | None]
+    reserve_ms: Annotated[SidePair, Both(DURATION)]
+    delay_ms: Annotated[SidePair, Both(DURATION)]
+    flagged: SideName | None
+    bank2_ms: NotRequired[Annotated[SidePair, Both(DURATION)]]
+    flagged_at: NotRequired[Annotated[int | None, Int(0, MAX_MS, nullable=True)]]
+    on: NotRequired[SideName | None]
+
+
+class BreakState(TypedDict):
+    used: Annotated[int, Int(0, MAX_BREAKS)]
+    allowed: Annotated[int, Int(0, MAX_BREAKS)]
+    until_wall: Annotated[int | None, WALL_OR_NULL]
+    away: NotRequired[bool]
+    #: monotonic ms to the break's end, negative once overrun (the hub's anchor)
+    left_ms: NotRequired[Annotated[int | None, Int(-MAX_MS, MAX_MS, nullable=True)]]
+
+
+class Breaks(TypedDict):
+    A: BreakState
+    B: BreakState
+
+
+class GameRow(TypedDict):
+    game: Annotated[int, Int(1, MAX_GAMES)]
+    winner: SideName
+    kind: GameKind
+    cube: Annotated[int, CUBE]
+    points: Annotated[int, Int(0, MAX_GAME_POINTS)]
+    resigned: NotRequired[bool]
+    wall: NotRequired[Annotated[int | None, WALL_OR_NULL]]
+
+
+class Player(TypedDict):
+    name: Annotated[str, Text(MAX_NAME)]
+    id: Annotated[str, Text(MAX_LABEL)]
+
+
+class Players(TypedDict):
+    A: Player
+    B: Player
+
+
+class PenaltyRow(TypedDict):
+    id: Annotated[str, Text(MAX_TEXT, 1)]
+    against: SideName
+    points: Annotated[int, Int(1, MAX_LENGTH)]
+    reason: Annotated[str, LABEL]
+    waived: bool
+
+
+class CorrectionRow(TypedDict):
+    kind: Annotated[str, LABEL]
+    before: Annotated[str, LABEL]
+    after: Annotated[str, LABEL]
+    note: Annotated[str, TEXT]
+    #: the command's id (``local:…``: the table's TD menu) and its age
+    id: NotRequired[Annotated[str, Text(MAX_TEXT)]]
+    age_ms: NotRequired[Annotated[int, Int(0, MAX_MS)]]
+
+
+class Snapshot(TypedDict):
+    schema: Annotated[int, Int(1, 1000)]
+    table: Annotated[str, ID]
+    match_id: Annotated[str | None, ID_OR_NULL]
+    seq: Annotated[int, SEQ]
+    phase: Phase
+    length: Annotated[int, LENGTH]
+    score: Annotated[SidePair, Both(POINTS)]
+    game: Annotated[int, GAME_NO]
+    crawford: bool
+    post_crawford: bool
+    cube: CubeState
+    penalties: Annotated[SidePair, Both(POINTS)]
+    present: SideFlags
+    clock: ClockState
+    breaks: Breaks
+    winner: SideName | None
+    end_reason: EndReason | None
+    games: Annotated[list[GameRow], Items(MAX_GAMES)]
+    players: Players
+    profile: Annotated[str, LABEL]
+    wall: Annotated[int | None, WALL_OR_NULL]
+    # the additions PROTOCOL §2 lists: optional, checked when present
+    turn: NotRequired[SideName | None]
+    turn_known: NotRequired[bool]
+    turn_from: NotRequired[TurnSource | None]
+    in_game: NotRequired[bool]
+    td_calls: NotRequired[SideFlags]
+    dice: NotRequired[Annotated[list[int] | None, Array(DIE, 2, 2, nullable=True)]]
+    round: NotRequired[Annotated[str | None, Text(MAX_LABEL, nullable=True)]]
+    final: NotRequired[bool]
+    start_wall: NotRequired[Annotated[int | None, WALL_OR_NULL]]
+    #: monotonic ages at the snapshot's ``at``: since each check-in, since the assignment
+    present_ms: NotRequired[Annotated[SideAges, Both(Int(0, MAX_MS, nullable=True))]]
+    assigned_ms: NotRequired[Annotated[int | None, Int(0, MAX_MS, nullable=True)]]
+    #: since the match ended (the hub's finish time: received - finished_ms)
+    finished_ms: NotRequired[Annotated[int | None, Int(0, MAX_MS, nullable=True)]]
+    #: the TD's command that decided the result, beside end_reason
+    decision: NotRequired[Annotated[CommandType | None, Choice(DECISIONS, nullable=True)]]
+    td_call: NotRequired[SideName | None]
+    confirmed: NotRequired[SideFlags]
+    can_undo: NotRequired[bool]
+    pending_length: NotRequired[Annotated[int | None, Int(1, MAX_LENGTH, nullable=True)]]
+    penalty_log: NotRequired[Annotated[list[PenaltyRow], Items(MAX_LOG)]]
+    corrections: NotRequired[Annotated[list[CorrectionRow], Items(MAX_LOG)]]
+    legal: NotRequired[Legal]
+    at: NotRequired[Annotated[int, AT]]
+
+
+# -- the status (PROTOCOL §3.2), also a table's Will ------------------------------------------
+
+
+class JournalNotice(TypedDict):
+    """A table's journal problem, null while the journal is sound."""
+
+    problem: Literal["damaged", "lost"]
+    match_id: Annotated[str | None, ID_OR_NULL]
+    after_input: Annotated[int, Int(0, MAX_SEQ)]
+    last_seq: Annotated[int | None, Int(0, MAX_SEQ, nullable=True)]
+    aside: Annotated[str | None, Text(255, nullable=True)]
+    reason: Annotated[str, Text(2000)]
+    since_wall: Annotated[int, WALL]
+
+
+class DiceDevice(TypedDict, total=False):
+    """The table's dice tower names itself (docs/dice-fairness.md)."""
+
+    device: Annotated[str, Text(MAX_LABEL, 1)]
+
+
+class Status(TypedDict):
+    online: bool
+    boot_id: NotRequired[Annotated[str | None, Text(MAX_LABEL, nullable=True)]]
+    version: NotRequired[Annotated[str | None, Text(MAX_LABEL, nullable=True)]]
+    wall: NotRequired[Annotated[int | None, WALL_OR_NULL]]
+    journal: NotRequired[JournalNotice | None]
+    dice: NotRequired[DiceDevice]
+
+
+# -- events (PROTOCOL §3.3): an envelope, and the fields each known type may carry ------------
+
+
+class Event(TypedDict):
+    """An event's envelope: what every event carries, whatever its type."""
+
+    seq: Annotated[int, EVENT_SEQ]
+    match_id: Annotated[str | None, ID_OR_NULL]
+    type: Annotated[str, Text(MAX_LABEL, 1)]
+    at: NotRequired[Annotated[int, AT]]
+    wall: NotRequired[Annotated[int | None, WALL_OR_NULL]]
+    rejected: NotRequired[Annotated[str, TEXT]]
+    #: the refusal's code (rulebook.codes) next to its English text
+    code: NotRequired[Annotated[str, Text(MAX_LABEL, 1)]]
+    duplicate: NotRequired[bool]
+
+
+# Each type's own fields are all optional: a rejected event carries only the envelope and its
+# reason. An unknown type keeps the envelope only.
+
+Score = Annotated[SidePair, Both(POINTS)]
+Reason = Annotated[str, LABEL]
+Note = Annotated[str, TEXT]
+Length = Annotated[int, Int(1, MAX_LENGTH)]
+LengthOrNull = Annotated[int | None, Int(1, MAX_LENGTH, nullable=True)]
+GameNo = Annotated[int, GAME_NO]
+Dice = Annotated[list[int], DICE]
+
+
+class AssignEvent(Event, total=False):
+    length: Length
+    profile: Reason
+
+
+class CheckinEvent(Event, total=False):
+    side: SideName
+    late_ms: Annotated[int | None, Int(0, MAX_MS, nullable=True)]
+    clock_to: SideName
+
+
+class OpeningRollEvent(Event, total=False):
+    dice: Dice
+    tie: bool
+    first: SideName
+    game: GameNo
+    crawford: bool
+
+
+class LengthRefusedEvent(Event, total=False):
+    length: LengthOrNull
+    reason: Note
+
+
+class LengthChangedEvent(Event, total=False):
+    length: LengthOrNull
+
+
+class SideEvent(Event, total=False):
+    """The events that name a side only (a press, a take without value…)."""
+
+    side: SideName
+
+
+class RollEvent(Event, total=False):
+    dice: Dice
+    source: Reason
+    side: SideName | None
+    premature: bool
+
+
+class PauseEvent(Event, total=False):
+    reason: Reason
+    side: SideName | None
+
+
+class DoubleEvent(Event, total=False):
+    side: SideName
+    value: Annotated[int | None, Int(1, 2 * MAX_CUBE, nullable=True)]
+    corrected_from: Annotated[int, Int(1, 2 * MAX_CUBE)]
+    premature: bool
+    crawford: bool
+    forced: bool
+
+
+class TakeEvent(Event, total=False):
+    side: SideName
+    value: Annotated[int, CUBE]
+
+
+class GameOverEvent(Event, total=False):
+    game: GameNo
+    winner: SideName
+    kind: GameKind
+    points: Annotated[int, Int(0, MAX_GAME_POINTS)]
+    cube: Annotated[int, CUBE]
+    resigned: bool
+    score: Score
+    crawford_next: bool
+
+
+class MatchOverEvent(Event, total=False):
+    winner: SideName | None
+    end_reason: EndReason | None
+    score: Score
+
+
+class UndoEvent(Event, total=False):
+    score: Score
+
+
+class BreakEvent(Event, total=False):
+    side: SideName
+    on_clock: bool
+    until_wall: Annotated[int | None, WALL_OR_NULL]
+
+
+class ReturnEvent(Event, total=False):
+    side: SideName
+    overrun_ms: Annotated[int | None, Int(0, MAX_MS, nullable=True)]
+
+
+class CmdDoneEvent(Event, total=False):
+    """A TD command's answer, quoting its id and type whatever they held."""
+
+    id: Annotated[object, Echo()]
+    cmd: Annotated[object, Echo()]
+    ok: bool
+    error: Annotated[str | None, Text(MAX_TEXT, nullable=True)]
+
+
+class PenaltyEvent(Event, total=False):
+    id: Annotated[str, Text(MAX_TEXT, 1)]
+    against: SideName
+    points: Length
+    reason: Reason
+    score: Score
+
+
+class ForfeitEvent(Event, total=False):
+    against: SideName
+    reason: Reason
+
+
+class WaiveEvent(Event, total=False):
+    penalty_id: Annotated[str, Text(MAX_TEXT, 1)]
+    points: Annotated[int, Int(0, MAX_LENGTH)]
+    reopened: bool
+
+
+class SetTimeEvent(Event, total=False):
+    reserve_ms: Annotated[SidePair, Both(DURATION)]
+
+
+class ImposeClockEvent(Event, total=False):
+    reserve_ms: Annotated[int, DURATION]
+    delay_ms: Annotated[int, DURATION]
+
+
+class SetLengthEvent(Event, total=False):
+    length: Length
+    pending: bool
+    crawford_game: Annotated[int | None, Int(1, MAX_GAMES, nullable=True)]
+
+
+class CorrectScoreEvent(Event, total=False):
+    score: Score
+    before: Reason
+    reopened: bool
+    note: Note
+
+
+class ResolveFlagEvent(Event, total=False):
+    winner: SideName
+
+
+class CrawfordDoubleEvent(Event, total=False):
+    choice: CrawfordChoice
+    value: Annotated[int, CUBE]
+    game: Annotated[int, Int(1, MAX_GAMES)]
+    points: Annotated[int, Int(0, MAX_GAME_POINTS)]
+    score: Score
+    reopened: bool
+
+
+class DoubleLossEvent(Event, total=False):
+    note: Note
+
+
+#: each event type's declaration (the envelope alone for the types without fields of their own)
+EVENT_TYPES: Final[dict[str, type]] = {
+    "assign": AssignEvent,
+    "checkin": CheckinEvent,
+    "opening_roll": OpeningRollEvent,
+    "length_refused": LengthRefusedEvent,
+    "length_changed": LengthChangedEvent,
+    "press": SideEvent,
+    "roll": RollEvent,
+    "invalid_roll": SideEvent,
+    "pause": PauseEvent,
+    "resume": Event,
+    "double": DoubleEvent,
+    "take": TakeEvent,
+    "pass": SideEvent,
+    "win": SideEvent,
+    "resign": SideEvent,
+    "game_over": GameOverEvent,
+    "match_over": MatchOverEvent,
+    "undo": UndoEvent,
+    "confirm": SideEvent,
+    "break": BreakEvent,
+    "return": ReturnEvent,
+    "call_td": SideEvent,
+    "withdraw_call": SideEvent,
+    "premature_pickup": SideEvent,
+    "flag": SideEvent,
+    "cmd_done": CmdDoneEvent,
+    "penalty": PenaltyEvent,
+    "forfeit": ForfeitEvent,
+    "waive": WaiveEvent,
+    "start_clock": SideEvent,
+    "set_time": SetTimeEvent,
+    "impose_clock": ImposeClockEvent,
+    "set_length": SetLengthEvent,
+    "correct_score": CorrectScoreEvent,
+    "resolve_flag": ResolveFlagEvent,
+    "td_ack": Event,
+    "forbid_double": SideEvent,
+    "force_double": SideEvent,
+    "crawford_double": CrawfordDoubleEvent,
+    "double_loss": DoubleLossEvent,
+}

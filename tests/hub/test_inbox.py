@@ -1,0 +1,106 @@
+"""The hub's inbox under a backlog: a table's waiting state is replaced by its newer one, the newest
+valid state is held (as if each had been handled in turn), a finished match's state is never
+replaced, and every message is counted.
+
+An in-process hub (no loop attached: the test posts and drains itself), one table at play; the
+backlog is a batch's worth of statuses posted first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hub.live.clock import FakeClock
+from hub.live.ingest import BATCH
+from hub.tournament.schedule import parse_schedule
+from rulebook.snapshot import snapshot
+from tests.hub.room_sim import SimRoom, wire
+from tests.hub.support import MIN, T0, one_match
+
+
+def _room(tmp_path: Path) -> SimRoom:
+    room = SimRoom(tmp_path / "hub.db", parse_schedule(one_match("1")), FakeClock(T0 - 2 * MIN), ["1"])
+    room.settle()
+    room.checkin("1", "A")
+    room.settle()
+    return room
+
+
+def _state(room: SimRoom, **changes: Any) -> dict[str, Any]:
+    return {**wire(snapshot(room.tables["1"].state, room.clock.monotonic_ms())), **changes}
+
+
+def _backlog(room: SimRoom) -> None:
+    assert room.hub is not None
+    for k in range(BATCH):  # from a thousand other tables (each within its own allowance)
+        room.hub.ingest.post("status", f"x{k}", {"online": True})
+
+
+def _drain(room: SimRoom) -> None:
+    assert room.hub is not None
+    while room.hub.ingest._inbox:
+        room.hub.ingest.drain()
+
+
+def test_a_waiting_state_is_replaced_by_the_newer_one_and_counted(tmp_path: Path) -> None:
+    room = _room(tmp_path)
+    hub = room.hub
+    assert hub is not None
+    before = dict(hub.stats)
+    base = _state(room)
+    _backlog(room)
+    for k in range(1, 6):
+        hub.ingest.post("state", "1", {**base, "seq": base["seq"] + k})
+    assert len(hub.ingest._queued_states) == 1
+    _drain(room)
+    held = hub.views["1"].state
+    assert held is not None and held["seq"] == base["seq"] + 5
+    assert hub.stats["superseded"] - before["superseded"] == 4
+    assert hub.stats["messages"] - before["messages"] == BATCH + 5  # every message counted once
+
+
+def test_the_newest_valid_state_is_held_when_the_newest_fails_the_schema(tmp_path: Path) -> None:
+    room = _room(tmp_path)
+    hub = room.hub
+    assert hub is not None
+    before = dict(hub.stats)
+    base = _state(room)
+    _backlog(room)
+    good = {**base, "seq": base["seq"] + 1}
+    hub.ingest.post("state", "1", good)
+    hub.ingest.post("state", "1", {**base, "seq": base["seq"] + 2, "phase": "dancing"})
+    hub.ingest.post("state", "1", {**base, "seq": base["seq"] + 3, "score": {"A": "3", "B": 0}})
+    _drain(room)
+    held = hub.views["1"].state
+    assert held is not None and held["seq"] == good["seq"] and held["phase"] == good["phase"]
+    assert hub.stats["invalid"] - before["invalid"] == 2  # each bad one checked, and alerted
+    assert hub.stats["superseded"] == before["superseded"]
+    assert any(a["kind"] == "invalid_message" for a in hub.alerts.active.values())
+
+
+def test_a_finished_matchs_state_is_never_replaced(tmp_path: Path) -> None:
+    room = _room(tmp_path)
+    hub = room.hub
+    assert hub is not None
+    before = dict(hub.stats)
+    base = _state(room)
+    _backlog(room)
+    hub.ingest.post("state", "1", {**base, "seq": base["seq"] + 1, "phase": "finished"})
+    hub.ingest.post("state", "1", {**base, "seq": base["seq"] + 2})
+    _drain(room)
+    assert hub.stats["superseded"] == before["superseded"]
+    assert hub.stats["messages"] - before["messages"] == BATCH + 2
+
+
+def test_without_a_backlog_every_state_is_handled_in_turn(tmp_path: Path) -> None:
+    room = _room(tmp_path)
+    hub = room.hub
+    assert hub is not None
+    before = dict(hub.stats)
+    base = _state(room)
+    for k in range(1, 4):
+        hub.ingest.post("state", "1", {**base, "seq": base["seq"] + k})
+    _drain(room)
+    assert hub.stats["superseded"] == before["superseded"]
+    held = hub.views["1"].state
+    assert held is not None and held["seq"] == base["seq"] + 3
