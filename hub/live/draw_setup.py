@@ -275,6 +275,22 @@ def setup_from_json(text: str) -> DrawSetup:
     )
 
 
+def read_draw_text(text: Any, bracket: Any, profiles: ProfileBook) -> DrawSetup:
+    """A draw file sent as text (the API's import), with the drawn bracket's CSV it names as
+    text too (``bracket``: None when the file draws its entries)."""
+    if not isinstance(text, str):
+        raise refuse("file: the draw file's text (TOML)")
+    if bracket is not None and not isinstance(bracket, str):
+        raise refuse("bracket: the drawn bracket's CSV text")
+
+    def read(name: str) -> str:
+        if bracket is None:
+            raise refuse(f"the draw file names the drawn bracket {name!r}: send its CSV as bracket")
+        return str(bracket)
+
+    return read_setup(text, profiles.names(), read)
+
+
 def read_draw_file(path: Path, profiles: ProfileBook) -> DrawSetup:
     """The draw file at ``path``; a drawn bracket's CSV it names is read next to it."""
 

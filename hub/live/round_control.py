@@ -78,7 +78,8 @@ class RoundControl:
     def _round(self, rnd: Any) -> list[ScheduledMatch]:
         if not isinstance(rnd, str) or not rnd:
             raise ActionError("round: expected a round name")
-        matches = [m for m in self.room.schedule if m.round == rnd]
+        # the draw's calls start at their call (plus the walking grace): they have no round time
+        matches = [m for m in self.room.imported if m.round == rnd]
         if not matches:
             raise ActionError(f"no round {rnd!r} in the schedule")
         return matches
@@ -240,6 +241,12 @@ class RoundControl:
         m = self.room.by_id.get(match_id) if isinstance(match_id, str) else None
         if m is None:
             raise ActionError(f"no match {match_id!r} in the schedule")
+        if m in self.room.drawn:
+            raise ActionError(
+                f"{match_id} is a call of the draw: move it as a call (POST /api/draw/matches/…/move)",
+                "draw.call.not_a_round_match",
+                status=409,
+            )
         if not isinstance(to_table, str) or not is_valid_id(to_table):
             raise ActionError("to_table: expected a table id (letters, digits, _ . -)")
         if to_table == m.table:

@@ -127,7 +127,9 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("POST", "/api/room/resume"): ROOM,
     ("POST", "/api/room/automation"): ROOM,
     ("POST", "/api/matches/{match_id}/move"): ROOM,
-    # the draw (its flights, calls, withdrawals and undone results)
+    # the draw: its definition (a file, like the schedule), then its flights, calls, withdrawals
+    # and undone results
+    ("POST", "/api/draw/define"): SCHEDULE,
     ("POST", "/api/draw/flights/{flight}/hold"): ROOM,
     ("POST", "/api/draw/flights/{flight}/resume"): ROOM,
     ("POST", "/api/draw/matches/{match}/hold"): ROOM,

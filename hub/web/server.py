@@ -28,6 +28,7 @@ from hub.live.actions import ActionError
 from hub.live.alerts import public_alert
 from hub.live.core import Hub
 from hub.live.dice_towers import THRESHOLDS, dice_csv
+from hub.live.draw_setup import read_draw_text
 from hub.live.round_control import PlayersToIdentify
 from hub.live.transcripts import match_transcript
 from hub.logic.table_view import board_tile
@@ -975,6 +976,12 @@ TD_ACTIONS: tuple[TdAction, ...] = (
         lambda c: c.hub.round_control.move(c.params["match_id"], c.data.get("to_table"), c.actor),
     ),
     # the draw: hub.live.calls.DrawCalls
+    TdAction(
+        "/api/draw/define",
+        lambda c: c.hub.draw.define(
+            read_draw_text(c.data.get("file"), c.data.get("bracket"), c.hub.room_state.profiles), c.actor
+        ),
+    ),
     TdAction(
         "/api/draw/flights/{flight}/hold",
         lambda c: c.hub.draw.hold_flight(c.params["flight"], True, c.actor),

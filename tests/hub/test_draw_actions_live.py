@@ -126,3 +126,104 @@ def test_the_tds_actions_on_a_running_draw(tmp_path: Path, mosquitto: Any, clock
             assert api(hub, "GET", "/api/draw")["format"] == "smart-table-draw/1"
     finally:
         hub.stop()
+
+
+def test_with_verification_needed_the_next_match_waits_for_the_tds_verification(
+    tmp_path: Path, mosquitto: Any, clock: Any
+) -> None:
+    path = tmp_path / "draw.toml"
+    path.write_text(DRAW.replace("needs_verified = false", "needs_verified = true"), encoding="utf-8")
+    ev = event_id("draw-verify")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, draw=path)
+    try:
+        with ExitStack() as stack:
+            sims = {
+                t: stack.enter_context(sim_table(ev, t, mosquitto.host, mosquitto.port, clock)) for t in "12"
+            }
+            hub.wait_for(lambda h: all(h.views.get(t) is not None and h.views[t].online for t in "12"))
+            tick(hub)
+            assert current(hub) == {"1": "main-r1-m1", "2": "main-r1-m2"}
+            for t, mid in (("1", "main-r1-m1"), ("2", "main-r1-m2")):
+                sim = sims[t]
+                sim.wait_for(lambda s, mid=mid: s.match_id == mid)
+                sim.checkin("A")
+                sim.checkin("B")
+                sim.opening_roll(6, 2)
+                sim.win("A", "backgammon")
+                sim.confirm("A")
+                sim.confirm("B")
+                hub.wait_for(
+                    lambda h, mid=mid: (h.results.get(mid) or {}).get("confirmed") == {"A": True, "B": True}
+                )
+            tick(hub)
+            bracket = hub.call(lambda: hub.hub.draw.bracket)
+            assert bracket.match("main-r2-m1").state is State.READY
+            assert current(hub) == {}  # confirmed, not verified: the final waits
+            api(hub, "POST", "/api/results/main-r1-m1/verify")
+            assert current(hub) == {}
+            api(hub, "POST", "/api/results/main-r1-m2/verify")
+            tick(hub)
+            assert current(hub) == {"1": "main-r2-m1"}
+            sims["1"].wait_for(lambda s: s.match_id == "main-r2-m1")
+    finally:
+        hub.stop()
+
+
+def test_a_draw_call_is_not_moved_or_started_as_a_round_match(
+    tmp_path: Path, mosquitto: Any, clock: Any
+) -> None:
+    path = tmp_path / "draw.toml"
+    path.write_text(DRAW, encoding="utf-8")
+    ev = event_id("draw-rounds")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, draw=path)
+    try:
+        with sim_table(ev, "1", mosquitto.host, mosquitto.port, clock):
+            hub.wait_for(lambda h: h.views.get("1") is not None and h.views["1"].online)
+            tick(hub)
+            assert current(hub) == {"1": "main-r1-m1"}
+            answers = asyncio.run(
+                _api(
+                    hub.url,
+                    [
+                        ("POST", "/api/matches/main-r1-m1/move", {"to_table": "2"}),
+                        ("POST", "/api/rounds/main-r1/start", None),
+                    ],
+                )
+            )
+            assert answers[0][0] == 409 and answers[0][1]["code"] == "draw.call.not_a_round_match"
+            assert answers[1][0] == 400
+            assert hub.call(lambda: hub.hub.store.schedule()) == []  # nothing written as an imported row
+    finally:
+        hub.stop()
+
+
+def test_a_draw_defined_through_the_api(tmp_path: Path, mosquitto: Any, clock: Any) -> None:
+    ev = event_id("draw-define")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock)
+    try:
+        bad = DRAW.replace('profile = "wbgf-2023"', 'profile = "nope"')
+        other = DRAW.replace("random_seed = 5", "random_seed = 6")
+        answers = asyncio.run(
+            _api(
+                hub.url,
+                [
+                    ("GET", "/api/draw", None),
+                    ("POST", "/api/draw/define", {"file": bad}),
+                    ("POST", "/api/draw/define", {"file": DRAW}),
+                    ("POST", "/api/draw/define", {"file": DRAW}),
+                ],
+            )
+        )
+        assert answers[0][0] == 404 and answers[0][1]["code"] == "draw.none"
+        assert answers[1][0] == 422 and answers[1][1]["code"] == "draw.profile.unknown"
+        assert answers[2] == (200, {"draw": "defined", "flights": ["main"], "matches": 3})
+        assert answers[3] == (200, {"draw": "unchanged"})
+        with sim_table(ev, "1", mosquitto.host, mosquitto.port, clock) as sim:
+            hub.wait_for(lambda h: h.views.get("1") is not None and h.views["1"].online)
+            tick(hub)
+            sim.wait_for(lambda s: s.match_id == "main-r1-m1")
+            ((status, refused),) = asyncio.run(_api(hub.url, [("POST", "/api/draw/define", {"file": other})]))
+            assert status == 409 and refused["code"] == "draw.under_way"
+            assert api(hub, "GET", "/api/draw")["flights"][0]["random_seed"] == 5
+    finally:
+        hub.stop()

@@ -572,7 +572,8 @@ def describe(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines, bool]:
         lines += _score_lines(c, outcome)
         winner = outcome.get("winner")
         if ends and winner in SIDES:
-            text = c.tr()("This ends the match: {name} wins").format(name=c.name(winner))
+            tr = c.tr()
+            text = tr("This ends the match: {name} wins").format(name=c.name(winner))
             lines.append((text, c.lay.f_label, theme.AMBER))
     return heading, lines, ends
 
@@ -631,7 +632,8 @@ def _penalty_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
 
 
 def _score_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
-    return c.tr()("Confirm the score correction"), []
+    tr = c.tr()
+    return tr("Confirm the score correction"), []
 
 
 def _forbid_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
@@ -680,7 +682,8 @@ def _double_loss_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
 
 
 def _no_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
-    return c.tr()("TD menu"), []
+    tr = c.tr()
+    return tr("TD menu"), []
 
 
 #: the words of each command the confirmation page asks about (``local.CONFIRMED_COMMANDS``)
