@@ -18,9 +18,9 @@ import pytest
 from demo.simtable import SimTable
 from hub.live.clock import FakeClock
 from hub.tournament.schedule import parse_schedule
+from rulebook.schema import MAX_LENGTH
 from rulebook.snapshot import snapshot
 from rulebook.table import apply, new_table
-from rulebook.wire import MAX_LENGTH
 from tests.hub.support import (
     MIN,
     T0,
