@@ -9,6 +9,7 @@ import { loadRounds, scheduleRounds } from "./rounds.js";
 import { initTimeline, loadTimeline, scheduleTimeline } from "./timeline.js";
 import { ROLE_LABELS, S, api, can, hubNow, loggedIn, toast } from "./state.js";
 import { initAccounts, loadAccounts } from "./accounts.js";
+import { loadDraw, probeDraw, scheduleDraw } from "./draw.js";
 import { scheduleDetailReload, showTable, tickDetail } from "./table.js";
 
 const live = { ws: null, retry: 500 };
@@ -30,6 +31,7 @@ async function loadSession() {
     who.title = "Logged in now: " + S.session.team.map((p) => `${p.user} (${ROLE_LABELS[p.role] || p.role})`).join(", ");
   }
   for (const el of document.querySelectorAll("[data-needs]")) el.hidden = !can(el.dataset.needs);
+  if (loggedIn() || S.session.public) await probeDraw();
 }
 
 async function login(ev) {
@@ -100,6 +102,7 @@ function onMessage(msg) {
     setCounters(msg.counters);
     renderGrid();
     if (S.view === "table") scheduleDetailReload();
+    scheduleDraw();
   } else if (msg.type === "tiles") {
     for (const t of acceptTiles(msg.tiles)) {
       S.tables.set(String(t.table), t);
@@ -108,6 +111,7 @@ function onMessage(msg) {
     }
     scheduleRounds();
     scheduleTimeline();
+    scheduleDraw();
   } else if (msg.type === "alerts") {
     setAlerts(msg.alerts);
     if (S.view === "table") scheduleDetailReload();
@@ -117,15 +121,17 @@ function onMessage(msg) {
   } else if (msg.type === "schedule") {
     if (S.view === "schedule") loadSchedule();
     scheduleRounds();
+    if (S.view === "draw") scheduleDraw(); else probeDraw();
   } else if (msg.type === "results") {
     if (S.view === "results") loadResults();
     if (S.view === "table") scheduleDetailReload();
+    scheduleDraw();
   }
 }
 
 // -- routing -------------------------------------------------------------------------------------
 
-const VIEWS = ["login", "room", "rounds", "alerts", "table", "schedule", "results", "timeline", "accounts"];
+const VIEWS = ["login", "room", "rounds", "alerts", "table", "schedule", "results", "draw", "timeline", "accounts"];
 
 function show(view) {
   S.view = view;
@@ -159,6 +165,9 @@ function route() {
   } else if (hash === "#/results") {
     show("results");
     loadResults().catch(fail);
+  } else if (hash === "#/draw") {
+    show("draw");
+    loadDraw().catch(fail);
   } else if (hash === "#/rounds") {
     show("rounds");
     loadRounds().catch(fail);
