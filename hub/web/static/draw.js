@@ -94,7 +94,8 @@ function waitText(m, ctx) {
       return `waits for ${nameOf(who.player)} (playing at table ${x.call.table})`;
     }).join("; ");
   }
-  return "to be called at the next free table";
+  // the export says neither the TD's holds nor the verifications the call waits for: no guess
+  return "not called yet (a free table, a result's verification or the TD's hold)";
 }
 
 function flightCard(f, ctx) {
@@ -140,5 +141,6 @@ function statusText(m, live, pts, ctx) {
     if (live) return `Playing at table ${m.call.table}: ${live.A}–${live.B} to ${m.length}`;
     return `Called to table ${m.call.table} at ${hhmm(m.call.called_at)}, starts ${hhmm(m.call.start)}`;
   }
-  return waitText(m, ctx);
+  const wait = waitText(m, ctx);
+  return wait.charAt(0).toUpperCase() + wait.slice(1);
 }
