@@ -39,6 +39,14 @@ def test_login_is_required_and_a_wrong_password_is_refused(page, room):
     expect(page.locator('.tile[data-table="7"]')).to_contain_text("Offline")
 
 
+def test_an_event_without_a_draw_has_no_draw_tab(page, room):
+    login(page, room.hub.url)
+    expect(page.locator('.tabs a[data-view="results"]')).to_be_visible()
+    expect(page.locator("#draw-tab")).to_be_hidden()
+    page.goto(room.hub.url + "/#/draw")  # an old link: the page says so
+    expect(page.locator("#draw-flights")).to_have_text("This event has no draw.", timeout=WAIT)
+
+
 def test_a_tile_updates_live_when_the_table_changes(page, room):
     login(page, room.hub.url)
     tile = page.locator('.tile[data-table="1"]')
