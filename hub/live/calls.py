@@ -178,9 +178,9 @@ class DrawCalls:
         if winner not in bm.players:
             return None
         score = r.get("score") or {}
-        points = (score.get("A"), score.get("B"))
-        if keys[0] != bm.players[0]:
-            points = (points[1], points[0])
+        # the model's points are the winner's, then the loser's (Result; the exports' winner_points)
+        side = r["winner"]
+        points = (score.get(side), score.get("B" if side == "A" else "A"))
         whole = tuple(p for p in points if type(p) is int and p >= 0)
         return Result(
             called.call.match,

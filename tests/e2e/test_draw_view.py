@@ -177,3 +177,26 @@ def test_the_draw_page_shows_every_flight_live(
         assert errors == []
     finally:
         ctx.close()
+
+
+def test_the_draw_page_follows_the_room_live(browser: Browser, room: Room) -> None:
+    """The match playing ends while the page is open: its card turns finished with its winner and
+    score, on the dashboard's live updates alone (no reload). Last: it changes the room."""
+    ctx = context(browser, WIDTHS["1366"])
+    page = ctx.new_page()
+    try:
+        login(page, room.hub.url, "#/draw")
+        playing = page.locator(".draw-match.st-playing")
+        expect(playing).to_have_count(1, timeout=WAIT)
+        match = playing.get_attribute("data-match")
+        sim = room.sims[room.playing_table]
+        sim.opening_roll(4, 1)
+        sim.win("B", "gammon")  # 0-3: B wins the match
+        sim.confirm("A")
+        sim.confirm("B")
+        card = page.locator(f'.draw-match[data-match="{match}"]')
+        expect(card).to_have_attribute("data-state", "played", timeout=WAIT)
+        winner = card.locator(".seat.won .seat-name").inner_text()
+        expect(card.locator(".draw-status")).to_have_text(f"Finished: {winner} won 3–0")
+    finally:
+        ctx.close()
