@@ -8,6 +8,7 @@ whole. The screenshots are docs/td-guide.md's."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from demo.simtable import SimTable
 from hub.service import HubThread
 from tests.e2e.pages import WAIT, context, login, shots_dir
 from tests.hub.support import event_id, sim_table, start_hub
+from tests.hub.test_draw_actions_live import api
 
 WIDTHS = {"1366": "1366x768", "1024": "1024x768", "390": "390x844"}
 NAMES = [
@@ -179,9 +181,10 @@ def test_the_draw_page_shows_every_flight_live(
         ctx.close()
 
 
-def test_the_draw_page_follows_the_room_live(browser: Browser, room: Room) -> None:
+def test_the_draw_page_follows_the_room_live(browser: Browser, room: Room, tmp_path: Path) -> None:
     """The match playing ends while the page is open: its card turns finished with its winner and
-    score, on the dashboard's live updates alone (no reload). Last: it changes the room."""
+    score; a player withdraws: his match is a walkover — on the dashboard's live updates alone
+    (no reload). Last: it changes the room."""
     ctx = context(browser, WIDTHS["1366"])
     page = ctx.new_page()
     try:
@@ -198,5 +201,16 @@ def test_the_draw_page_follows_the_room_live(browser: Browser, room: Room) -> No
         expect(card).to_have_attribute("data-state", "played", timeout=WAIT)
         winner = card.locator(".seat.won .seat-name").inner_text()
         expect(card.locator(".draw-status")).to_have_text(f"Finished: {winner} won 3–0")
+        # a player of the match called later withdraws: a walkover, his seat marked
+        (match2,) = room.called
+        players = room.hub.call(lambda: room.hub.hub.draw.bracket.match(match2).players)
+        with ThreadPoolExecutor(1) as pool:  # the API's own client, off playwright's event loop
+            pool.submit(api, room.hub, "POST", f"/api/draw/players/{players[1]}/withdraw").result()
+        card2 = page.locator(f'.draw-match[data-match="{match2}"]')
+        expect(card2).to_have_attribute("data-state", "walkover", timeout=WAIT)
+        stays = NAMES[int(players[0][1:]) - 1]
+        expect(card2.locator(".draw-status")).to_have_text(f"Walkover: {stays} goes on")
+        expect(card2.locator(".seat").nth(1).locator(".withdrawn")).to_have_text("withdrawn")
+        page.screenshot(path=str(shots_dir(tmp_path) / "draw-live-1366x768.png"), full_page=True)
     finally:
         ctx.close()

@@ -74,7 +74,8 @@ function render(draw) {
   // who is at a table now: a player of a called match with no result
   const busy = new Map();
   for (const m of all) if (m.state === "ready" && m.call) for (const s of m.seats) if (s.player) busy.set(s.player, m);
-  const ctx = { busy };
+  const withdrawn = new Set((draw.withdrawn || []).map((w) => w.player));
+  const ctx = { busy, withdrawn };
   const next = all.filter((m) => m.state === "ready" && !m.call);
   $("draw-next").replaceChildren(h("section", { class: "card draw-next" },
     h("h2", {}, "Calls to come"),
@@ -120,7 +121,8 @@ function matchCard(m, ctx) {
   };
   const seats = m.seats.map((s, i) => h("div", {
     class: `seat${s.player && s.player === m.winner ? " won" : ""}${s.player ? "" : " tbd"}`,
-  }, h("span", { class: "seat-name" }, seatText(s, m.flight)), seatScore(i) === null ? null : h("span", { class: "seat-score num" }, String(seatScore(i)))));
+  }, h("span", { class: "seat-name" }, seatText(s, m.flight)),
+  s.player && ctx.withdrawn.has(s.player) ? h("span", { class: "withdrawn" }, "withdrawn") : null, seatScore(i) === null ? null : h("span", { class: "seat-score num" }, String(seatScore(i)))));
   return h("article", { class: `draw-match st-${m.state}${live ? " st-playing" : ""}`, dataset: { match: m.id, state: m.state } },
     h("div", { class: "draw-match-head" }, h("span", { class: "draw-match-id" }, label(m.id, m.flight)),
       m.call ? h("span", { class: "draw-table" }, `table ${m.call.table}`) : null),
