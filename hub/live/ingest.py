@@ -508,7 +508,11 @@ class Ingest:
         foreign = self.room.not_assigned(table, mid)
         if foreign is not None:
             # another table's match, or this table's next one: never its score, result or
-            # confirmation (a table's credential is on its SD card, and anyone may hold it)
+            # confirmation (a table's credential is on its SD card, and anyone may hold it). The
+            # state held from before is no longer the table's current one either: no automatic
+            # decision on it until the table's own match is heard of again (the table may have
+            # had its players check in meanwhile)
+            view.state_fresh = False
             self.stats["not_assigned"] += 1
             self.alerts.raise_(not_assigned(table, foreign.match_id, foreign.table), now)
             return False

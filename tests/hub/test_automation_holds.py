@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from hub.live.actions import ActionError
@@ -367,6 +367,10 @@ def play(
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(tables=tables_st, actions=actions_st)
+# round 2 started before round 1's start, so the table's round-1 states counted as a later match's
+# (refused) while its players checked in; once an import put round 1 first again, a point was
+# given on the state held from before they came
+@example(tables=[(3, 0, 2)], actions=[(0, "restart", 1), (-1, "start2", 1), (5, "import", 1)])
 def test_property_the_td_moving_pausing_or_restarting_the_room_changes_no_automatic_command(
     tmp_path_factory: Any,
     tables: list[tuple[int, int | None, int | None]],
