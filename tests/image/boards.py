@@ -11,7 +11,7 @@ the 3 B+ (and 3 A+), `[pi5]` the Pi 5 family.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,25 @@ class Board:
 # a USB HID touch panel (the 7" and 10" "HDMI touch" screens) on every board
 TOUCH = ("usbhid", "hid_multitouch")
 
+#: the Pi 4 family (4 B, 400, CM4): one BCM2711, so one set of drivers; they differ in name,
+#: sections and compatible string (and the CM4's USB)
+PI_4B = Board(
+    "Raspberry Pi 4 B",
+    ("all", "pi4"),
+    "raspberrypi,4-model-b",
+    storage=("sdhci_iproc",),  # EMMC2
+    network=("genet", "brcmfmac", "pcie_brcmstb", "xhci_pci"),  # USB behind PCIe (VL805)
+    gpio=("pinctrl_bcm2835",),
+    hdmi=("vc4",),
+    claims=(
+        ("brcm,bcm2711-emmc2", "sdhci_iproc"),
+        ("brcm,bcm2711-pcie", "pcie_brcmstb"),
+        ("brcm,bcm2711-genet-v5", "genet"),
+        ("brcm,bcm2711-gpio", "pinctrl_bcm2835"),
+        ("brcm,bcm2711-vc5", "vc4"),
+    ),
+)
+
 BOARDS = (
     Board(
         "Raspberry Pi 3 B+",
@@ -50,53 +69,14 @@ BOARDS = (
             ("brcm,bcm2835-vc4", "vc4"),
         ),
     ),
-    Board(
-        "Raspberry Pi 4 B",
-        ("all", "pi4"),
-        "raspberrypi,4-model-b",
-        storage=("sdhci_iproc",),  # EMMC2
-        network=("genet", "brcmfmac", "pcie_brcmstb", "xhci_pci"),  # USB behind PCIe (VL805)
-        gpio=("pinctrl_bcm2835",),
-        hdmi=("vc4",),
-        claims=(
-            ("brcm,bcm2711-emmc2", "sdhci_iproc"),
-            ("brcm,bcm2711-pcie", "pcie_brcmstb"),
-            ("brcm,bcm2711-genet-v5", "genet"),
-            ("brcm,bcm2711-gpio", "pinctrl_bcm2835"),
-            ("brcm,bcm2711-vc5", "vc4"),
-        ),
-    ),
-    Board(
-        "Raspberry Pi 400",
-        ("all", "pi4", "pi400"),
-        "raspberrypi,400",
-        storage=("sdhci_iproc",),
-        network=("genet", "brcmfmac", "pcie_brcmstb", "xhci_pci"),
-        gpio=("pinctrl_bcm2835",),
-        hdmi=("vc4",),
-        claims=(
-            ("brcm,bcm2711-emmc2", "sdhci_iproc"),
-            ("brcm,bcm2711-pcie", "pcie_brcmstb"),
-            ("brcm,bcm2711-genet-v5", "genet"),
-            ("brcm,bcm2711-gpio", "pinctrl_bcm2835"),
-            ("brcm,bcm2711-vc5", "vc4"),
-        ),
-    ),
-    Board(
-        "Raspberry Pi CM4 (IO board)",
-        ("all", "pi4", "cm4"),
-        "raspberrypi,4-compute-module",
-        storage=("sdhci_iproc",),
-        network=("genet", "brcmfmac", "pcie_brcmstb"),
-        gpio=("pinctrl_bcm2835",),
-        hdmi=("vc4",),
-        claims=(
-            ("brcm,bcm2711-emmc2", "sdhci_iproc"),
-            ("brcm,bcm2711-pcie", "pcie_brcmstb"),
-            ("brcm,bcm2711-genet-v5", "genet"),
-            ("brcm,bcm2711-gpio", "pinctrl_bcm2835"),
-            ("brcm,bcm2711-vc5", "vc4"),
-        ),
+    PI_4B,
+    replace(PI_4B, name="Raspberry Pi 400", filters=("all", "pi4", "pi400"), compatible="raspberrypi,400"),
+    replace(
+        PI_4B,
+        name="Raspberry Pi CM4 (IO board)",
+        filters=("all", "pi4", "cm4"),
+        compatible="raspberrypi,4-compute-module",
+        network=("genet", "brcmfmac", "pcie_brcmstb"),  # the IO board's USB is not behind a VL805
     ),
     Board(
         "Raspberry Pi 5",
