@@ -30,6 +30,7 @@ from hub.live.draw_setup import read_draw_file
 from hub.service import HubThread
 from rulebook.custom_profiles import ProfileBook
 from tests.hub.support import PASSWORD, event_id, sim_table, start_hub
+from tests.support.patience import patience, wait_until
 
 
 def draw_file(tmp: Path, size: int, entries: int, tables: tuple[str, ...]) -> Path:
@@ -224,24 +225,22 @@ def test_a_rolling_knockout_plays_itself_out(tmp_path, mosquitto, clock, size, e
     room = Room(tmp_path, mosquitto, clock, size, entries, tables)
     try:
         # the first match played is given the wrong winner, then undone by the TD
-        first = None
-        deadline = time.monotonic() + 60
-        while first is None:
-            assert time.monotonic() < deadline, "no match was called"
+        def play_first() -> str | None:
             room.check_bookings()
-            first = room.play_ready(lambda keys: max(keys))
-            time.sleep(0.05)
-        draw_match = first  # a first call's id is the draw's match id
+            return room.play_ready(lambda keys: max(keys))
+
+        draw_match = wait_until(play_first, patience(60), "a match called")  # the draw's match id
         room.hub.wait_for(lambda h: h.draw.bracket.match(draw_match).state is State.PLAYED, timeout=30)
         ((status, body),) = asyncio.run(_get(room.hub.url, [f"POST /api/draw/matches/{draw_match}/undo"]))
         assert status == 200, body
         assert draw_match in json.loads(body)["changed"]
         assert room.hub.call(lambda: room.hub.hub.draw.bracket.match(draw_match).state) is State.READY
 
-        deadline = time.monotonic() + 30 * entries
         restarted = False
-        while not room.complete():
-            assert time.monotonic() < deadline, f"the draw did not finish; played {room.played}: {room.why()}"
+
+        def play_on() -> bool:
+            """One step of the draw: every call checked, one match played; True once it is over."""
+            nonlocal restarted
             room.check_bookings()
             if not restarted and len(room.played) >= 6:
                 # the hub stops in the middle of the draw and starts again on its database
@@ -249,8 +248,13 @@ def test_a_rolling_knockout_plays_itself_out(tmp_path, mosquitto, clock, size, e
                 room.hub.stop()
                 room.hub = room.start_hub()
                 room._confirmed_at.clear()
-            if room.play_ready(strongest) is None:
-                time.sleep(0.05)
+            room.play_ready(strongest)
+            return room.complete()
+
+        try:
+            wait_until(play_on, patience(30 * entries), "the draw finished")
+        except TimeoutError as exc:
+            raise AssertionError(f"the draw did not finish; played {room.played}: {room.why()}") from exc
 
         # the wrong result's match was called again, under a new id, and played once more
         assert f"{draw_match}-2" in room.played
