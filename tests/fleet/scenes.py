@@ -86,6 +86,9 @@ class Monitor:
         )
         self.client.username_pw_set(broker["username"], broker["password"])
         self.client.on_message = self._on_message
+        #: set on the broker's SUBACK: the retained messages follow it at once
+        self.subscribed = threading.Event()
+        self.client.on_subscribe = lambda c, u, mid, codes, p: self.subscribed.set()
         self.client.on_connect = lambda c, u, f, rc, p: c.subscribe(
             f"{PREFIX}/{event}/table/{table}/#", qos=1
         )
@@ -111,14 +114,15 @@ def retained(room: Room, event: str, topic_suffix: str) -> bytes | None:
     """The broker's retained message on ``table/...`` (None: none), read by a new monitor."""
     monitor = Monitor(room, event, topic_suffix.split("/")[0])
     try:
-        # the broker sends retained messages at once on subscribing; the status is the last one kept
-        deadline = time.monotonic() + patience(3.0)
-        while time.monotonic() < deadline:
-            found = [p for _, p, r in monitor.on(topic_suffix.split("/")[1]) if r]
-            if found:
-                return found[-1]
-            time.sleep(0.05)
-        return None
+        # the broker sends the retained messages right behind its SUBACK: once that has come, a
+        # retained message not there within a second (scaled) is none
+        assert monitor.subscribed.wait(WAIT), "the monitor's subscription was not acknowledged"
+        kind = topic_suffix.split("/")[1]
+        try:
+            found = wait_until(lambda: [p for _, p, r in monitor.on(kind) if r], patience(1.0), "retained")
+        except TimeoutError:
+            return None
+        return bytes(found[-1])
     finally:
         monitor.stop()
 
