@@ -71,9 +71,12 @@ def test_tables_of_every_room_reach_the_hub_and_its_commands_reach_them(event: E
     w1 = peer(event, "W1", "west")
     e2.publish(topic("E2", "evt"), b'{"seq": 1}')
     w1.publish(topic("W1", "state"), b'{"w": 1}')
+    # the two come over different bridges: either may reach the hub first
     got = hub.receive_until(topic("E2", "evt"))
+    if (topic("W1", "state"), b'{"w": 1}') not in got:
+        got += hub.receive_until(topic("W1", "state"))
     assert (topic("E2", "evt"), b'{"seq": 1}') in got
-    assert hub.receive_until(topic("W1", "state"))[-1] == (topic("W1", "state"), b'{"w": 1}')
+    assert (topic("W1", "state"), b'{"w": 1}') in got
     # the hub's retained status and a retained assignment reach a table of a room, then a command
     hub.publish(f"{PREFIX}/hub/status", b'{"online": true}', retain=True)
     hub.publish(topic("E2", "assign"), b'{"match_id": "m1"}', retain=True)
