@@ -60,13 +60,19 @@ class PlayerPages:
         return doc
 
     def base(self, request: web.Request) -> str:
-        return self.base_url or f"{request.scheme}://{request.host}"
+        return page_base(self.base_url, request.scheme, request.host)
 
     def player_key(self, code: str) -> str | None:
         return self.codes.key_of(code, self.names())
 
 
 PAGES_KEY = web.AppKey("player_pages", PlayerPages)
+
+
+def page_base(configured: str, scheme: str, host: str) -> str:
+    """Where the players' pages are: the hub's public address if the organiser gave one, else the
+    address the request came by (its ``Host``, which the host policy has let in)."""
+    return configured.rstrip("/") or f"{scheme}://{host}"
 
 
 def _error(status: int, message: str, code: str) -> web.Response:

@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from demo.simtable import SimTable
 from hub.service import HubThread
-from tests.e2e.pages import WAIT, context, shots_dir
+from tests.e2e.pages import WAIT, context, login, shots_dir
 from tests.e2e.test_draw_view import DRAW, NAMES, WIDTHS, current
 from tests.hub.support import event_id, sim_table, start_hub
 from tests.hub.test_draw_actions_live import _api
@@ -187,6 +187,38 @@ def test_the_board_shows_each_flights_bracket(
         ctx.close()
 
 
+def test_the_draw_sheet_has_every_entry_with_address_and_qr_code(
+    browser: Browser, room: Room, tmp_path: Path
+) -> None:
+    """The TD opens the draw sheet from the Draw page: every entry, their page's address and its QR
+    code (loaded), on screen and as printed."""
+    ctx = context(browser, WIDTHS["1366"])
+    page = ctx.new_page()
+    try:
+        login(page, room.hub.url, "#/draw")
+        expect(page.locator("#draw-sheet-link")).to_be_visible(timeout=WAIT)
+        with ctx.expect_page() as opened:
+            page.click("#draw-sheet-link")
+        sheet = opened.value
+        expect(sheet.locator(".sheet-player")).to_have_count(len(NAMES), timeout=WAIT)
+        for name, code in room.codes.items():
+            card = sheet.locator(f'.sheet-player[data-code="{code}"]')
+            expect(card.locator(".sheet-name")).to_have_text(name)
+            expect(card.locator(".sheet-url")).to_have_text(f"{room.hub.url}/p/{code}")
+        sheet.wait_for_function(
+            "[...document.querySelectorAll('.sheet-qr')].every(i => i.complete && i.naturalWidth > 0)",
+            timeout=WAIT,
+        )
+        assert fits(sheet)
+        sheet.screenshot(path=str(shots_dir(tmp_path) / "draw-sheet-1366x768.png"), full_page=True)
+        sheet.emulate_media(media="print")
+        expect(sheet.locator("#sheet-print")).to_be_hidden()
+        sheet.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 dpi
+        sheet.screenshot(path=str(shots_dir(tmp_path) / "draw-sheet-print.png"), full_page=True)
+    finally:
+        ctx.close()
+
+
 def test_the_score_changes_live_and_the_page_speaks_greek(
     browser: Browser, room: Room, tmp_path: Path
 ) -> None:
@@ -220,6 +252,24 @@ def test_the_score_changes_live_and_the_page_speaks_greek(
         # the page opened again in Greek stays Greek
         page.reload()
         expect(page.locator("#pl-path-title")).to_have_text("Η πορεία μου", timeout=WAIT)
+        # the match ends: the path says the result, in Greek, without a reload
+        sim.opening_roll(3, 1)
+        sim.win("B", "gammon")  # 1-3: B wins the match
+        sim.confirm("A")
+        sim.confirm("B")
+        first = page.locator("#pl-path .pl-step").first
+        expect(first.locator(".pl-step-result")).to_have_text("Νίκη 3–1", timeout=WAIT)
+        expect(page.locator("#pl-path .pl-step")).to_have_count(2)
+        page.screenshot(path=str(shots_dir(tmp_path) / "player-el-won-390x844.png"), full_page=True)
+        # a browser that prefers Hungarian opens the page in Hungarian
+        hu = context(browser, WIDTHS["390"], locale="hu-HU")
+        try:
+            other = hu.new_page()
+            open_page(other, room, room.playing[0])
+            expect(other.locator("#pl-path-title")).to_have_text("Az utam", timeout=WAIT)
+            expect(other.locator("#pl-path .pl-step-result").first).to_have_text("Vereség 1–3")
+        finally:
+            hu.close()
     finally:
         ctx.close()
         board_ctx.close()

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from hub.web import i18n
 from hub.web.player_codes import ALPHABET, LENGTH, PlayerCodes, code_of, is_code
+from hub.web.player_pages import page_base, qr_svg
 from tests.hub.support import event_id, sim_table, start_hub, tick
 from tests.hub.test_draw_actions_live import DRAW, _api, current
 
@@ -75,6 +76,11 @@ def test_the_secret_is_made_once_and_kept() -> None:
     store = Meta()
     first = PlayerCodes.load(store).code("p1")
     assert PlayerCodes.load(store).code("p1") == first and store.commits == 1
+
+
+def test_a_pages_address_is_the_hubs_public_one_else_the_requests() -> None:
+    assert page_base("http://hub.club:8080/", "http", "10.0.0.5:8080") == "http://hub.club:8080"
+    assert page_base("", "http", "10.0.0.5:8080") == "http://10.0.0.5:8080"
 
 
 @pytest.mark.parametrize(
@@ -207,5 +213,6 @@ def test_a_players_page_and_the_boards_brackets(tmp_path: Path, mosquitto: Any, 
             assert get(hub.url, "/api/players/2345678/qr.svg")[0] == 404
             status, svg = get(hub.url, f"/api/players/{me['code']}/qr.svg")
             assert status == 200 and svg.startswith("<svg") and "<path" in svg
+            assert svg == qr_svg(me["url"])  # the page's address, and nothing else
     finally:
         hub.stop()
