@@ -187,6 +187,27 @@ def test_the_board_shows_each_flights_bracket(
         ctx.close()
 
 
+def test_a_wall_board_turns_from_the_tables_to_each_bracket_and_back(browser: Browser, room: Room) -> None:
+    """Without ?show, a wall screen shows the tables first, then each flight as a page of its own
+    (turned by the arrow key as by the timer), then the tables again, measured anew."""
+    ctx = context(browser, WIDTHS["1366"])
+    page = ctx.new_page()
+    try:
+        page.goto(f"{room.hub.url}/board")
+        expect(page.locator("#board-grid .btile")).to_have_count(2, timeout=WAIT)
+        expect(page.locator("#board-draw .draw-flight")).to_have_count(2, timeout=WAIT)
+        expect(page.locator("#board-draw")).to_be_hidden()
+        for flight in ("main", "consolation"):
+            page.keyboard.press("ArrowRight")
+            expect(page.locator(f'#board-draw .draw-flight[data-flight="{flight}"]')).to_be_visible()
+            expect(page.locator("#board-grid")).to_be_hidden()
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#board-grid .btile").first).to_be_visible()
+        expect(page.locator("#board-draw")).to_be_hidden()
+    finally:
+        ctx.close()
+
+
 def test_the_draw_sheet_has_every_entry_with_address_and_qr_code(
     browser: Browser, room: Room, tmp_path: Path
 ) -> None:

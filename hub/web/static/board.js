@@ -126,7 +126,7 @@ function nextPage() {
     B.page = B.turn;
     B.namePage += 1;
     showFlightPage(0);
-    showPage();
+    paginate();  // the grid was hidden behind a bracket: its rows are measured again
   } else {
     showFlightPage(B.turn - tablePages + 1);
   }
