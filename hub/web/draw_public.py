@@ -12,7 +12,7 @@ see", and docs/api.md describe both answers.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 #: a draw match id: ``main-r2-m1``
@@ -76,14 +76,16 @@ def match_ref(match_id: str) -> dict[str, Any]:
     return {"id": match_id, "flight": m.group(1), "round": int(m.group(2)), "number": int(m.group(3))}
 
 
-def _tile_of(match_id: str, table: str, tiles: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+#: a table -> the room board's tile of it (None: no such table)
+TileOf = Callable[[str], "Mapping[str, Any] | None"]
+
+
+def _tile_of(match_id: str, table: str, tiles: TileOf) -> Mapping[str, Any] | None:
     """The board's tile of a called match: its table holding it, or a call again of it
     (``main-r2-m1-2``)."""
-    for t in tiles:
-        held = str(t.get("match_id") or "")
-        if str(t.get("table")) == table and (held == match_id or held.startswith(match_id + "-")):
-            return t
-    return None
+    t = tiles(table)
+    held = str(t.get("match_id") or "") if t is not None else ""
+    return t if held == match_id or held.startswith(match_id + "-") else None
 
 
 def _live(tile: Mapping[str, Any] | None, side: str) -> dict[str, Any] | None:
@@ -102,9 +104,7 @@ def _live(tile: Mapping[str, Any] | None, side: str) -> dict[str, Any] | None:
     }
 
 
-def _step(
-    m: Mapping[str, Any], seat: int, names: Mapping[str, str], tiles: Iterable[Mapping[str, Any]]
-) -> dict[str, Any]:
+def _step(m: Mapping[str, Any], seat: int, names: Mapping[str, str], tiles: TileOf) -> dict[str, Any]:
     """One match of the player's path, as the player sees it (``me``/``opponent``, not A/B)."""
     mine, theirs = m["seats"][seat], m["seats"][1 - seat]
     opponent = names.get(theirs["player"], theirs["player"]) if theirs["player"] else None
@@ -138,13 +138,10 @@ def _step(
     return out
 
 
-def player_view(
-    doc: Mapping[str, Any], key: str, names: Mapping[str, str], tiles: Iterable[Mapping[str, Any]]
-) -> dict[str, Any]:
+def player_view(doc: Mapping[str, Any], key: str, names: Mapping[str, str], tiles: TileOf) -> dict[str, Any]:
     """A player's page: the matches of their path in the draw's order (each with its opponent
-    and result), the next one (its table, opponent, live score, or what it waits for), and how
-    their event stands (``playing``, ``waiting``, ``won``, ``out``, ``withdrawn``)."""
-    tiles = list(tiles)
+    and result), the next one (its table, opponent, live score from ``tiles``, or what it waits
+    for), and how their event stands (``playing``, ``waiting``, ``won``, ``out``, ``withdrawn``)."""
     path: list[dict[str, Any]] = []
     for f in doc.get("flights") or []:
         for r in f.get("rounds") or []:

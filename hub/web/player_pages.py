@@ -11,6 +11,7 @@ with (the address the TD's browser reached the hub by: the one the room's phones
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import urllib.parse
@@ -24,6 +25,7 @@ from aiohttp import web
 
 from hub.live.actions import ActionError
 from hub.live.core import Hub
+from hub.logic.table_view import board_tile
 from hub.web import i18n
 from hub.web.draw_public import player_view, public_draw
 from hub.web.player_codes import PlayerCodes
@@ -38,6 +40,8 @@ class PlayerPages:
         self.hub = hub
         self.base_url = (base_url or "").rstrip("/")
         self._codes: PlayerCodes | None = None
+        self._doc: dict[str, Any] | None = None
+        self._doc_key: tuple[Any, tuple[Any, ...]] = (None, ())
 
     @property
     def codes(self) -> PlayerCodes:
@@ -52,12 +56,24 @@ class PlayerPages:
         return {} if setup is None else {p.key: p.name for p in setup.players}
 
     def doc(self) -> dict[str, Any] | None:
-        """The draw's export as a dictionary, or None for an event without a draw."""
+        """The draw's export as a dictionary, or None for an event without a draw. Made again only
+        when the bracket or the calls changed (every phone in the hall asks after each result)."""
+        draw = self.hub.draw
+        key = (draw.bracket, tuple(c.call for c in draw.called.values()))
+        if self._doc is not None and key[0] is self._doc_key[0] and key[1] == self._doc_key[1]:
+            return self._doc
         try:
-            doc: dict[str, Any] = json.loads(self.hub.draw.as_json())
+            doc: dict[str, Any] = json.loads(draw.as_json())
         except ActionError:
             return None
+        self._doc, self._doc_key = doc, key
         return doc
+
+    def tile(self, table: str) -> dict[str, Any] | None:
+        """The board's tile of a table (what the room board shows of it), or None."""
+        if not self.hub.room_state.is_known(table):
+            return None
+        return board_tile(self.hub.tile(table))
 
     def base(self, request: web.Request) -> str:
         return page_base(self.base_url, request.scheme, request.host)
@@ -119,9 +135,9 @@ async def api_player(request: web.Request) -> web.Response:
         return web.json_response(
             {"error": "no player has this address", "code": "player.unknown", **common}, status=404
         )
-    board = pages.hub.board()
-    view = player_view(doc, key, pages.names(), board["tables"])
-    return _json({"event": board["event"], "now_wall": board["now_wall"], **view, **common})
+    hub = pages.hub
+    view = player_view(doc, key, pages.names(), pages.tile)
+    return _json({"event": hub.config.event, "now_wall": hub.clock.now_wall(), **view, **common})
 
 
 async def api_player_qr(request: web.Request) -> web.Response:
@@ -130,8 +146,11 @@ async def api_player_qr(request: web.Request) -> web.Response:
     code = request.match_info["code"]
     if pages.player_key(code) is None:
         return _error(404, "no player has this address", "player.unknown")
+    # tens of milliseconds of a core each (a draw sheet asks for every player's at once): never
+    # on the loop that serves the room
+    svg = await asyncio.get_running_loop().run_in_executor(None, qr_svg, f"{pages.base(request)}/p/{code}")
     return web.Response(
-        text=qr_svg(f"{pages.base(request)}/p/{code}"),
+        text=svg,
         content_type="image/svg+xml",
         headers={"Cache-Control": "no-cache"},
     )

@@ -99,6 +99,13 @@ def test_the_pages_language(asked: str | None, accept: str | None, lang: str) ->
     assert i18n.language(asked, accept) == lang
 
 
+def test_the_pages_languages_are_the_tables() -> None:
+    """A player reads the page in the language the table speaks to them (kiosk/ui/i18n.py)."""
+    from kiosk.ui.i18n import LANGUAGES as TABLES
+
+    assert i18n.LANGUAGES == TABLES
+
+
 def test_every_sentence_of_the_player_page_is_in_every_catalog() -> None:
     """The page's sentences (``t("...")`` in player.js) are all translated, their placeholders kept."""
     source = (STATIC / "player.js").read_text(encoding="utf-8")
