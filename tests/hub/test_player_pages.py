@@ -19,10 +19,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hub.app import RunConfig
+from hub.fleet.setup import FleetOptions
+from hub.live.config import HubConfig
+from hub.service import HubThread
 from hub.web import i18n
 from hub.web.player_codes import ALPHABET, LENGTH, PlayerCodes, code_of, is_code
 from hub.web.player_pages import page_base, qr_svg
-from tests.hub.support import event_id, sim_table, start_hub, tick
+from tests.hub.support import PASSWORD, event_id, sim_table, start_hub, tick
 from tests.hub.test_draw_actions_live import DRAW, _api, current
 
 STATIC = Path(__file__).resolve().parents[2] / "hub" / "web" / "static"
@@ -221,5 +225,30 @@ def test_a_players_page_and_the_boards_brackets(tmp_path: Path, mosquitto: Any, 
             status, svg = get(hub.url, f"/api/players/{me['code']}/qr.svg")
             assert status == 200 and svg.startswith("<svg") and "<path" in svg
             assert svg == qr_svg(me["url"])  # the page's address, and nothing else
+    finally:
+        hub.stop()
+
+
+def test_the_sheet_and_the_qr_codes_carry_the_hubs_public_address(tmp_path: Path, mosquitto: Any) -> None:
+    """``bghub run --public-url``: the draw sheet's addresses and the QR codes are on it, whatever
+    address the TD opened the sheet by."""
+    path = tmp_path / "draw.toml"
+    path.write_text(DRAW, encoding="utf-8")
+    rc = RunConfig(
+        hub=HubConfig(event=event_id("public-url"), broker_host=mosquitto.host, broker_port=mosquitto.port),
+        db=str(tmp_path / "hub.db"),
+        http_host="127.0.0.1",
+        http_port=0,
+        draw=str(path),
+        fleet=FleetOptions(public_url="http://bghub.local:8080", announce=False),
+    )
+    hub = HubThread(rc, password=PASSWORD).start()
+    try:
+        ((status, sheet),) = asyncio.run(_api(hub.url, [("GET", "/api/draw/sheet", None)]))
+        assert status == 200 and sheet["base_url"] == "http://bghub.local:8080"
+        one = sheet["players"][0]
+        assert one["url"] == f"http://bghub.local:8080/p/{one['code']}"
+        status, svg = get(hub.url, f"/api/players/{one['code']}/qr.svg")
+        assert status == 200 and svg == qr_svg(one["url"])
     finally:
         hub.stop()
