@@ -65,3 +65,5 @@ document.addEventListener("board:tiles", (ev) => {
 document.addEventListener("board:flight", (ev) => showFlight(ev.detail));
 
 load().catch(() => reloadSoon());
+// what moves the draw without a table's change (a TD's withdrawal, a hold): every half minute
+setInterval(reloadSoon, 30000);

@@ -178,4 +178,6 @@ document.addEventListener("DOMContentLoaded", () => {
   P.lang = new URLSearchParams(location.search).get("lang") || "";
   load().catch(() => { $("pl-next").replaceChildren(h("p", {}, "The hub cannot be reached; this page tries again.")); reloadSoon(); });
   connect();
+  // what moves the draw without a table's change (a TD's withdrawal, a hold): every half minute
+  setInterval(reloadSoon, 30000);
 });
