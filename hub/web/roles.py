@@ -155,6 +155,7 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("POST", "/api/fleet/{device}/identify"): FLEET_CONTROL,
     ("POST", "/api/fleet/{device}/restart"): FLEET_CONTROL,
     ("POST", "/api/fleet/{device}/button-test"): FLEET_CONTROL,
+    ("POST", "/api/fleet/{device}/hardware-check"): FLEET_CONTROL,
     ("POST", "/api/fleet/{device}/enroll"): FLEET_SETUP,
     ("POST", "/api/fleet/{device}/retire"): FLEET_SETUP,
     ("POST", "/api/fleet/{device}/update"): FLEET_SETUP,
