@@ -35,6 +35,7 @@ from typing import Any
 from kiosk import td_preview
 from kiosk.config import Config, ConfigError, describe, load, save_setting, with_settings
 from kiosk.controller import TableController
+from kiosk.hwcheck_session import HardwareCheckSession
 from kiosk.journal import Journal, JournalClock, JournalError, wall_ms
 from kiosk.journal_health import FILE_NAME as HEALTH_FILE
 from kiosk.journal_health import JournalHealth, Notice
@@ -80,6 +81,7 @@ class KioskApp:
         pin_factory: Any = None,
         monotonic: Callable[[], float] = time.monotonic,
         wall: Callable[[], int] = wall_ms,
+        probes: Any = None,
     ):
         self.config = config
         self.headless = headless
@@ -129,6 +131,8 @@ class KioskApp:
         self.local: Any = None
         #: the fleet's side of an enrolled table (kiosk.fleet_agent): reports, identify, updates
         self.fleet: Any = None
+        #: the hardware check (kiosk.hwcheck_session): from the TD menu, the hub, ``bgtable check``
+        self.check = HardwareCheckSession(self, probes)
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -197,6 +201,7 @@ class KioskApp:
         self._publish_state()
         if self.fleet is not None:
             self.fleet.step()
+        self.check.step()
         online = self.link is not None and self.link.online
         if self.local is not None and online != self.local.hub_online:
             self.local.hub_online = online
@@ -292,8 +297,10 @@ class KioskApp:
 
     def _draw(self) -> None:
         snap = self._screen()
-        overlay = self.fleet.screen() if self.fleet is not None else None
-        if overlay is not None:  # identify, the button test: the whole screen for a while
+        overlay = self.check.screen()
+        if overlay is None and self.fleet is not None:
+            overlay = self.fleet.screen()
+        if overlay is not None:  # the hardware check, identify, the button test: the whole screen
             rects = self.window.draw(overlay[0], overlay[1], self.local, self.wall())
         else:
             rects = self.window.draw(self.view, snap, self.local, self.wall())
@@ -318,6 +325,8 @@ class KioskApp:
         if isinstance(event, Quit):
             self.stopping.set()
         elif isinstance(event, Tap):
+            if self.check.take_tap(event.pos):
+                return
             if self.fleet is not None and self.fleet.take_tap():
                 return
             snap = self._screen()
@@ -357,6 +366,10 @@ class KioskApp:
                 self.config = save_setting(self.config, "language", value)
                 self.view.lang = self.config.language
                 self.view.invalidate()
+            elif action == "hardware_check":
+                from rulebook.hardware_check import Origin
+
+                self.check.start(Origin.TABLE)
             elif action == "flip":
                 flip = intent.get("flip", not self.config.screen.flip)
                 self.config = save_setting(self.config, "flip", flip)
@@ -418,6 +431,8 @@ class KioskApp:
             log.warning("ignored inbox item %r", kind)
 
     def _on_button(self, name: str, event: Any) -> None:
+        if self.check.take_button(name, event):
+            return
         if self.fleet is not None and self.fleet.take_button(name, event):
             return
         if event.kind != "press":
@@ -437,6 +452,8 @@ class KioskApp:
     def _on_roll(self, roll: Any) -> None:
         if self.fleet is not None:
             self.fleet.note_roll()
+        if self.check.take_roll(roll):
+            return
         if not roll.unreadable:
             dice = [roll.d1, roll.d2]
             self._player_input({"input": InputType.ROLL, "dice": dice, "source": RollSource.TOWER})
