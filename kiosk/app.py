@@ -199,9 +199,9 @@ class KioskApp:
         self._sync_notice()
         self._sync_clock_notice()
         self._publish_state()
+        self.check.step()  # first: a check that just ended is in this frame's report facts
         if self.fleet is not None:
             self.fleet.step()
-        self.check.step()
         online = self.link is not None and self.link.online
         if self.local is not None and online != self.local.hub_online:
             self.local.hub_online = online

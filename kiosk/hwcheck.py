@@ -234,7 +234,7 @@ class CheckRun:
             elif step == Step.THROTTLING:
                 bits = self.readings.throttled
                 outcome, reason = throttling_outcome(bits)
-                self._record(step, outcome, reason, "" if bits is None else f"0x{bits:x}")
+                self._record(step, outcome, reason, f"0x{bits:x}" if bits else "")
             else:
                 return
         if self.finished_at is None:

@@ -64,6 +64,11 @@ class HardwareCheckSession:
         """A check (or its summary) is on the screen."""
         return self.run is not None
 
+    @property
+    def asking(self) -> bool:
+        """A step is open (the summary is not): what the table reports as its screen."""
+        return self.run is not None and self.run.finished_at is None
+
     def start(self, origin: Origin) -> bool:
         """Begin a check; False (and nothing shown) while a match is under way."""
         snap = self.app.controller.snapshot()
