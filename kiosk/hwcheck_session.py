@@ -20,7 +20,7 @@ import os
 import uuid
 from typing import Any
 
-from kiosk.hwcheck import SUMMARY_S, CheckRun, Readings
+from kiosk.hwcheck import STEP_S, SUMMARY_S, CheckRun, Readings
 from kiosk.hwcheck_probe import Probes, cpu_temp_mc, throttled_bits
 from kiosk.journal import wall_ms
 from kiosk.ui import facts
@@ -69,8 +69,9 @@ class HardwareCheckSession:
         """A step is open (the summary is not): what the table reports as its screen."""
         return self.run is not None and self.run.finished_at is None
 
-    def start(self, origin: Origin) -> bool:
-        """Begin a check; False (and nothing shown) while a match is under way."""
+    def start(self, origin: Origin, step_s: float = STEP_S) -> bool:
+        """Begin a check (``step_s``: each interactive step's time); False (and nothing shown)
+        while a match is under way."""
         snap = self.app.controller.snapshot()
         if facts.has_match(snap) and snap.get("phase") != Phase.FINISHED:
             log.info("hardware check (%s): refused during a match", origin)
@@ -91,6 +92,7 @@ class HardwareCheckSession:
             buttons_ready=self.app.buttons is not None,
             readings=readings,
             started=self.app.monotonic(),
+            step_s=step_s,
         )
         log.info("hardware check started (%s): %s", origin, readings)
         self._saved = False

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,10 +25,11 @@ from gpiozero.pins.mock import MockFactory
 from drivers.dice_sim import DiceTowerSimulator, PtyPort
 from kiosk.app import KioskApp
 from kiosk.config import Config, DiceConfig, PinsConfig
+from kiosk.controller import TableController
 from kiosk.hwcheck import STEP_S, answer_rects, skip_rect, targets
 from kiosk.hwcheck_probe import Probes
 from kiosk.hwcheck_session import FILE_NAME, load_last
-from kiosk.journal import read_journal
+from kiosk.journal import Journal, read_journal
 from kiosk.ui.i18n import LANGUAGES
 from kiosk.ui.screens.setup.hwcheck import HardwareCheckView, shown
 from rulebook.hardware_check import Origin, Step, parse_hardware_check, ready
@@ -339,3 +342,59 @@ def test_every_screen_fits_in_every_language(tmp_path: Path, lang: str):
             assert len(lines) == 1 and size >= 12, (lang, line)
     finally:
         pygame.display.quit()
+
+
+def bgtable_check(config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kiosk.cli", "check", "--headless", "--config", str(config), *extra],
+        capture_output=True,
+        text=True,
+        timeout=patience(60),
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"},
+    )
+
+
+def test_bgtable_check_prints_each_step_and_exits_by_the_verdict(tmp_path: Path):
+    """``bgtable check`` on a table without clock or tower, nobody at the screen: touch and
+    display fail when their (short) time is up, the verdict is "not ready", exit 1; the result
+    is kept for the table's reports."""
+    config = tmp_path / "t.toml"
+    config.write_text(f'data_dir = "{tmp_path / "data"}"\n[pins]\nenabled = false\n')
+    done = bgtable_check(config, "--step-seconds", "1")
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:5] == [
+        "button_left: not_fitted",
+        "button_right: not_fitted",
+        "dice: not_fitted",
+        "touch: fail [timeout] (0 of 4 corners)",
+        "display: fail [timeout]",
+    ]
+    assert lines[5].startswith("temperature: ") and lines[6].startswith("throttling: ")
+    assert lines[-1] == "not ready"
+    kept = load_last(tmp_path / "data" / FILE_NAME)
+    assert kept is not None and kept["origin"] == "command" and not ready(kept)
+
+
+def test_bgtable_check_refuses_during_a_match_and_a_bad_step_time(tmp_path: Path):
+    config = tmp_path / "t.toml"
+    config.write_text(f'data_dir = "{tmp_path / "data"}"\n[pins]\nenabled = false\n')
+    bad = bgtable_check(config, "--step-seconds", "0.5")
+    assert bad.returncode == 2 and "--step-seconds" in bad.stderr
+    (tmp_path / "data").mkdir(exist_ok=True)
+    with Journal(tmp_path / "data" / "journal.sqlite3") as journal:
+        ctl = TableController(journal, "1", clock_ms=lambda: 1000)
+        ctl.submit(
+            {
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "m1",
+                "length": 5,
+                "players": {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}},
+                "clock": False,
+            }
+        )
+        assert ctl.snapshot()["match_id"] == "m1"
+    refused = bgtable_check(config, "--step-seconds", "1")
+    assert refused.returncode == 2 and "a match is in progress" in refused.stderr
+    assert refused.stdout == "" and load_last(tmp_path / "data" / FILE_NAME) is None
