@@ -423,6 +423,10 @@ class KioskApp:
             self.controller.submit({**payload, "input": InputType.CMD})
         elif kind == "hub_time":
             self.room_clock.heard(*payload)
+        elif kind == "next":  # the hub's "Next:" lines, checked by the link (shown, never journaled)
+            if self.local is not None:
+                self.local.next_lines = payload
+                self._redraw = True
         else:
             log.warning("ignored inbox item %r", kind)
 
@@ -538,6 +542,7 @@ class KioskApp:
                 on_control=self.fleet.on_control if self.fleet is not None else None,
                 # the moment of receipt is taken here, on the network thread, not when the loop runs
                 on_hub_time=lambda wall: self.inbox.put(("hub_time", (wall, self._mono_ms()))),
+                on_next=lambda message: self.inbox.put(("next", message)),
             )
             self.link.start()
         except Exception as exc:
