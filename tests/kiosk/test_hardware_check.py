@@ -398,3 +398,22 @@ def test_bgtable_check_refuses_during_a_match_and_a_bad_step_time(tmp_path: Path
     refused = bgtable_check(config, "--step-seconds", "1")
     assert refused.returncode == 2 and "a match is in progress" in refused.stderr
     assert refused.stdout == "" and load_last(tmp_path / "data" / FILE_NAME) is None
+
+
+@pytest.mark.parametrize(("journal", "offered"), [("idle", True), ("finished", True), ("playing", False)])
+def test_the_td_menu_offers_the_check_only_without_a_match_under_way(journal: str, offered: bool):
+    """*TD menu → Table settings → Hardware check*, tapped as the TD would (``tests/kiosk/touch.py``)."""
+    from kiosk.ui import samples
+    from tests.kiosk.touch import Kiosk
+
+    k = Kiosk(getattr(samples, journal)())
+    k.key(pygame.K_t)  # the TD menu's key (on the screen: the table's number, up top)
+    assert k.local.overlay == "pin"
+    for digit in "4321":
+        k.tap(digit)
+    k.tap("OK")
+    k.tap("Table settings")
+    assert ("Hardware check" in k.texts()) == offered
+    if offered:
+        k.tap("Hardware check")
+        assert k.app[-1] == {"app": "hardware_check"} and k.local.overlay is None
