@@ -30,7 +30,7 @@ from kiosk.hwcheck_probe import Probes
 from kiosk.journal import read_journal
 from rulebook.hardware_check import Step
 from tests.e2e.pages import CHROMIUM_ARGS, SCREENSHOTS_ENV
-from tests.fleet.support import PASSWORD, WAIT, Enroll, Hub, Room, cleanup
+from tests.fleet.support import PASSWORD, WAIT, Enroll, Hub, Room, Table, cleanup
 
 EVENT = "fleet-check"
 MS = int(WAIT * 1000)
@@ -205,3 +205,25 @@ def test_the_td_starts_a_check_and_the_tables_page_shows_its_checklist(browser: 
         finally:
             page.context.close()
             app.close()
+
+
+def test_the_first_start_after_enrolling_on_the_screen_runs_the_check(tmp_path: Path):
+    """A new card: ``bgtable run`` shows its code, the TD enrolls it, and the table's first start
+    as that table opens the hardware check (the page says so); its next start does not."""
+    hub = Hub(tmp_path, EVENT)
+    with cleanup(hub):
+        config = tmp_path / "t" / "table.toml"
+        table = Table(tmp_path, config, "first", "--hub", hub.url, "--device-id", "dev-first")
+        with cleanup(table):
+            code = table.out.wait_for(r"^code (\d{4})$").group(1)
+            hub.td.post("/api/fleet/dev-first/enroll", {"table": "3", "code": code})
+            table.out.wait_for(r"hardware check started \(first_boot\)")
+            hub.wait_device("dev-first", lambda r: r["screen"] == "hardware_check", "the check on the page")
+        again = Table(tmp_path, config, "again")
+        with cleanup(again):
+            again.out.wait_for("first frame")
+            # the new start's report: its screen is the table's own
+            hub.wait_device(
+                "dev-first", lambda r: r["online"] and r["screen"] == "idle", "the table's screen"
+            )
+            assert "hardware check started" not in again.log.read_text()

@@ -213,7 +213,7 @@ function cellCheck(row) {
     return h("li", { class: cls, "data-step": s.step }, `${mark[s.outcome] || "–"} ${CHECK_STEPS[s.step] || s.step}${why}${detail}`);
   });
   return h("details", { class: "hw-check" },
-    h("summary", { class: v.cls, title: `started from the ${c.origin === "hub" ? "Tables page" : c.origin === "command" ? "command line" : "table's TD menu"}` }, `${when} — ${v.text}`),
+    h("summary", { class: v.cls, title: `started ${{ hub: "from the Tables page", command: "from the command line", first_boot: "at the table's first start" }[c.origin] || "from the table's TD menu"}` }, `${when} — ${v.text}`),
     h("ul", { class: "checklist" }, items));
 }
 function cellOffset(row) {
