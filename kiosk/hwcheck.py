@@ -200,6 +200,11 @@ class CheckRun:
             reason = Reason.NO_TOWER
         self._end(step, Outcome.FAIL, reason, detail, now)
 
+    def stop(self, now: float) -> None:
+        """End the run now: every step still asking is ``skipped`` (a match arrived)."""
+        while (step := self.current) is not None:
+            self._end(step, Outcome.SKIPPED, None, "", now)
+
     # -- moving on ---------------------------------------------------------------------------------
 
     def _asks(self, step: Step) -> bool:

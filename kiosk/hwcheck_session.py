@@ -72,8 +72,7 @@ class HardwareCheckSession:
     def start(self, origin: Origin, step_s: float = STEP_S) -> bool:
         """Begin a check (``step_s``: each interactive step's time); False (and nothing shown)
         while a match is under way."""
-        snap = self.app.controller.snapshot()
-        if facts.has_match(snap) and snap.get("phase") != Phase.FINISHED:
+        if self._match_under_way():
             log.info("hardware check (%s): refused during a match", origin)
             return False
         config, window = self.app.config, self.app.window
@@ -99,12 +98,24 @@ class HardwareCheckSession:
         self._sync_screen()
         return True
 
+    def _match_under_way(self) -> bool:
+        snap = self.app.controller.snapshot()
+        return facts.has_match(snap) and snap.get("phase") != Phase.FINISHED
+
     # -- each frame ----------------------------------------------------------------------------
 
     def step(self) -> None:
         run = self.run
         if run is not None:
             now = self.app.monotonic()
+            if self._match_under_way():
+                # a match was assigned meanwhile: the players need their table back at once
+                run.stop(now)
+                if not self._saved:
+                    self._finish(run)
+                self.run = None
+                self._sync_screen()
+                return
             status = self.app.dice_status
             run.tick(now, bool(getattr(status, "connected", False)))
             if run.finished_at is not None:

@@ -417,3 +417,41 @@ def test_the_td_menu_offers_the_check_only_without_a_match_under_way(journal: st
     if offered:
         k.tap("Hardware check")
         assert k.app[-1] == {"app": "hardware_check"} and k.local.overlay is None
+
+
+def test_a_match_assigned_during_the_check_ends_it(tmp_path: Path):
+    """The hub assigns a match while the check waits for a corner: the players get their table
+    back at once; the steps not done are ``skipped`` and the result is kept and reported."""
+    t = Table(tmp_path, pins=PINS, dice="", probes=probes(tmp_path, "50000", "0"))
+    try:
+        assert t.app.check.start(Origin.HUB)
+        t.press(PINS.A)
+        t.press(PINS.B)
+        t.at(Step.TOUCH)
+        t.app.inbox.put(
+            (
+                "assign",
+                {
+                    "match_id": "m1",
+                    "length": 5,
+                    "players": {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}},
+                    "clock": False,
+                },
+            )
+        )
+        t.until(lambda: not t.app.check.running, "the table given back")
+        steps = t.result()
+        assert {s: steps[s]["outcome"] for s in Step} == {
+            Step.BUTTON_LEFT: "pass",
+            Step.BUTTON_RIGHT: "pass",
+            Step.DICE: "not_fitted",
+            Step.TOUCH: "skipped",
+            Step.DISPLAY: "skipped",
+            Step.TEMPERATURE: "pass",
+            Step.THROTTLING: "pass",
+        }
+        assert t.app.controller.snapshot()["match_id"] == "m1"
+        t.press(PINS.A)  # the buttons are the match's again
+        t.until(lambda: len(read_journal(t.app.config.journal_path)) > t.journal + 1, "the press journaled")
+    finally:
+        t.app.close()
