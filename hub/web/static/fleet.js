@@ -251,12 +251,27 @@ function enrolledRow(row) {
 
 const HEAD = ["Table", "Online", "Software", "IP / device", "Up", "CPU", "Disk", "Journal", "Dice", "Buttons", "Button test", "Hardware check", "Clock", "Last seen", ""];
 
+// The list is drawn again on every push (a device's hello, any table's health report): a table
+// number the TD is typing into a waiting device's card, and the focus, survive the redraw.
+function keepingTyped(list, redraw) {
+  const typed = new Map([...list.querySelectorAll(".card[data-key] input")].map((i) => [i.closest(".card").dataset.key, i.value]));
+  const focused = document.activeElement && list.contains(document.activeElement) ? document.activeElement.closest(".card")?.dataset.key : null;
+  redraw();
+  for (const card of list.querySelectorAll(".card[data-key]")) {
+    const input = card.querySelector("input");
+    if (!input) continue;
+    if (typed.has(card.dataset.key)) input.value = typed.get(card.dataset.key);
+    if (card.dataset.key === focused) input.focus();
+  }
+}
+
 function render() {
   const rows = [...F.rows.values()];
   const pending = rows.filter((r) => r.state === "pending").sort((a, b) => b.first_seen_wall - a.first_seen_wall);
   const enrolled = rows.filter((r) => r.state === "enrolled").sort(byTable);
   const retired = rows.filter((r) => r.state === "retired").sort((a, b) => (b.retired_wall || 0) - (a.retired_wall || 0));
-  $("pending").replaceChildren(...(pending.length ? pending.map(pendingCard) : [h("p", { class: "empty" }, "No device is waiting.")]));
+  keepingTyped($("pending"), () =>
+    $("pending").replaceChildren(...(pending.length ? pending.map(pendingCard) : [h("p", { class: "empty" }, "No device is waiting.")])));
   const online = enrolled.filter((r) => r.online).length;
   const due = enrolled.filter((r) => r.update_due).length;
   const checked = enrolled.map(checkReady);
