@@ -150,6 +150,10 @@ def test_the_td_acts_on_the_draw_from_its_page(browser: Browser, room: Room, tmp
         assert hub.call(lambda: hub.hub.draw.holds.matches) == {held}
         expect(page.locator("#toast")).to_be_hidden(timeout=WAIT)  # the outcome stays above the brackets
         page.screenshot(path=str(shots_dir(tmp_path) / "draw-actions-1366x768.png"), full_page=True)
+        # on a phone the forms fit: the page never scrolls sideways
+        page.set_viewport_size({"width": 390, "height": 844})
+        expect(page.locator("#draw-swap")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
         assert errors == []
     finally:
         ctx.close()
