@@ -1,11 +1,11 @@
 """The TD's actions on the Draw page, in Chromium at 1366 px, on a real hub running a draw (a main
 of 8 places with 7 entries and a consolation fed by its round 1, on 4 simulated tables through a
 real broker, the hub ticking by itself): the TD holds the main flight and sees it marked held,
-resumes it, moves a call to the free table and sees its table change, a result comes in and the TD
-undoes it and sees the match called again (the matches it changed listed), withdraws a player and
-sees the walkover, holds a match waiting; each through the confirmation naming what will happen.
-A viewer sees the brackets and no form. The screenshot draw-actions-1366x768.png is
-docs/td-guide.md's."""
+resumes it, moves a call to the free table and sees its table change, swaps two calls' tables, a
+result comes in and the TD undoes it and sees the match called again (the matches it changed
+listed), withdraws a player and sees the walkover, holds a match waiting; each through the
+confirmation naming what will happen. A viewer sees the brackets and no form. The screenshot
+draw-actions-1366x768.png is docs/td-guide.md's."""
 
 from __future__ import annotations
 
@@ -108,6 +108,18 @@ def test_the_td_acts_on_the_draw_from_its_page(browser: Browser, room: Room, tmp
         confirm(page, "Move main R1 M")
         expect(card.locator(".draw-table")).to_have_text("table 4", timeout=WAIT)
         room.sims["4"].wait_for(lambda s: s.match_id is not None and s.match_id.startswith(moved))
+
+        # swap it (table 4) with table 2's call: each goes to the other's table
+        other = room.first["2"]
+        swap = page.locator("#draw-swap")
+        swap.locator('select[name="a"]').select_option(moved)
+        swap.locator('select[name="b"]').select_option(other)
+        swap.locator("button").click()
+        confirm(page, f"Swap tables: main {label(moved)} (")
+        expect(card.locator(".draw-table")).to_have_text("table 2", timeout=WAIT)
+        expect(page.locator(f'.draw-match[data-match="{other}"] .draw-table')).to_have_text("table 4")
+        room.sims["2"].wait_for(lambda s: s.match_id is not None and s.match_id.startswith(moved))
+        room.sims["4"].wait_for(lambda s: s.match_id is not None and s.match_id.startswith(other))
 
         # a result comes in at table 1 (3-0, confirmed by both); the TD undoes it: called again
         done = room.first["1"]
