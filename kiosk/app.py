@@ -83,6 +83,7 @@ class KioskApp:
         monotonic: Callable[[], float] = time.monotonic,
         wall: Callable[[], int] = wall_ms,
         probes: Any = None,
+        check_at_start: bool = False,
     ):
         self.config = config
         self.headless = headless
@@ -134,6 +135,9 @@ class KioskApp:
         self.fleet: Any = None
         #: the hardware check (kiosk.hwcheck_session): from the TD menu, the hub, ``bgtable check``
         self.check = HardwareCheckSession(self, probes)
+        #: the first start after enrolling on the screen: the check runs at once, while the
+        #: organiser who just set the table up is still at it
+        self.check_at_start = check_at_start
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -161,6 +165,10 @@ class KioskApp:
         self._start_link()
         if self.fleet is not None:
             self.fleet.start()
+        if self.check_at_start:
+            from rulebook.hardware_check import Origin
+
+            self.check.start(Origin.FIRST_BOOT)
 
     def run(self) -> int:
         """Loop until SIGTERM/SIGINT, a window close or a script's exit; returns the exit status."""
@@ -201,9 +209,9 @@ class KioskApp:
         self._sync_clock_notice()
         self._carry_next_lines()
         self._publish_state()
+        self.check.step()  # first: a check that just ended is in this frame's report facts
         if self.fleet is not None:
             self.fleet.step()
-        self.check.step()
         online = self.link is not None and self.link.online
         if self.local is not None and online != self.local.hub_online:
             self.local.hub_online = online
@@ -634,6 +642,7 @@ def _setup_logging(level: str) -> None:
 def main_run(args: argparse.Namespace) -> int:
     """``bgtable run [--config FILE] [--headless] [--fullscreen] [--script FILE]``."""
     config_path = getattr(args, "config", None)
+    enrolled_now = False
     if config_path:
         from pathlib import Path
 
@@ -645,6 +654,7 @@ def main_run(args: argparse.Namespace) -> int:
             status = run_setup(args, headless=headless, fullscreen=bool(getattr(args, "fullscreen", False)))
             if status is not None:
                 return status
+            enrolled_now = True  # set up on this screen just now: check the hardware first
     try:
         config = with_settings(load(getattr(args, "config", None)))
         script = load_script(args.script) if getattr(args, "script", None) else None
@@ -656,7 +666,12 @@ def main_run(args: argparse.Namespace) -> int:
     _setup_logging(config.log_level)
     log.info("configuration: %s", json.dumps(describe(config)))
     try:
-        app = KioskApp(config, headless=bool(getattr(args, "headless", False)), script=script)
+        app = KioskApp(
+            config,
+            headless=bool(getattr(args, "headless", False)),
+            script=script,
+            check_at_start=enrolled_now,
+        )
     except JournalError as exc:
         print(f"bgtable run: journal: {exc}", file=sys.stderr)
         return 2

@@ -122,6 +122,9 @@ def _add_kiosk_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     check.add_argument("--config", help="table configuration (TOML)")
     check.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
     check.add_argument("--fullscreen", action="store_true")
+    check.add_argument(
+        "--step-seconds", type=float, default=60.0, help="time for each step before it fails (default 60)"
+    )
     check.set_defaults(func=lambda a: _lazy("kiosk.hwcheck_cli", "main_check")(a))
 
     sim = sub.add_parser("dice-sim", help="simulate a dice tower on a pseudo-terminal")

@@ -194,7 +194,7 @@ class FleetAgent:
         self._wake.set()
 
     def _overlay_name(self) -> str | None:
-        if self.app.check.running:
+        if self.app.check.asking:
             return "hardware_check"
         if self.test_state == "running" or self._passed_at is not None:
             return "button_test"

@@ -200,6 +200,11 @@ class CheckRun:
             reason = Reason.NO_TOWER
         self._end(step, Outcome.FAIL, reason, detail, now)
 
+    def stop(self, now: float) -> None:
+        """End the run now: every step still asking is ``skipped`` (a match arrived)."""
+        while (step := self.current) is not None:
+            self._end(step, Outcome.SKIPPED, None, "", now)
+
     # -- moving on ---------------------------------------------------------------------------------
 
     def _asks(self, step: Step) -> bool:
@@ -234,7 +239,7 @@ class CheckRun:
             elif step == Step.THROTTLING:
                 bits = self.readings.throttled
                 outcome, reason = throttling_outcome(bits)
-                self._record(step, outcome, reason, "" if bits is None else f"0x{bits:x}")
+                self._record(step, outcome, reason, f"0x{bits:x}" if bits else "")
             else:
                 return
         if self.finished_at is None:

@@ -5,7 +5,9 @@ For the organiser setting up a table with a keyboard or over SSH (stop the kiosk
 guides the check exactly as from the TD menu; when it ends (the summary closed by a tap, or after
 a minute) each step's outcome is printed, one line each, and the exit status says whether the
 table is ready: 0 every step passed (or has nothing to check), 1 a step failed or was skipped,
-2 the check could not run (no configuration, a match in progress). An enrolled table also reports
+2 the check could not run (no configuration, a match in progress). ``--step-seconds`` sets each
+step's time (60 by default); with ``--headless`` (no screen to read the summary on) the command
+ends as soon as the last step has its result. An enrolled table also reports
 the result to the hub, as it does after a check from the TD menu.
 """
 
@@ -18,6 +20,7 @@ from dataclasses import replace
 
 from kiosk.app import FPS, KioskApp
 from kiosk.config import ConfigError, load, with_settings
+from kiosk.hwcheck import STEP_S
 from kiosk.journal import JournalError
 from rulebook.hardware_check import HardwareCheck, Origin, ready
 
@@ -56,10 +59,16 @@ def main_check(args: argparse.Namespace) -> int:
     app.check.on_result = results.append
     try:
         app.start()
-        if not app.check.start(Origin.COMMAND):
+        step_s = float(getattr(args, "step_seconds", 0) or STEP_S)
+        if not 1 <= step_s <= 3600:
+            print("bgtable check: --step-seconds: from 1 to 3600", file=sys.stderr)
+            return 2
+        if not app.check.start(Origin.COMMAND, step_s):
             print("bgtable check: a match is in progress at this table", file=sys.stderr)
             return 2
-        while app.check.running and not app.stopping.is_set():
+        headless = bool(getattr(args, "headless", False))
+        # the summary stays on the screen until a tap; without a screen nobody reads it there
+        while app.check.running and not app.stopping.is_set() and not (headless and results):
             app.step()
             app.window.tick(FPS)
         if results and app.fleet is not None:

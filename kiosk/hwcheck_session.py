@@ -20,7 +20,7 @@ import os
 import uuid
 from typing import Any
 
-from kiosk.hwcheck import SUMMARY_S, CheckRun, Readings
+from kiosk.hwcheck import STEP_S, SUMMARY_S, CheckRun, Readings
 from kiosk.hwcheck_probe import Probes, cpu_temp_mc, throttled_bits
 from kiosk.journal import wall_ms
 from kiosk.ui import facts
@@ -64,10 +64,15 @@ class HardwareCheckSession:
         """A check (or its summary) is on the screen."""
         return self.run is not None
 
-    def start(self, origin: Origin) -> bool:
-        """Begin a check; False (and nothing shown) while a match is under way."""
-        snap = self.app.controller.snapshot()
-        if facts.has_match(snap) and snap.get("phase") != Phase.FINISHED:
+    @property
+    def asking(self) -> bool:
+        """A step is open (the summary is not): what the table reports as its screen."""
+        return self.run is not None and self.run.finished_at is None
+
+    def start(self, origin: Origin, step_s: float = STEP_S) -> bool:
+        """Begin a check (``step_s``: each interactive step's time); False (and nothing shown)
+        while a match is under way."""
+        if self._match_under_way():
             log.info("hardware check (%s): refused during a match", origin)
             return False
         config, window = self.app.config, self.app.window
@@ -86,11 +91,16 @@ class HardwareCheckSession:
             buttons_ready=self.app.buttons is not None,
             readings=readings,
             started=self.app.monotonic(),
+            step_s=step_s,
         )
         log.info("hardware check started (%s): %s", origin, readings)
         self._saved = False
         self._sync_screen()
         return True
+
+    def _match_under_way(self) -> bool:
+        snap = self.app.controller.snapshot()
+        return facts.has_match(snap) and snap.get("phase") != Phase.FINISHED
 
     # -- each frame ----------------------------------------------------------------------------
 
@@ -98,6 +108,14 @@ class HardwareCheckSession:
         run = self.run
         if run is not None:
             now = self.app.monotonic()
+            if self._match_under_way():
+                # a match was assigned meanwhile: the players need their table back at once
+                run.stop(now)
+                if not self._saved:
+                    self._finish(run)
+                self.run = None
+                self._sync_screen()
+                return
             status = self.app.dice_status
             run.tick(now, bool(getattr(status, "connected", False)))
             if run.finished_at is not None:

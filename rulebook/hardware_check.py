@@ -101,6 +101,8 @@ class Origin(StrEnum):
     HUB = "hub"
     #: ``bgtable check`` on the table's command line
     COMMAND = "command"
+    #: the table's first start after it was enrolled on its own screen
+    FIRST_BOOT = "first_boot"
 
 
 #: a Raspberry Pi's firmware caps the CPU from 80 °C (millidegrees, as the thermal zone reads)

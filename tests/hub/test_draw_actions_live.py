@@ -78,6 +78,15 @@ def test_the_tds_actions_on_a_running_draw(tmp_path: Path, mosquitto: Any, clock
             hub.wait_for(lambda h: all(h.views.get(t) is not None and h.views[t].online for t in "123"))
             tick(hub)
             assert current(hub) == {}  # held: nothing called
+            # the Draw page's reading says what is held; the board's and the players' do not
+            (main,) = api(hub, "GET", "/api/draw")["flights"]
+            assert main["held"] is True
+            assert {m["held"] for r in main["rounds"] for m in r["matches"]} == {False}
+            api(hub, "POST", "/api/draw/matches/main-r2-m1/hold")
+            (main,) = api(hub, "GET", "/api/draw")["flights"]
+            assert [m["id"] for r in main["rounds"] for m in r["matches"] if m["held"]] == ["main-r2-m1"]
+            assert "held" not in json.dumps(api(hub, "GET", "/api/board/draw"))
+            api(hub, "POST", "/api/draw/matches/main-r2-m1/release")
             called_at = clock.now_wall()
             api(hub, "POST", "/api/draw/flights/main/resume")
             assert current(hub) == {"1": "main-r1-m1", "2": "main-r1-m2"}

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,10 +25,11 @@ from gpiozero.pins.mock import MockFactory
 from drivers.dice_sim import DiceTowerSimulator, PtyPort
 from kiosk.app import KioskApp
 from kiosk.config import Config, DiceConfig, PinsConfig
+from kiosk.controller import TableController
 from kiosk.hwcheck import STEP_S, answer_rects, skip_rect, targets
 from kiosk.hwcheck_probe import Probes
 from kiosk.hwcheck_session import FILE_NAME, load_last
-from kiosk.journal import read_journal
+from kiosk.journal import Journal, read_journal
 from kiosk.ui.i18n import LANGUAGES
 from kiosk.ui.screens.setup.hwcheck import HardwareCheckView, shown
 from rulebook.hardware_check import Origin, Step, parse_hardware_check, ready
@@ -339,3 +342,116 @@ def test_every_screen_fits_in_every_language(tmp_path: Path, lang: str):
             assert len(lines) == 1 and size >= 12, (lang, line)
     finally:
         pygame.display.quit()
+
+
+def bgtable_check(config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kiosk.cli", "check", "--headless", "--config", str(config), *extra],
+        capture_output=True,
+        text=True,
+        timeout=patience(60),
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"},
+    )
+
+
+def test_bgtable_check_prints_each_step_and_exits_by_the_verdict(tmp_path: Path):
+    """``bgtable check`` on a table without clock or tower, nobody at the screen: touch and
+    display fail when their (short) time is up, the verdict is "not ready", exit 1; the result
+    is kept for the table's reports."""
+    config = tmp_path / "t.toml"
+    config.write_text(f'data_dir = "{tmp_path / "data"}"\n[pins]\nenabled = false\n')
+    done = bgtable_check(config, "--step-seconds", "1")
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:5] == [
+        "button_left: not_fitted",
+        "button_right: not_fitted",
+        "dice: not_fitted",
+        "touch: fail [timeout] (0 of 4 corners)",
+        "display: fail [timeout]",
+    ]
+    assert lines[5].startswith("temperature: ") and lines[6].startswith("throttling: ")
+    assert lines[-1] == "not ready"
+    kept = load_last(tmp_path / "data" / FILE_NAME)
+    assert kept is not None and kept["origin"] == "command" and not ready(kept)
+
+
+def test_bgtable_check_refuses_during_a_match_and_a_bad_step_time(tmp_path: Path):
+    config = tmp_path / "t.toml"
+    config.write_text(f'data_dir = "{tmp_path / "data"}"\n[pins]\nenabled = false\n')
+    bad = bgtable_check(config, "--step-seconds", "0.5")
+    assert bad.returncode == 2 and "--step-seconds" in bad.stderr
+    (tmp_path / "data").mkdir(exist_ok=True)
+    with Journal(tmp_path / "data" / "journal.sqlite3") as journal:
+        ctl = TableController(journal, "1", clock_ms=lambda: 1000)
+        ctl.submit(
+            {
+                "input": "assign",
+                "profile": "wbgf-2023",
+                "match_id": "m1",
+                "length": 5,
+                "players": {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}},
+                "clock": False,
+            }
+        )
+        assert ctl.snapshot()["match_id"] == "m1"
+    refused = bgtable_check(config, "--step-seconds", "1")
+    assert refused.returncode == 2 and "a match is in progress" in refused.stderr
+    assert refused.stdout == "" and load_last(tmp_path / "data" / FILE_NAME) is None
+
+
+@pytest.mark.parametrize(("journal", "offered"), [("idle", True), ("finished", True), ("playing", False)])
+def test_the_td_menu_offers_the_check_only_without_a_match_under_way(journal: str, offered: bool):
+    """*TD menu → Table settings → Hardware check*, tapped as the TD would (``tests/kiosk/touch.py``)."""
+    from kiosk.ui import samples
+    from tests.kiosk.touch import Kiosk
+
+    k = Kiosk(getattr(samples, journal)())
+    k.key(pygame.K_t)  # the TD menu's key (on the screen: the table's number, up top)
+    assert k.local.overlay == "pin"
+    for digit in "4321":
+        k.tap(digit)
+    k.tap("OK")
+    k.tap("Table settings")
+    assert ("Hardware check" in k.texts()) == offered
+    if offered:
+        k.tap("Hardware check")
+        assert k.app[-1] == {"app": "hardware_check"} and k.local.overlay is None
+
+
+def test_a_match_assigned_during_the_check_ends_it(tmp_path: Path):
+    """The hub assigns a match while the check waits for a corner: the players get their table
+    back at once; the steps not done are ``skipped`` and the result is kept and reported."""
+    t = Table(tmp_path, pins=PINS, dice="", probes=probes(tmp_path, "50000", "0"))
+    try:
+        assert t.app.check.start(Origin.HUB)
+        t.press(PINS.A)
+        t.press(PINS.B)
+        t.at(Step.TOUCH)
+        t.app.inbox.put(
+            (
+                "assign",
+                {
+                    "match_id": "m1",
+                    "length": 5,
+                    "players": {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}},
+                    "clock": False,
+                },
+            )
+        )
+        t.until(lambda: not t.app.check.running, "the table given back")
+        steps = t.result()
+        assert {s: steps[s]["outcome"] for s in Step} == {
+            Step.BUTTON_LEFT: "pass",
+            Step.BUTTON_RIGHT: "pass",
+            Step.DICE: "not_fitted",
+            Step.TOUCH: "skipped",
+            Step.DISPLAY: "skipped",
+            Step.TEMPERATURE: "pass",
+            Step.THROTTLING: "pass",
+        }
+        assert t.app.controller.snapshot()["match_id"] == "m1"
+        t.press(PINS.A)  # the buttons are the match's again
+        t.until(lambda: len(read_journal(t.app.config.journal_path)) > t.journal + 1, "the press journaled")
+    finally:
+        t.app.close()

@@ -138,7 +138,7 @@ class HardwareCheckView:
             y, bh = band(h, 0.02, 0.22)
             pygame.draw.rect(surface, BG, (0, 0, w, y + bh))
         else:
-            y, bh = band(h, 0.04, 0.1)
+            y, bh = band(h, 0.04, 0.16)
         text_in(surface, self.texts, head, (inner[0], y, inner[2], bh * 2 // 5), bh * 2 // 5, TEXT_DIM)
         ask_box = (inner[0], y + bh * 2 // 5, inner[2], bh * 3 // 5) if snap.step == Step.DISPLAY else None
         if ask_box is None:
