@@ -43,6 +43,7 @@ from kiosk.room_clock import RoomClock
 from kiosk.screen_state import ScreenSnapshot
 from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
 from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
+from rulebook.messages import Event
 from rulebook.vocab import InputType, PauseReason, Phase, RollSource
 
 log = logging.getLogger("kiosk")
@@ -367,7 +368,7 @@ class KioskApp:
         except ConfigError as exc:
             log.warning("setting refused: %s", exc)
 
-    def _player_input(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+    def _player_input(self, inp: dict[str, Any]) -> list[Event]:
         """An input from the players' side of the table (the screen, the clock buttons, the dice):
         applied, and when the table refuses it the screen says why, in the player's language."""
         events = self.controller.submit(inp)
@@ -548,7 +549,7 @@ class KioskApp:
 
     # -- to the hub ---------------------------------------------------------------------------
 
-    def _on_events(self, events: list[dict[str, Any]], controller: TableController) -> None:
+    def _on_events(self, events: list[Event], controller: TableController) -> None:
         """Every event the table makes goes to the hub once: through the link, or into the
         outbox while there is none yet (a restore, a link that could not start), which the link
         sends in order when it starts."""

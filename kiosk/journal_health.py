@@ -22,10 +22,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rulebook.messages import Event
 from rulebook.vocab import CommandType, EventType
 
 log = logging.getLogger(__name__)
@@ -116,7 +118,7 @@ class JournalHealth:
         marker = self.marker
         return marker is None or marker.match_id != match_id or inputs - marker.inputs >= MARK_EVERY
 
-    def clears(self, match_id: str | None, events: list[dict[str, Any]]) -> bool:
+    def clears(self, match_id: str | None, events: Sequence[Event]) -> bool:
         """Whether these events (of one input) show a TD dealt with the table, or a new match."""
         notice = self.notice
         if notice is None:

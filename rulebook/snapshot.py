@@ -25,6 +25,7 @@ from rulebook.messages import (
     SideFlags,
     SidePair,
     Snapshot,
+    side_pair,
     word,
 )
 from rulebook.sides import Pair, Side
@@ -40,7 +41,7 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
     match = state.match
     clock = state.clock
     length = match.length if match else 0
-    score: SidePair = _ints(match.score) if match else {"A": 0, "B": 0}
+    score: SidePair = side_pair(match.score) if match else {"A": 0, "B": 0}
     cube: CubeState
     if match is None:
         crawford = post_crawford = False
@@ -55,7 +56,7 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
             "owner": match.cube.owner,
             "offered_by": match.cube.offered_by,
         }
-        penalties = _ints(match.penalties())
+        penalties = side_pair(match.penalties())
     legal = legal_actions(state)
     cube["usable"] = {"A": legal.a.double, "B": legal.b.double}
     allowed = breaks_allowed_now(state)
@@ -174,10 +175,6 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
 def _age(since: int | None, now: int) -> int | None:
     """Milliseconds from ``since`` to ``now`` on the table's monotonic clock (never negative)."""
     return None if since is None else max(0, now - since)
-
-
-def _ints(pair: Pair[int]) -> SidePair:
-    return {"A": pair.a, "B": pair.b}
 
 
 def _flags(pair: Pair[bool]) -> SideFlags:
