@@ -287,7 +287,7 @@ class Ingest:
         seq, old_seq = obj.get("seq"), old.get("seq")
         if (
             old.get("match_id") == obj.get("match_id")
-            and old.get("phase") != "finished"
+            and old.get("phase") != Phase.FINISHED
             and isinstance(seq, int)
             and isinstance(old_seq, int)
             and seq >= old_seq
