@@ -6,7 +6,9 @@ headless kiosks, each the rulebook's reducer behind the real MQTT table link, wi
 and outbox in a temporary directory, played by scripted players (:mod:`demo.players`). The
 TD's dashboard then shows what a real room shows: players checking in (one of them late, so the
 hub applies a lateness point by itself), clocks running, cubes, breaks, games won, a time flag,
-matches finishing and the next round being assigned.
+matches finishing and the next round being assigned. Beside the rounds, a small rolling
+knockout (:mod:`demo.knockout`) on tables of its own: the hub calls its matches as tables free
+up, the Draw page fills in, and each table shows its players where they go next.
 
 Clocks and lateness run in real time; only the players are quick. Everything stops on Ctrl-C
 (SIGINT or SIGTERM) or after ``--duration``, and nothing is left behind: the broker and every
@@ -76,6 +78,8 @@ class DemoOptions:
     broker_port: int = DEFAULT_BROKER_PORT
     #: the table that is a real kiosk in a window (None: all are simulated)
     window: str | None = None
+    #: tables of the rolling knockout, after the round tables (0: no knockout)
+    knockout: int = 4
 
 
 class DemoRoom:
@@ -107,6 +111,9 @@ class DemoRoom:
         self._next_look = 0.0
         self._next_status = 0.0
         self._last_messages = (0.0, 0)
+        #: the knockout's calls already printed (scheduled match ids), and whether its end was
+        self._calls_seen: set[str] = set()
+        self._knockout_over = False
 
     # -- start --------------------------------------------------------------------------------
 
@@ -144,6 +151,12 @@ class DemoRoom:
             print(f"demo: {http_host}:{http_port} is taken; the dashboard takes a free port", file=self.out)
             http_port = 0
         self.password = generate_password()
+        draw = None
+        if o.knockout:
+            from demo.knockout import draw_toml
+
+            draw = self.tmp / "knockout.toml"
+            draw.write_text(draw_toml(o.tables, o.knockout, o.speed), encoding="utf-8")
         rc = RunConfig(
             hub=HubConfig(event=o.event, broker_host="127.0.0.1", broker_port=self.broker_port),
             db=db,
@@ -152,6 +165,7 @@ class DemoRoom:
             public=True,
             embedded_broker=True,
             out=self.out,
+            draw=str(draw) if draw is not None else None,
         )
         self.hub_thread = HubThread(rc, password=self.password)
         self.hub_thread.start()
@@ -191,11 +205,21 @@ class DemoRoom:
                     slow="A" if row.table == r.flag else None,
                 )
             )
+        for t in self._knockout_tables():
+            table = DemoTable(o.event, t, "127.0.0.1", self.broker_port, directory=self.tmp / f"table-{t}")
+            self.tables.append(table)
+            table.start(wait=10)
+            players.append(DemoPlayers(table, random.Random(rng.random()), demo_temperament(), speed=o.speed))
         self.sim_room = DemoSimRoom(players, clock=clock).start()
         now = time.monotonic()
         self._next_look = now + HOUSEKEEPING_EVERY_S
         self._next_status = now + STATUS_EVERY_S
         self._last_messages = (now, 0)
+
+    def _knockout_tables(self) -> list[str]:
+        from demo.knockout import tables
+
+        return tables(self.options.tables, self.options.knockout) if self.options.knockout else []
 
     def _start_kiosk(self, table: str) -> None:
         from demo.kiosk_window import KioskProcess
@@ -249,6 +273,13 @@ class DemoRoom:
                 f"  At table {flag.table}, {flag.player_a} thinks far too long: their {reserve:g} minutes"
                 f" should run out in about {max(1, round(due))} minutes (a time flag: the TD decides)."
             )
+        knockout = self._knockout_tables()
+        if knockout:
+            lines.append(
+                f"  Knockout:    8 players, a main flight and a consolation on tables"
+                f" {knockout[0]}–{knockout[-1]}: the hub calls each match as a table frees up"
+                f" (Draw page: {self.url}/#/draw)."
+            )
         if self.kiosk is not None:
             lines.append(
                 f"  Table {o.window} is the real kiosk, in its own window (process {self.kiosk.pid}, log"
@@ -281,6 +312,7 @@ class DemoRoom:
             return
         if facts["round_done"] * 2 >= self.options.tables:
             self._import_next_round()
+        self._print_draw(facts["draw"])
         if now >= self._next_status:
             self._next_status = now + STATUS_EVERY_S
             print(self._status_line(facts, now), file=self.out, flush=True)
@@ -292,6 +324,7 @@ class DemoRoom:
         tiles = room["tables"]
         prefix = f"r{self.round}-"
         return {
+            "draw": _draw_facts(hub.draw),
             "online": sum(1 for t in tiles if t["online"]),
             "statuses": Counter(t["status_label"] for t in tiles),
             "round_done": sum(1 for mid in hub.results if mid.startswith(prefix)),
@@ -300,16 +333,36 @@ class DemoRoom:
             "alerts": len(room["alerts"]),
         }
 
+    def _print_draw(self, draw: dict[str, Any]) -> None:
+        """Each call of the knockout as it is made, and the flights' winners at its end."""
+        for match_id, table, (a, b) in sorted(draw["calls"], key=lambda c: c[0]):
+            if match_id in self._calls_seen:
+                continue
+            self._calls_seen.add(match_id)
+            print(
+                f"[{datetime.now():%H:%M:%S}] knockout: {match_id} called to table {table}: {a} v {b}",
+                file=self.out,
+                flush=True,
+            )
+        if draw["flights"] and len(draw["winners"]) == draw["flights"] and not self._knockout_over:
+            self._knockout_over = True
+            won = "; ".join(f"{flight} won by {name}" for flight, name in draw["winners"].items())
+            print(f"[{datetime.now():%H:%M:%S}] knockout over: {won}", file=self.out, flush=True)
+
     def _status_line(self, facts: dict[str, Any], now: float) -> str:
         then, before = self._last_messages
         rate = (facts["messages"] - before) / max(now - then, 1e-6)
         self._last_messages = (now, facts["messages"])
         statuses = ", ".join(f"{n} {label.lower()}" for label, n in facts["statuses"].most_common())
         return (
-            f"[{datetime.now():%H:%M:%S}] round {self.round}: {facts['online']}/{self.options.tables} online"
+            f"[{datetime.now():%H:%M:%S}] round {self.round}: {facts['online']}/{self._all_tables} online"
             f" · {statuses} · {facts['results']} matches finished · {facts['alerts']} alerts"
             f" · {rate:.1f} msg/s"
         )
+
+    @property
+    def _all_tables(self) -> int:
+        return self.options.tables + self.options.knockout
 
     def _import_next_round(self) -> None:
         from demo.schedule import next_round, to_csv
@@ -364,6 +417,24 @@ class DemoRoom:
                 file=self.out,
                 flush=True,
             )
+
+
+def _draw_facts(draw: Any) -> dict[str, Any]:
+    """The knockout's calls (scheduled match id, table, the players' names) and each flight's
+    winner once its final is decided (runs on the hub's loop)."""
+    setup, bracket = draw.setup, draw.bracket
+    if setup is None or bracket is None:
+        return {"calls": [], "winners": {}, "flights": 0}
+    winners = {}
+    for flight in setup.event.flights:
+        final = bracket.flight_matches(flight.name)[-1]  # the event's order: the final comes last
+        if isinstance(final.winner, str):
+            winners[flight.name] = setup.player(final.winner).name
+    calls = [
+        (c.match_id, c.call.table, tuple(setup.player(p).name for p in c.players))
+        for c in draw.called.values()
+    ]
+    return {"calls": calls, "winners": winners, "flights": len(setup.event.flights)}
 
 
 def _hhmm(wall: int) -> str:
@@ -443,6 +514,13 @@ def add_demo_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=DEFAULT_BROKER_PORT,
         help=f"port of the embedded broker (default {DEFAULT_BROKER_PORT}; a free one if that is taken)",
     )
+    p.add_argument(
+        "--knockout-tables",
+        type=_positive(int, 0, 4),
+        default=4,
+        metavar="N",
+        help="tables of the rolling knockout after the round tables (default 4; 0: no knockout)",
+    )
     p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     p.set_defaults(func=main_demo)
 
@@ -467,6 +545,7 @@ def main_demo(args: argparse.Namespace) -> int:
             db=args.db,
             broker_port=args.broker_port,
             window=args.window,
+            knockout=args.knockout_tables,
         )
     )
     try:

@@ -24,7 +24,7 @@ from typing import Any
 from drivers.outbox import Outbox
 from drivers.table_link import TableLink
 from hub.live.clock import Clock, SystemClock
-from rulebook.messages import Event, Snapshot
+from rulebook.messages import Event, NextMessage, Snapshot
 from rulebook.policy import break_ms, breaks_allowed
 from rulebook.sides import SIDES, Side, other
 from rulebook.snapshot import snapshot
@@ -63,6 +63,8 @@ class SimTable:
         self.events: list[Event] = []
         self.assigns: list[dict[str, Any]] = []
         self.cmds: list[dict[str, Any]] = []
+        #: the hub's "Next:" lines as the table's link took them (None: none, or withdrawn)
+        self.next_lines: NextMessage | None = None
         self.outbox = Outbox(outbox_path)
         self.link = TableLink(
             event,
@@ -73,6 +75,7 @@ class SimTable:
             state_provider=self.snapshot,
             on_assign=self._on_assign,
             on_cmd=self._on_cmd,
+            on_next=self._on_next,
             username=username,
             password=password,
             keepalive=keepalive,
@@ -121,6 +124,24 @@ class SimTable:
         with self._lock:
             self.cmds.append(cmd)
         self.apply({**cmd, "input": InputType.CMD})
+
+    def _on_next(self, message: NextMessage | None) -> None:
+        with self._lock:
+            self.next_lines = message
+            self._changed.notify_all()
+
+    def wait_next(
+        self, predicate: Callable[[NextMessage | None], bool], timeout: float = 10.0
+    ) -> NextMessage | None:
+        """Block until the "Next:" lines the table holds satisfy ``predicate``; TimeoutError if not."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not predicate(self.next_lines):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"table {self.table}: next lines {self.next_lines} within {timeout}s")
+                self._changed.wait(left)
+            return self.next_lines
 
     def snapshot(self) -> Snapshot:
         """The snapshot as of now (as a kiosk publishes it: its durations are measured when sent)."""

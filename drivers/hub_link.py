@@ -14,6 +14,8 @@ API::
     link.send_assign(table, assign)      # retained, QoS 1
     link.clear_assign(table)             # empty retained payload: the broker forgets it
     link.clear_status(table)             # the same for a table whose device is gone
+    link.send_next(table, message)       # the "Next:" lines of its finished match (retained, QoS 1)
+    link.clear_next(table)               # empty retained payload: no lines any more
     link.send_cmd(table, cmd)            # QoS 1, not retained; cmd needs "id" and "type"
     link.request_resync(table, match_id, from_seq)
     link.send_control(table, message)    # fleet: identify, restart, button test, update (QoS 1)
@@ -150,6 +152,17 @@ class HubLink:
         dropped it without its Will (Mosquitto's dynamic security does), so the last status kept
         would say online to whoever subscribes next (a restarted hub, a monitor)."""
         self.client.publish(self.topics.table_status(table), None, qos=1, retain=True)
+
+    def send_next(self, table: str, message: dict[str, Any]) -> None:
+        """Where the players of ``table``'s finished match go next (docs/protocol.md §3.8).
+        Retained: a table that restarts on its result screen shows them again."""
+        if not isinstance(message, dict):
+            raise TypeError(f"a next message is a dict, not {type(message).__name__}")
+        self.client.publish(self.topics.table_next(table), message, qos=1, retain=True)
+
+    def clear_next(self, table: str) -> None:
+        """Withdraw the retained "Next:" lines (the result they followed was undone)."""
+        self.client.publish(self.topics.table_next(table), None, qos=1, retain=True)
 
     def send_cmd(self, table: str, cmd: dict[str, Any]) -> None:
         """Send a TD command (PROTOCOL §3.3); the table answers with a ``cmd_done`` event."""

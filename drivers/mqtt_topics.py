@@ -4,7 +4,7 @@ API::
 
     Topics(event)                       # all topic strings under bg/v1/{event}/
       .table_status(t) .table_state(t) .table_evt(t) .table_assign(t) .table_cmd(t) .table_resync(t)
-      .table_device(t) .table_control(t)
+      .table_device(t) .table_control(t) .table_next(t)
       .hub_status  .hub_time  .table_wildcard(kind)  .parse_table_topic(topic) -> (table, kind) | None
     is_valid_id(s) -> bool              # sane table / event id (usable inside a topic)
     encode_json(obj) -> bytes           # compact UTF-8 JSON
@@ -35,7 +35,8 @@ MAX_PAYLOAD = 256 * 1024
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 #: ``device`` (the table's health report) and ``control`` (identify, restart, button test, update,
 #: retire) belong to the fleet: they concern the device, never the match (docs/protocol.md §6)
-TABLE_KINDS = ("status", "state", "evt", "assign", "cmd", "resync", "device", "control")
+#: ``next`` is the hub's "Next:" lines for the table's finished match of a draw (§3.8)
+TABLE_KINDS = ("status", "state", "evt", "assign", "cmd", "resync", "device", "control", "next")
 
 
 def is_valid_id(value: object) -> bool:
@@ -161,6 +162,9 @@ class Topics:
 
     def table_control(self, table: str) -> str:
         return self.table(table, "control")
+
+    def table_next(self, table: str) -> str:
+        return self.table(table, "next")
 
     def table_wildcard(self, kind: str) -> str:
         """``bg/v1/{event}/table/+/{kind}``: one kind of message from every table."""

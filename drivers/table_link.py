@@ -11,7 +11,8 @@ API::
                      keepalive=10, backoff=(0.2, 10.0), window=64,
                      on_online: Callable[[bool], None] | None = None,
                      status_fields: Callable[[], dict] | None = None,  # more status fields
-                     on_hub_time: Callable[[int], None] | None = None)  # the hub's wall (hub/time)
+                     on_hub_time: Callable[[int], None] | None = None,  # the hub's wall (hub/time)
+                     on_next: Callable[[NextMessage | None], None] | None = None)  # table/{t}/next
     link.start()
     link.publish_event(evt) -> int      # durable in the outbox first, then sent in order (QoS 1)
     link.publish_state(snapshot)        # retained, QoS 1, latest wins
@@ -46,6 +47,9 @@ What the link guarantees, and how:
   the table publishes its state and re-sends every stored event of that match from ``from_seq``.
 * **The room's time** (``hub/time`` ``{"wall"}``, QoS 0): handed to ``on_hub_time`` as it
   arrives, so the application can compare it with its own wall clock at that moment.
+* **The "Next:" lines** (``table/{t}/next``, retained): the hub's message checked against its
+  declaration (:func:`rulebook.wire.parse_next`) and handed to ``on_next``; an empty payload (the
+  hub withdrew them) as ``None``. A message that fails is logged, naming the field, and dropped.
 * **Untrusted input.** Payloads on every topic are checked (JSON object, field types, size);
   anything else is logged and dropped. Exceptions in ``on_assign``/``on_cmd`` are logged.
 
@@ -66,8 +70,9 @@ from typing import Any
 from drivers.mqtt_client import MqttClient
 from drivers.mqtt_topics import Topics, decode_object, encode_json, is_int, is_valid_id, now_wall, short
 from drivers.outbox import Outbox
-from rulebook.messages import Event, Snapshot
-from rulebook.wire import MAX_MS
+from rulebook.errors import WireError
+from rulebook.messages import Event, NextMessage, Snapshot
+from rulebook.wire import MAX_MS, parse_next
 
 log = logging.getLogger("drivers.table_link")
 
@@ -117,6 +122,7 @@ class TableLink:
         status_fields: Callable[[], dict[str, Any]] | None = None,
         on_control: Callable[[dict[str, Any]], None] | None = None,
         on_hub_time: Callable[[int], None] | None = None,
+        on_next: Callable[[NextMessage | None], None] | None = None,
     ) -> None:
         if not is_valid_id(table):
             raise ValueError(f"invalid table id {table!r} (letters, digits, _ . - only)")
@@ -143,6 +149,8 @@ class TableLink:
         self._on_control = on_control
         self._t_control = self.topics.table_control(table)
         self._on_hub_time = on_hub_time
+        self._on_next = on_next
+        self._t_next = self.topics.table_next(table)
 
         self._lock = threading.RLock()
         self._acked = threading.Condition(self._lock)
@@ -179,6 +187,8 @@ class TableLink:
             self.client.subscribe(self._t_control, qos=1)
         if self._on_hub_time is not None:
             self.client.subscribe(self.topics.hub_time, qos=0)
+        if self._on_next is not None:
+            self.client.subscribe(self._t_next, qos=1)
         self.client.start()
 
     def stop(self, timeout: float = 5.0, *, graceful: bool = True) -> None:
@@ -338,6 +348,8 @@ class TableLink:
                 self._call("on_control", self._on_control, obj)
         elif topic == self.topics.hub_time and self._on_hub_time is not None:
             self._handle_hub_time(topic, payload)
+        elif topic == self._t_next and self._on_next is not None:
+            self._handle_next(topic, payload)
         else:
             log.debug("table %s: message on unexpected topic %s ignored", self.table, topic)
 
@@ -396,6 +408,23 @@ class TableLink:
             self._on_hub_time(wall)
         except Exception:
             log.exception("table %s: on_hub_time raised; the message is dropped", self.table)
+
+    def _handle_next(self, topic: str, payload: bytes) -> None:
+        message: NextMessage | None = None
+        if payload:
+            obj = decode_object(topic, payload, log)
+            if obj is None:
+                return
+            try:
+                message = parse_next(obj)
+            except WireError as exc:
+                log.warning("dropped %s: %s", topic, exc)
+                return
+        assert self._on_next is not None
+        try:
+            self._on_next(message)
+        except Exception:
+            log.exception("table %s: on_next raised; the message is dropped", self.table)
 
     def _handle_resync(self, topic: str, payload: bytes) -> None:
         obj = decode_object(topic, payload, log)

@@ -124,7 +124,7 @@ class HubApp:
         await self.hub.start()
         hosts = HostPolicy([*rc.allowed_hosts, *([] if _is_wildcard(rc.http_host) else [rc.http_host])])
         auth = Auth(password_hash, lookup=self.store.account)
-        app = make_app(self.hub, auth, public=rc.public, hosts=hosts)
+        app = make_app(self.hub, auth, public=rc.public, hosts=hosts, public_url=rc.fleet.public_url)
         await self.fleet.start_web(app, rc.http_host, rc.http_port)
         self.runner = web.AppRunner(app, access_log=None)
         await self.runner.setup()

@@ -220,8 +220,8 @@ def add_fleet_arguments(p: argparse.ArgumentParser) -> None:
         "--public-url",
         type=_public_url,
         metavar="URL",
-        help="the hub's address given to enrolled tables, http://HOST:PORT (default: the "
-        "dashboard's address, or the first address announced by mDNS)",
+        help="the hub's address given to enrolled tables and printed on the draw sheet, "
+        "http://HOST:PORT (default: the dashboard's address, or the first address announced by mDNS)",
     )
     g.add_argument(
         "--public-broker",

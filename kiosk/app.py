@@ -35,6 +35,7 @@ from typing import Any
 from kiosk import td_preview
 from kiosk.config import Config, ConfigError, describe, load, save_setting, with_settings
 from kiosk.controller import TableController
+from kiosk.hwcheck_session import HardwareCheckSession
 from kiosk.journal import Journal, JournalClock, JournalError, wall_ms
 from kiosk.journal_health import FILE_NAME as HEALTH_FILE
 from kiosk.journal_health import JournalHealth, Notice
@@ -81,6 +82,8 @@ class KioskApp:
         pin_factory: Any = None,
         monotonic: Callable[[], float] = time.monotonic,
         wall: Callable[[], int] = wall_ms,
+        probes: Any = None,
+        check_at_start: bool = False,
     ):
         self.config = config
         self.headless = headless
@@ -130,6 +133,11 @@ class KioskApp:
         self.local: Any = None
         #: the fleet's side of an enrolled table (kiosk.fleet_agent): reports, identify, updates
         self.fleet: Any = None
+        #: the hardware check (kiosk.hwcheck_session): from the TD menu, the hub, ``bgtable check``
+        self.check = HardwareCheckSession(self, probes)
+        #: the first start after enrolling on the screen: the check runs at once, while the
+        #: organiser who just set the table up is still at it
+        self.check_at_start = check_at_start
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -157,6 +165,10 @@ class KioskApp:
         self._start_link()
         if self.fleet is not None:
             self.fleet.start()
+        if self.check_at_start:
+            from rulebook.hardware_check import Origin
+
+            self.check.start(Origin.FIRST_BOOT)
 
     def run(self) -> int:
         """Loop until SIGTERM/SIGINT, a window close or a script's exit; returns the exit status."""
@@ -196,6 +208,7 @@ class KioskApp:
         self._sync_notice()
         self._sync_clock_notice()
         self._publish_state()
+        self.check.step()  # first: a check that just ended is in this frame's report facts
         if self.fleet is not None:
             self.fleet.step()
         online = self.link is not None and self.link.online
@@ -293,8 +306,10 @@ class KioskApp:
 
     def _draw(self) -> None:
         snap = self._screen()
-        overlay = self.fleet.screen() if self.fleet is not None else None
-        if overlay is not None:  # identify, the button test: the whole screen for a while
+        overlay = self.check.screen()
+        if overlay is None and self.fleet is not None:
+            overlay = self.fleet.screen()
+        if overlay is not None:  # the hardware check, identify, the button test: the whole screen
             rects = self.window.draw(overlay[0], overlay[1], self.local, self.wall())
         else:
             rects = self.window.draw(self.view, snap, self.local, self.wall())
@@ -319,6 +334,8 @@ class KioskApp:
         if isinstance(event, Quit):
             self.stopping.set()
         elif isinstance(event, Tap):
+            if self.check.take_tap(event.pos):
+                return
             if self.fleet is not None and self.fleet.take_tap():
                 return
             snap = self._screen()
@@ -358,6 +375,10 @@ class KioskApp:
                 self.config = save_setting(self.config, "language", value)
                 self.view.lang = self.config.language
                 self.view.invalidate()
+            elif action == "hardware_check":
+                from rulebook.hardware_check import Origin
+
+                self.check.start(Origin.TABLE)
             elif action == "flip":
                 flip = intent.get("flip", not self.config.screen.flip)
                 self.config = save_setting(self.config, "flip", flip)
@@ -411,10 +432,16 @@ class KioskApp:
             self.controller.submit({**payload, "input": InputType.CMD})
         elif kind == "hub_time":
             self.room_clock.heard(*payload)
+        elif kind == "next":  # the hub's "Next:" lines, checked by the link (shown, never journaled)
+            if self.local is not None:
+                self.local.next_lines = payload
+                self._redraw = True
         else:
             log.warning("ignored inbox item %r", kind)
 
     def _on_button(self, name: str, event: Any) -> None:
+        if self.check.take_button(name, event):
+            return
         if self.fleet is not None and self.fleet.take_button(name, event):
             return
         if event.kind != "press":
@@ -434,6 +461,8 @@ class KioskApp:
     def _on_roll(self, roll: Any) -> None:
         if self.fleet is not None:
             self.fleet.note_roll()
+        if self.check.take_roll(roll):
+            return
         if not roll.unreadable:
             dice = [roll.d1, roll.d2]
             self._player_input({"input": InputType.ROLL, "dice": dice, "source": RollSource.TOWER})
@@ -522,6 +551,7 @@ class KioskApp:
                 on_control=self.fleet.on_control if self.fleet is not None else None,
                 # the moment of receipt is taken here, on the network thread, not when the loop runs
                 on_hub_time=lambda wall: self.inbox.put(("hub_time", (wall, self._mono_ms()))),
+                on_next=lambda message: self.inbox.put(("next", message)),
             )
             self.link.start()
         except Exception as exc:
@@ -591,6 +621,7 @@ def _setup_logging(level: str) -> None:
 def main_run(args: argparse.Namespace) -> int:
     """``bgtable run [--config FILE] [--headless] [--fullscreen] [--script FILE]``."""
     config_path = getattr(args, "config", None)
+    enrolled_now = False
     if config_path:
         from pathlib import Path
 
@@ -602,6 +633,7 @@ def main_run(args: argparse.Namespace) -> int:
             status = run_setup(args, headless=headless, fullscreen=bool(getattr(args, "fullscreen", False)))
             if status is not None:
                 return status
+            enrolled_now = True  # set up on this screen just now: check the hardware first
     try:
         config = with_settings(load(getattr(args, "config", None)))
         script = load_script(args.script) if getattr(args, "script", None) else None
@@ -613,7 +645,12 @@ def main_run(args: argparse.Namespace) -> int:
     _setup_logging(config.log_level)
     log.info("configuration: %s", json.dumps(describe(config)))
     try:
-        app = KioskApp(config, headless=bool(getattr(args, "headless", False)), script=script)
+        app = KioskApp(
+            config,
+            headless=bool(getattr(args, "headless", False)),
+            script=script,
+            check_at_start=enrolled_now,
+        )
     except JournalError as exc:
         print(f"bgtable run: journal: {exc}", file=sys.stderr)
         return 2

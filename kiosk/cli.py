@@ -1,4 +1,5 @@
-"""``bgtable``: the table's command line (kiosk, replay, transcript, screenshot, dice simulator)."""
+"""``bgtable``: the table's command line (kiosk, replay, transcript, screenshot, hardware check,
+dice simulator)."""
 
 from __future__ import annotations
 
@@ -116,6 +117,15 @@ def _add_kiosk_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     _lazy("kiosk.ui.screenshot", "add_arguments")(shot)
     shot.set_defaults(func=lambda a: _lazy("kiosk.ui.screenshot", "main_screenshot")(a))
+
+    check = sub.add_parser("check", help="check the table's hardware: buttons, tower, touch, display")
+    check.add_argument("--config", help="table configuration (TOML)")
+    check.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
+    check.add_argument("--fullscreen", action="store_true")
+    check.add_argument(
+        "--step-seconds", type=float, default=60.0, help="time for each step before it fails (default 60)"
+    )
+    check.set_defaults(func=lambda a: _lazy("kiosk.hwcheck_cli", "main_check")(a))
 
     sim = sub.add_parser("dice-sim", help="simulate a dice tower on a pseudo-terminal")
     sim.add_argument("--interval", type=float, default=5.0, help="seconds between rolls")

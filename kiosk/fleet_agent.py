@@ -172,6 +172,10 @@ class FleetAgent:
 
                 self.test_state, self.test_pressed = "running", set()
                 self.test_until, self.test_finished_wall = now + TEST_S, None
+        elif action == "hardware_check":
+            from rulebook.hardware_check import Origin
+
+            self.app.check.start(Origin.HUB)
         elif action == "restart":
             self.restart_requested = "restart"
             self.app.stopping.set()
@@ -185,7 +189,13 @@ class FleetAgent:
 
     # -- the screen -------------------------------------------------------------------------------
 
+    def wake(self) -> None:
+        """Report now (any thread): something the Tables page shows changed."""
+        self._wake.set()
+
     def _overlay_name(self) -> str | None:
+        if self.app.check.asking:
+            return "hardware_check"
         if self.test_state == "running" or self._passed_at is not None:
             return "button_test"
         if self.identify_until is not None:
@@ -196,6 +206,8 @@ class FleetAgent:
         """``(view, what it draws)`` to show instead of the match screen, or None."""
         name = self._overlay_name()
         lang = self.app.config.language
+        if name == "hardware_check":
+            return None  # the check draws itself (kiosk.app asks it first)
         if name == "identify":
             from kiosk.ui.screens.setup.identify import IdentifyView
 
@@ -277,6 +289,7 @@ class FleetAgent:
                     "pressed": [b for b in BUTTONS if b in self.test_pressed],
                     "finished_wall": self.test_finished_wall,
                 },
+                "hardware_check": app.check.last,
             }
 
     def report(self) -> dict[str, Any]:

@@ -336,6 +336,47 @@ class Status(TypedDict):
     dice: NotRequired[DiceDevice]
 
 
+# -- the hub's "Next:" lines for a finished match of a draw (PROTOCOL §3.8; hub → table) -------
+
+#: where a player of the finished match goes next: his next match ``called`` to a table, its
+#: opponent known but the match not called yet (``ready``), his opponent not known yet
+#: (``waiting``: the winner or loser of another match), the flight ``won``, or ``out``
+NextKind = Literal["called", "ready", "waiting", "won", "out"]
+#: whose result the opponent of a ``waiting`` line comes from
+NextSource = Literal["winner", "loser"]
+#: the deepest round of a flight (512 places: 9 rounds, a fed flight a few more)
+MAX_ROUNDS: Final = 64
+
+
+class NextLine(TypedDict):
+    """One player's next step. Every key is present (null where the kind has nothing to say), so
+    a table reads one shape and a missing key is refused, not guessed."""
+
+    kind: NextKind
+    #: the flight of the next match; for ``won`` and ``out``, the flight won or left
+    flight: Annotated[str, Text(MAX_LABEL, 1)]
+    round: Annotated[int | None, Int(1, MAX_ROUNDS, nullable=True)]
+    #: ``called``: the table the next match is called to
+    table: Annotated[str | None, ID_OR_NULL]
+    #: ``called``, ``ready``: the opponent's name as the tables show it
+    opponent: Annotated[str | None, Text(MAX_NAME, nullable=True)]
+    #: ``waiting``: the opponent is the winner (or loser) of the match at ``from_table``
+    waits_for: NextSource | None
+    from_table: Annotated[str | None, ID_OR_NULL]
+    #: the flight the player is out of when his next match is in another one (a consolation)
+    left: Annotated[str | None, Text(MAX_LABEL, 1, nullable=True)]
+
+
+class NextMessage(TypedDict):
+    """``table/{t}/next``: where each player of the table's finished match ``match_id`` goes next,
+    as the hub's bracket says at ``wall`` (the hub's time); seats as in that match."""
+
+    match_id: Annotated[str, ID]
+    wall: Annotated[int, WALL]
+    A: NextLine
+    B: NextLine
+
+
 # -- events (PROTOCOL §3.3) -------------------------------------------------------------------
 #
 # An event is its type's *body* (what the reducer's handler builds: the ``type`` and its fields)

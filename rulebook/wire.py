@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, cast
 
-from rulebook.messages import EVENT_TYPES, Envelope, Snapshot, Status
+from rulebook.messages import EVENT_TYPES, Envelope, NextMessage, Snapshot, Status
 from rulebook.schema import (
     _NO_SKIP,
     MAX_EVENT_BYTES,
@@ -54,6 +54,7 @@ __all__ = [
     "MAX_EVENT_BYTES",
     "MAX_MS",
     "MAX_POINTS",
+    "NEXT",
     "SNAPSHOT",
     "STATUS",
     "Array",
@@ -72,6 +73,7 @@ __all__ = [
     "compile_spec",
     "event_spec",
     "parse_event",
+    "parse_next",
     "parse_seq_key",
     "parse_snapshot",
     "parse_status",
@@ -79,6 +81,8 @@ __all__ = [
 
 SNAPSHOT: Final = declared(Snapshot)
 STATUS: Final = declared(Status)
+#: the hub's "Next:" lines (hub → table): checked at the table's edge, and by the hub before it sends
+NEXT: Final = declared(NextMessage)
 EVENT_ENVELOPE: Final = declared(Envelope).fields
 _ENVELOPE_KEYS: Final = frozenset(f.name for f in EVENT_ENVELOPE)
 #: per event type, the fields of its declaration beyond the envelope, in its order, each checked
@@ -102,6 +106,7 @@ def event_spec(kind: str) -> Obj:
 _REUSABLE = ("games", "penalty_log", "corrections", "legal")
 _snapshot = compile_fast(SNAPSHOT, _REUSABLE)
 _status = compile_fast(STATUS)
+_next = compile_fast(NEXT)
 _envelope = compile_fast(Obj(EVENT_ENVELOPE))
 _seq_key = compile_spec(Obj(EVENT_ENVELOPE[:2]))
 _events = {kind: compile_fast(event_spec(kind)) for kind in EVENT_FIELDS}
@@ -152,3 +157,12 @@ def parse_status(obj: object) -> Status:
         return cast(Status, _status(obj))
     except _Bad as bad:
         raise _wire_error(bad, "status") from None
+
+
+def parse_next(obj: object) -> NextMessage:
+    """The hub's "Next:" lines for a table's finished match (``table/{t}/next``); raises
+    :class:`WireError`. A table trusts the hub no more than the hub trusts a table."""
+    try:
+        return cast(NextMessage, _next(obj))
+    except _Bad as bad:
+        raise _wire_error(bad, "next") from None

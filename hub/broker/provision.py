@@ -59,7 +59,7 @@ def table_rights(event: str, table: str) -> tuple[list[str], list[str]]:
     """``(publish, subscribe)``: the topics a table's credential may publish and read."""
     base = f"{PREFIX}/{event}/table/{table}"
     publish = [f"{base}/{kind}" for kind in ("status", "state", "evt", "device")]
-    subscribe = [f"{base}/{kind}" for kind in ("assign", "cmd", "resync", "control")]
+    subscribe = [f"{base}/{kind}" for kind in ("assign", "cmd", "resync", "control", "next")]
     # the hub's presence, and its time of day (the table shows when its own clock is off)
     subscribe += [f"{PREFIX}/{event}/hub/status", f"{PREFIX}/{event}/hub/time"]
     return publish, subscribe

@@ -10,6 +10,7 @@ rulebook. One job per module:
 - :mod:`~hub.draw.bracket`: the bracket as a value, results and withdrawals in, every match's
   players and state derived;
 - :mod:`~hub.draw.calls`: what each match waits for and the calls to make to the free tables;
+- :mod:`~hub.draw.next_steps`: where a player goes after a match (the table's "Next:" line);
 - :mod:`~hub.draw.export`: the bracket and its results as CSV and JSON;
 - :mod:`~hub.draw.errors`: :class:`DrawError`, the one exception family.
 
@@ -39,6 +40,7 @@ from hub.draw.draw_csv import draw_csv, read_draw_csv
 from hub.draw.errors import DrawError
 from hub.draw.export import bracket_csv, bracket_json
 from hub.draw.flights import EntryFlight, Event, FedFlight, Feed, Match
+from hub.draw.next_steps import NextStep, next_step
 from hub.draw.seeding import Draw, Entry, draw_entries, seeding_order
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "Holds",
     "Match",
     "MatchChange",
+    "NextStep",
     "Result",
     "State",
     "TableState",
@@ -71,6 +74,7 @@ __all__ = [
     "draw_entries",
     "is_callable",
     "moved_call",
+    "next_step",
     "plan_calls",
     "queue",
     "read_draw_csv",

@@ -62,6 +62,7 @@ from hub.fleet.model import (
     new_code,
     public_row,
     shown_to,
+    with_check_heard,
 )
 from hub.fleet.store import Device, FleetStore
 from hub.live.clock import Clock
@@ -76,7 +77,7 @@ log = logging.getLogger("hub.fleet")
 SEAL_CONTEXT = b"bgtable-enroll-v1:"
 #: the longest a poll waits for the TD
 POLL_WAIT_S = 25.0
-CONTROL_ACTIONS = ("identify", "restart", "button_test", "update")
+CONTROL_ACTIONS = ("identify", "restart", "button_test", "hardware_check", "update")
 #: addresses named in the TD's flood alert (the first ones)
 FLOODERS_NAMED = 100
 
@@ -459,7 +460,7 @@ class Fleet:
                 report["device"],
             )
             return
-        d.report, d.report_wall = report, now
+        d.report, d.report_wall = with_check_heard(report, d.report, now), now
         d.clock_offset_ms = report["sent_wall"] - now
         d.version, d.build = report["version"] or d.version, report["build"] or d.build
         if report["ip"]:

@@ -19,6 +19,8 @@ from hub.broker.provision import FleetError
 from hub.errors import HubError
 from hub.fleet.store import Device
 from hub.web import roles
+from rulebook.errors import WireError
+from rulebook.hardware_check import HardwareCheck, parse_hardware_check
 
 DEVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 #: table ids: safe inside a topic, as a Mosquitto username part and a file name
@@ -33,7 +35,7 @@ BUTTONS = ("A", "B", "pause", "td")
 TEST_STATES = ("idle", "running", "passed", "stopped", "refused")
 UPDATE_STATES = ("idle", "waiting", "downloading", "installing", "restarting", "done", "failed")
 #: what the table's screen shows: nothing assigned, a match, or one of the fleet's screens
-SCREENS = ("idle", "match", "identify", "button_test")
+SCREENS = ("idle", "match", "identify", "button_test", "hardware_check")
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,7 @@ def check_report(obj: dict[str, Any]) -> dict[str, Any]:
     if sent is None:
         raise ReportError("sent_wall: required")
     return {
+        **_hardware_check(obj),
         "device": _str(obj, "device", 64),
         "version": _str(obj, "version", 64),
         "build": _str(obj, "build", 64),
@@ -243,6 +246,30 @@ def check_report(obj: dict[str, Any]) -> dict[str, Any]:
         "screen": obj["screen"],
         "sent_wall": sent,
     }
+
+
+def _hardware_check(obj: dict[str, Any]) -> dict[str, HardwareCheck]:
+    """The table's last hardware check (an addition: a table that never ran one, or an older
+    one, sends none, and the checked report has none), checked against its declaration
+    (:mod:`rulebook.hardware_check`)."""
+    value = obj.get("hardware_check")
+    if value is None:
+        return {}
+    try:
+        return {"hardware_check": parse_hardware_check(value)}
+    except WireError as exc:
+        raise ReportError(f"hardware_check.{exc}") from None
+
+
+def with_check_heard(report: dict[str, Any], before: dict[str, Any] | None, now: int) -> dict[str, Any]:
+    """``report`` with ``hardware_check_wall``: when the hub first heard of its check (hub time,
+    never the table's clock), kept from ``before`` while the check is the same one."""
+    check = report.get("hardware_check")
+    if check is None:
+        return {**report, "hardware_check_wall": None}
+    old = (before or {}).get("hardware_check") or {}
+    heard = (before or {}).get("hardware_check_wall") if old.get("id") == check["id"] else None
+    return {**report, "hardware_check_wall": heard if heard is not None else now}
 
 
 # -- what the TD sees ------------------------------------------------------------------------------
@@ -283,6 +310,8 @@ def public_row(device: Device, now: int, *, online: bool, hub_build: str, key: s
         "dice": report.get("dice"),
         "buttons": report.get("buttons"),
         "button_test": report.get("button_test"),
+        "hardware_check": report.get("hardware_check"),
+        "hardware_check_wall": report.get("hardware_check_wall"),
         "update": report.get("update"),
         "in_match": report.get("in_match"),
         "screen": report.get("screen"),

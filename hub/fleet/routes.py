@@ -5,8 +5,8 @@ TD side (the dashboard's session and CSRF rules, like every other endpoint; docs
 :func:`hub.fleet.model.shown_to`), ``GET /api/fleet/hub`` (the hub's key fingerprint and the
 addresses tables are given), ``POST /api/fleet/{device}/enroll`` ``{"table", "code",
 "override"}``, ``POST /api/fleet/{device}/retire`` ``{"override"}``,
-``POST /api/fleet/{device}/{identify|restart|button-test|update}``. A refusal carries its ``code``
-and parameters beside the sentence (``match_in_progress``: the match and its score).
+``POST /api/fleet/{device}/{identify|restart|button-test|hardware-check|update}``. A refusal
+carries its ``code`` and parameters beside the sentence (``match_in_progress``: the match and its score).
 
 Devices' side, under ``/device/v1/`` (docs/protocol.md §6): ``POST hello``, ``POST poll``, and the
 software the hub runs (``GET software``, ``GET software/{file}``). A device has no session: these
@@ -181,6 +181,7 @@ def add_fleet_routes(app: web.Application, fleet: Fleet, software: Software) -> 
         ("identify", "identify"),
         ("restart", "restart"),
         ("button-test", "button_test"),
+        ("hardware-check", "hardware_check"),
         ("update", "update"),
     ):
         r.add_post(f"/api/fleet/{{device}}/{path}", _control(action))

@@ -11,6 +11,7 @@ The jobs, each in its own module (``docs/ARCHITECTURE.md`` shows what flows betw
 - :mod:`hub.live.round_control` — the TD's actions for the whole room: rounds, clocks, moves, imports;
 - :mod:`hub.live.calls` — the draw: results fed into the bracket, the next matches called to the
   free tables (as scheduled matches), the TD's actions on the draw;
+- :mod:`hub.live.next_lines` — after a draw's match, where its players go next, sent to its table;
 - :mod:`hub.live.views` — tiles, room, table detail, schedule and result lists, board, and the push
   of what changed;
 - :mod:`hub.live.state` — the room as the hub holds it in memory, shared by all of them.
@@ -46,6 +47,7 @@ from hub.live.deadlines import Deadlines
 from hub.live.dice_towers import DiceTowers
 from hub.live.incidents import quarantined, table_fault
 from hub.live.ingest import Ingest, Limits
+from hub.live.next_lines import NextLines
 from hub.live.round_control import RoundControl
 from hub.live.state import RoomState
 from hub.live.storage_health import DISK_KEY, STORAGE_KEY, StorageHealth, disk_low, storage_failed
@@ -140,6 +142,8 @@ class Hub:
         self.draw = DrawCalls(
             room, store, self.clock, tick=self.tick_room, results_changed=self.alerts.results_changed
         )
+        #: the "Next:" lines of each draw table's finished match, sent as the draw changes
+        self.next_lines = NextLines(room, self.draw, self._current_link)
         self.storage = StorageHealth(store, config.min_free_mb, config.disk_check_ms)
         store.listeners.append(self._storage_changed)
         self._setup_rooms()
@@ -259,6 +263,7 @@ class Hub:
             self.time_beacon.soon()  # sent by the beacon's own task: nothing here can fail for it
             now = self.clock.now_wall()
             self.automation.republish(now)
+            self.next_lines.republish()
             for table in self.room_state.tables():
                 self.sender.resend_unanswered(table, now)
             self.ingest.catch_up()
@@ -298,6 +303,8 @@ class Hub:
                     moved = self.automation.assign(now, called)
                     if scope is not None:
                         scope |= called | self._with_players(moved)
+            with guard.table(None, "send the tables' next lines"):
+                self.next_lines.publish(now)
             with guard.table(None, "apply lateness"):
                 lateness = self.automation.lateness(now, scope)
             with guard.table(None, "carry moved matches"):

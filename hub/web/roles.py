@@ -15,6 +15,9 @@ Roles (``bghub user add NAME --role ROLE``):
   button test.
 - ``scorer`` — verifies and corrects results; reads everything.
 - ``viewer`` — reads everything, changes nothing.
+
+Anyone (no login) sees the room board and the draw as the room sees it: the board's brackets and
+each player's page, which name players and nothing else about them.
 """
 
 from __future__ import annotations
@@ -83,6 +86,12 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/fleet"): ANYONE,
     ("GET", "/static"): ANYONE,
     ("GET", "/api/board"): ANYONE,
+    # the draw as the room and each player see it (hub/web/player_pages.py): names only
+    ("GET", "/api/board/draw"): ANYONE,
+    ("GET", "/p/{code}"): ANYONE,
+    ("GET", "/api/players/{code}"): ANYONE,
+    ("GET", "/api/players/{code}/qr.svg"): ANYONE,
+    ("GET", "/draw-sheet"): ANYONE,
     ("GET", "/api/health"): ANYONE,
     ("GET", "/api/session"): ANYONE,
     ("POST", "/api/login"): ANYONE,
@@ -104,6 +113,7 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/api/audit"): READ,
     ("GET", "/api/draw"): READ,
     ("GET", "/api/draw.csv"): READ,
+    ("GET", "/api/draw/sheet"): READ,
     ("GET", "/api/matches/{match_id}/transcript"): READ,
     ("GET", "/transcript/{match_id}"): READ,
     ("GET", "/api/dice"): READ,
@@ -145,6 +155,7 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("POST", "/api/fleet/{device}/identify"): FLEET_CONTROL,
     ("POST", "/api/fleet/{device}/restart"): FLEET_CONTROL,
     ("POST", "/api/fleet/{device}/button-test"): FLEET_CONTROL,
+    ("POST", "/api/fleet/{device}/hardware-check"): FLEET_CONTROL,
     ("POST", "/api/fleet/{device}/enroll"): FLEET_SETUP,
     ("POST", "/api/fleet/{device}/retire"): FLEET_SETUP,
     ("POST", "/api/fleet/{device}/update"): FLEET_SETUP,

@@ -41,6 +41,7 @@ from hub.web.accounts import Accounts
 from hub.web.auth import BUILTIN_USER, COOKIE, Auth, Session
 from hub.web.hosts import HostPolicy
 from hub.web.login_throttle import Refused
+from hub.web.player_pages import PlayerPages, add_player_routes
 from rulebook import transcript
 
 log = logging.getLogger("hub.web")
@@ -1024,8 +1025,16 @@ TD_ACTIONS: tuple[TdAction, ...] = (
 
 
 def make_app(
-    hub: Hub, auth: Auth, *, public: bool = False, hosts: HostPolicy | None = None
+    hub: Hub,
+    auth: Auth,
+    *,
+    public: bool = False,
+    hosts: HostPolicy | None = None,
+    public_url: str | None = None,
 ) -> web.Application:
+    """The dashboard's application; ``public_url``: the hub's address as the room reaches it
+    (``--public-url``), which the players' pages and their QR codes are given (else the address
+    each request came by)."""
     app = web.Application(middlewares=[security], client_max_size=MAX_UPLOAD)
     app[HUB_KEY] = hub
     app[AUTH_KEY] = auth
@@ -1070,6 +1079,7 @@ def make_app(
     r.add_get("/api/ws", api_ws)
     for action in TD_ACTIONS:
         r.add_route(action.method, action.path, _td_action(action))
+    add_player_routes(app, PlayerPages(hub, public_url))
 
     async def on_shutdown(app: web.Application) -> None:
         push = app[PUSH_KEY]

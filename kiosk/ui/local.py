@@ -15,7 +15,7 @@ from typing import Any
 
 from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.i18n import LANGUAGES
-from rulebook.messages import Snapshot
+from rulebook.messages import NextMessage, Snapshot
 from rulebook.sides import SIDES, Side
 from rulebook.vocab import CommandType, InputType, Phase
 
@@ -86,6 +86,8 @@ class LocalState:
     journal_notice: dict[str, Any] | None = None
     #: how far the table's clock is from the room's (ms, + ahead), shown while it is off (None: not)
     clock_notice: int | None = None
+    #: the hub's "Next:" lines (``table/{t}/next``), shown on the result screen of their match
+    next_lines: NextMessage | None = None
     #: the TD menu's PIN (from the configuration)
     td_pin: str = "0000"
     #: players enter each roll on the screen (a table without a dice tower, ``dice.manual_entry``)

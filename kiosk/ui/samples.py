@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kiosk.screen_state import ScreenSnapshot, on_screen
+from rulebook.messages import NextLine, NextMessage
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
 from rulebook.state import TableState
@@ -190,6 +191,40 @@ def finished() -> Journal:
     return j
 
 
+def finished_confirmed() -> Journal:
+    """Both players confirmed the result: the screen the "Next:" lines are shown on."""
+    j = finished()
+    j.add(3_000, input=InputType.CONFIRM, side="B")
+    return j
+
+
+def next_lines(match_id: str) -> NextMessage:
+    """The hub's "Next:" lines for ``match_id`` (docs/protocol.md §3.8): the winner's next match
+    called, the loser out of the main and into the consolation, his opponent still playing."""
+    line: NextLine = {
+        "kind": "called",
+        "flight": "main",
+        "round": 3,
+        "table": "14",
+        "opponent": "Anna Berg",
+        "waits_for": None,
+        "from_table": None,
+        "left": None,
+    }
+    fed: NextLine = {
+        **line,
+        "kind": "waiting",
+        "flight": "consolation",
+        "round": 1,
+        "table": None,
+        "opponent": None,
+        "waits_for": "loser",
+        "from_table": "9",
+        "left": "main",
+    }
+    return {"match_id": match_id, "wall": 1_900_000_000_000, "A": line, "B": fed}
+
+
 def td_called() -> Journal:
     j = playing()
     j.add(1_000, input=InputType.CALL_TD, side="A")
@@ -304,6 +339,7 @@ SAMPLES: dict[str, Callable[[], Journal]] = {
     "power_loss": lambda: paused("power_loss"),
     "flag": flag,
     "finished": finished,
+    "finished_confirmed": finished_confirmed,
     "td_called": td_called,
     "no_clock": no_clock,
     "crawford_hu": crawford_hu,

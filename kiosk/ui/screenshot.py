@@ -264,12 +264,22 @@ EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
     "clock-off-800x480-el": ("playing", (800, 480), "el", {"clock_notice": -12 * 60_000}),
     "clock-off-waiting-800x480-en": ("waiting_late", (800, 480), "en", {"clock_notice": -12 * 60_000}),
     "clock-off-waiting-800x480-el": ("waiting_late", (800, 480), "el", {"clock_notice": -12 * 60_000}),
+    # after a match of the draw: where each player goes next (the hub's table/{t}/next)
+    "kiosk-next-800x480-en": ("finished_confirmed", (800, 480), "en", {"next_lines": "sample"}),
+    "kiosk-next-800x480-el": ("finished_confirmed", (800, 480), "el", {"next_lines": "sample"}),
+    "kiosk-next-1280x720-bg": ("finished_confirmed", (1280, 720), "bg", {"next_lines": "sample"}),
+    "kiosk-next-800x480-hu-fr": (
+        "finished_confirmed",
+        (800, 480),
+        "en",
+        {"next_lines": "sample", "langs": {"A": "hu", "B": "fr"}},
+    ),
 }
 
 
 def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
     """Every picture of docs/screens.md: file name -> (sample, size, language, screen state)."""
-    from kiosk.ui.samples import sample_snapshot, sample_state
+    from kiosk.ui.samples import next_lines, sample_snapshot, sample_state
 
     out: dict[str, tuple[str, tuple[int, int], str, LocalState]] = {}
     for name, (sample, dialog, fields) in SCREENS.items():
@@ -287,9 +297,12 @@ def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
                     setattr(local, key, value)
                 out[f"{name}-{size[0]}x{size[1]}-{lang}"] = (sample, size, lang, local)
     for name, (sample, size, lang, fields) in EXTRAS.items():
-        local = LocalState(hub_online=True, synced=True, match_id=sample_snapshot(sample).get("match_id"))
+        match_id = sample_snapshot(sample).get("match_id")
+        local = LocalState(hub_online=True, synced=True, match_id=match_id)
         for key, value in fields.items():
             setattr(local, key, value)
+        if fields.get("next_lines") == "sample" and match_id is not None:
+            local.next_lines = next_lines(match_id)
         td_preview.refresh(local, sample_state(sample))
         out[name] = (sample, size, lang, local)
     return out

@@ -74,6 +74,16 @@ class Window:
         """The size of the upright picture (what the view is laid out for)."""
         return self.canvas.get_size()
 
+    def refresh_hz(self) -> int | None:
+        """The display's refresh rate as SDL reports it (the hardware check); None where it cannot
+        say (the dummy driver reports 0)."""
+        try:
+            rates = pygame.display.get_desktop_refresh_rates()
+        except (pygame.error, AttributeError):
+            return None
+        rate = int(rates[0]) if rates else 0
+        return rate if 0 < rate <= 1000 else None
+
     @property
     def driver(self) -> str:
         """SDL's video driver (``kmsdrm``, ``x11``, ``wayland``, ``dummy``, ...)."""

@@ -630,3 +630,48 @@ def test_the_hubs_time_reaches_the_table_and_a_bad_one_is_dropped(mosquitto, sta
     assert len(dropped) == len(bad)
     with pytest.raises(ValueError, match="epoch milliseconds"):
         hub.link.send_time(-5)
+
+
+def _next_message(match_id: str) -> dict[str, Any]:
+    line = {
+        "kind": "called",
+        "flight": "main",
+        "round": 2,
+        "table": "14",
+        "opponent": "Anna Berg",
+        "waits_for": None,
+        "from_table": None,
+        "left": None,
+    }
+    return {"match_id": match_id, "wall": 1_900_000_000_000, "A": line, "B": {**line, "kind": "out"}}
+
+
+def test_the_next_lines_reach_the_table_checked_and_a_bad_one_is_dropped_and_logged(mosquitto, stack, caplog):
+    """``table/{t}/next``: the hub's lines checked at the table's edge against their declaration;
+    a message that fails is dropped with a log line naming the field; an empty one withdraws."""
+    event = uid()
+    t = Topics(event)
+    got: queue.Queue[Any] = queue.Queue()
+    table = Table(mosquitto, event, on_next=got.put).start()
+    stack.append(table)
+    hub = Hub(mosquitto, event)
+    stack.append(hub)
+    good = _next_message("main-r1-m1")
+    wrong: list[Any] = [
+        {**good, "A": {**good["A"], "kind": "lost"}},  # not a kind
+        {**good, "A": {**good["A"], "round": 0}},
+        {**good, "B": {k: v for k, v in good["B"].items() if k != "table"}},  # a key missing
+        {**good, "match_id": "a/b"},
+        {**good, "A": {**good["A"], "opponent": "x\x00y"}},
+    ]
+    topic = t.table_next(table.link.table)
+    for payload in [*BAD_PAYLOADS, *wrong]:
+        hub.link.client.publish(topic, payload, qos=1, retain=False)
+    hub.link.send_next(table.link.table, good)
+    assert got.get(timeout=WAIT) == good
+    hub.link.clear_next(table.link.table)
+    assert got.get(timeout=WAIT) is None
+    assert got.empty()
+    dropped = [r.getMessage() for r in caplog.records if r.getMessage().startswith(f"dropped {topic}")]
+    assert len(dropped) == len(BAD_PAYLOADS) + len(wrong)
+    assert any("A.kind" in d for d in dropped) and any("B.table" in d for d in dropped)

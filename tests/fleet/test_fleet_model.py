@@ -13,6 +13,7 @@ from drivers.sealed_box import b64encode, new_private_key, public_key
 from hub.broker.provision import FleetError
 from hub.fleet.model import (
     BUTTONS,
+    SCREENS,
     ReportError,
     check_hello,
     check_report,
@@ -101,7 +102,7 @@ def test_any_value_in_any_field_is_checked_or_refused(field: str, value: Any):
     except ReportError:
         return
     assert set(checked) == set(report())
-    assert checked["screen"] in ("idle", "match", "identify", "button_test")
+    assert checked["screen"] in SCREENS
     assert set(checked["buttons"]["seen"]) == set(BUTTONS)
 
 

@@ -57,13 +57,17 @@ def test_enroll_from_the_page_then_identify_test_and_restart(browser: Browser, t
         expect(page.locator("#pending [data-device=dev-a] .code")).to_have_text(code, timeout=MS)
         expect(page.locator("#pending [data-device=dev-b] .code")).to_have_text(other_code, timeout=MS)
 
+        # the TD types dev-b's table number, then enrolls dev-a by its code: the list is drawn
+        # again (dev-a leaves it), and what was typed into dev-b's card is still there
+        page.fill("#pending [data-device=dev-b] input", "6")
         page.fill("#quick-code", code)
         page.fill("#quick-table", "5")
         page.press("#quick-table", "Enter")
         expect(page.locator("#quick-result")).to_have_text(f"Code {code} → table 5", timeout=MS)
         assert first.wait() == 0
+        expect(page.locator("#pending [data-device=dev-a]")).to_have_count(0, timeout=MS)
+        expect(page.locator("#pending [data-device=dev-b] input")).to_have_value("6")
         # the per-device form works as well
-        page.fill("#pending [data-device=dev-b] input", "6")
         page.click("#pending [data-device=dev-b] button")
         assert other.wait() == 0
         expect(page.locator("#pending .empty")).to_be_visible(timeout=MS)

@@ -202,6 +202,7 @@ def test_acl_grants_each_table_only_its_own_topics():
         "topic read bg/v1/ev1/table/3/cmd",
         "topic read bg/v1/ev1/table/3/resync",
         "topic read bg/v1/ev1/table/3/control",
+        "topic read bg/v1/ev1/table/3/next",
         "topic read bg/v1/ev1/hub/status",
         "topic read bg/v1/ev1/hub/time",
     ]

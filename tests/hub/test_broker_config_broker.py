@@ -233,6 +233,29 @@ def test_every_table_reads_the_hubs_time_and_none_can_forge_it(room: Room):
         assert got == [(f"{PREFIX}/hub/time", b'{"wall": 1900000000000}')]
 
 
+def test_only_the_hub_writes_a_tables_next_lines_and_only_that_table_reads_them(room: Room):
+    """``table/{t}/next`` (the "Next:" lines after a draw's match): the hub writes, retained; the
+    table reads its own; another table can neither read nor forge them."""
+    hub = room.hub_watching_all()
+    t3 = room.peer("3").connected()
+    t4 = room.peer("4").connected()
+    t4.subscribe(topic("3", "next"), topic("4", "cmd"))
+    t4.publish(topic("3", "next"), b'{"forged": true}')
+    t3.publish(topic("3", "next"), b'{"forged": true}')
+    t3.publish(topic("3", "evt"), b'{"after": "forgeries"}')
+    # both forgeries were dropped: the hub's subscription to everything sees the event only
+    assert hub.receive_until(topic("3", "evt")) == [(topic("3", "evt"), b'{"after": "forgeries"}')]
+    hub.publish(topic("3", "next"), b'{"match_id": "main-r1-m1"}', retain=True)
+    t3.subscribe(topic("3", "next"), topic("3", "cmd"))
+    hub.publish(topic("3", "cmd"), b'{"id": "c1"}')
+    assert t3.receive_until(topic("3", "cmd")) == [
+        (topic("3", "next"), b'{"match_id": "main-r1-m1"}'),
+        (topic("3", "cmd"), b'{"id": "c1"}'),
+    ]
+    hub.publish(topic("4", "cmd"), b'{"id": "for-4"}')
+    assert t4.receive_until(topic("4", "cmd")) == [(topic("4", "cmd"), b'{"id": "for-4"}')]
+
+
 def test_hub_reads_events_and_writes_commands_and_assignments(room: Room):
     hub = room.hub_watching_all()
     t3 = room.peer("3").connected()

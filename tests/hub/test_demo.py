@@ -132,12 +132,14 @@ def test_the_demo_room_comes_alive_and_leaves_nothing_behind_on_ctrl_c(demo_fact
     assert files.parent == demo.tmp and files.is_dir()
 
     def all_assigned(tiles: list[dict[str, Any]]) -> bool:
-        return len(tiles) == 8 and all(
-            t["online"] and t["match_id"] == f"r1-t{t['table']}" and t["phase"] is not None for t in tiles
+        rounds = [t for t in tiles if int(t["table"]) <= 8]
+        return len(rounds) == 8 and all(
+            t["online"] and t["match_id"] == f"r1-t{t['table']}" and t["phase"] is not None for t in rounds
         )
 
     poll(url + "/api/tables", all_assigned, "8 tables online, each with its round-1 match")
-    schedule = get(url + "/api/schedule")
+    assert "Knockout:    8 players, a main flight and a consolation on tables 9–12" in "".join(demo.output)
+    schedule = [row for row in get(url + "/api/schedule") if row["match_id"].startswith("r1-")]
     assert len(schedule) == 8 and all(row["assigned"] for row in schedule)
     assert {row["length"] for row in schedule} == {5, 7, 9, 11}
     assert {row["profile"] for row in schedule} == {"wbgf-2023", "hbf", "hu", "ffbg-cdf"}
@@ -169,6 +171,7 @@ def test_the_demo_room_comes_alive_and_leaves_nothing_behind_on_ctrl_c(demo_fact
     poll(url + "/api/tables", lambda tiles: len(games_won(tiles)) >= 3, "scores moving at 3 tables")
     health = get(url + "/api/health")
     assert health["link_online"] and health["stats"]["events"] > 50
+    knockout_calls_and_advances(demo, url)
 
     assert demo.stop(signal.SIGINT) == 0
     assert not files.exists()
@@ -176,6 +179,30 @@ def test_the_demo_room_comes_alive_and_leaves_nothing_behind_on_ctrl_c(demo_fact
     assert any(line.startswith("demo: stopped after") for line in demo.output)
     with pytest.raises(OSError):
         get(url + "/api/health")
+
+
+def knockout_calls_and_advances(demo: Demo, url: str) -> None:
+    """The demo's rolling knockout (demo/knockout.py): its first round called to tables 9 to 12 at
+    once, each later match called as its players come free, until both flights have a winner;
+    the Draw page's data (``GET /api/draw``) holds every match played, each at a knockout table."""
+    first = [demo.expect(r"knockout: (main-r1-m\d) called to table (\d+)").groups() for _ in range(4)]
+    assert sorted(first) == [(f"main-r1-m{n}", str(8 + n)) for n in range(1, 5)]
+    later = demo.expect(r"knockout: ((?:main-r2|consolation-r1)-m\d) called to table (\d+)").groups()
+    assert later[1] in {"9", "10", "11", "12"}
+    over = demo.expect(r"knockout over: main won by (.+); consolation won by (.+)", timeout=patience(240))
+    draw = get(url + "/api/draw")
+    matches = [m for f in draw["flights"] for r in f["rounds"] for m in r["matches"]]
+    assert len(matches) == 7 + 3 and all(m["state"] == "played" for m in matches)
+    assert {m["call"]["table"] for m in matches} <= {"9", "10", "11", "12"}
+    by_id = {m["id"]: m for m in matches}
+    # a match is called only once the matches it waits for have their results
+    for m in matches:
+        for seat in m["seats"]:
+            source = seat["from"].get("winner_of") or seat["from"].get("loser_of")
+            if source is not None:
+                assert m["call"]["called_at"] >= by_id[source]["result"]["confirmed_at"]
+    names = {p["key"]: p["name"] for p in get(url + "/api/players")}
+    assert names.get(by_id["main-r3-m1"]["winner"]) == over.group(1)
 
 
 def test_taken_ports_are_replaced_by_free_ones_and_sigterm_stops_it(demo_factory) -> None:
@@ -186,7 +213,7 @@ def test_taken_ports_are_replaced_by_free_ones_and_sigterm_stops_it(demo_factory
         taken_http, taken_broker = busy_http.getsockname()[1], busy_broker.getsockname()[1]
         demo = demo_factory(
             "--tables", "2", "--http", f"127.0.0.1:{taken_http}", "--broker-port", str(taken_broker),
-            "--speed", "10", "--duration", "300",
+            "--speed", "10", "--duration", "300", "--knockout-tables", "0",
         )  # fmt: skip
         broker_port = int(demo.expect(r"MQTT broker: embedded, 127\.0\.0\.1:(\d+)").group(1))
         assert broker_port != taken_broker
@@ -285,7 +312,7 @@ def test_window_makes_one_table_the_real_kiosk_and_ctrl_c_ends_it_too(demo_facto
     """``--window 2``: table 2 is ``bgtable run`` (SDL's dummy driver here) on the demo's broker."""
     demo = demo_factory(
         "--tables", "3", "--window", "2", "--http", "127.0.0.1:0", "--broker-port", str(free_port()),
-        "--speed", "10", "--duration", "300",
+        "--speed", "10", "--duration", "300", "--knockout-tables", "0",
     )  # fmt: skip
     url = demo.expect(r"Dashboard:\s+(http://\S+?)/?\s").group(1)
     files = Path(demo.expect(r"Files:\s+(\S+)").group(1))

@@ -21,7 +21,7 @@ from hub.live.core import Hub
 from hub.service import HubThread
 from rulebook.snapshot import snapshot
 from tests.faults.support import expected_events
-from tests.hub.support import MIN, T0, event_id, hub_state, one_match, start_hub, tick
+from tests.hub.support import MIN, T0, Spy, event_id, hub_state, one_match, start_hub, tick
 
 
 class Scene:
@@ -187,7 +187,14 @@ def test_a_device_replaced_just_after_its_match_ended_keeps_the_result(tmp_path,
         scene.synced(scene.old)
         tick(scene.hub)
         assert "r1-t1" in scene.hub.call(lambda: dict(scene.hub.hub.results))
-        scene.gone()
+        spy = Spy(scene.mosquitto.host, scene.mosquitto.port, scene.event, "table/1/assign")
+        try:
+            scene.gone()
+            # a new device is enrolled seconds after the TD's action: by then the broker has
+            # forgotten the released assignment (waited for here, not assumed, on a busy machine)
+            spy.wait_for(lambda s: any(t.endswith("/assign") and p == b"" for t, p, _ in s.messages))
+        finally:
+            spy.close()
         scene.old.stop(graceful=False)
         new = scene.device(match=None)
         scene.hub.wait_for(lambda h: h.views["1"].online)

@@ -32,6 +32,7 @@ PARAMS = {
     "flight": "no_such_flight",
     "match": "no-such-match",
     "player": "no-such-player",
+    "code": "2345678",
 }
 PEOPLE = {"ann": roles.CHIEF, "tom": roles.TD, "sue": roles.SCORER, "vic": roles.VIEWER}
 PASSWORDS = {name: f"{name}-password-1" for name in PEOPLE}

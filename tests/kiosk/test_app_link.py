@@ -18,6 +18,7 @@ import pytest
 from kiosk.app import KioskApp
 from kiosk.config import BrokerConfig, Config, PinsConfig
 from kiosk.journal import read_journal
+from rulebook.vocab import InputType
 
 WAIT_S = 10.0
 PLAYERS = {"A": {"name": "Ann", "id": "1"}, "B": {"name": "Bob", "id": "2"}}
@@ -190,6 +191,66 @@ def test_a_networked_table_keeps_the_number_of_its_credential(tmp_path, mosquitt
         assert app.config.table_id == "21" and app.controller.snapshot()["table"] == "21"
         assert not (app.config.data_path / "settings.json").exists()
         hub.expect(app, lambda t, p: t == "table/21/state", "state still from table 21")
+    finally:
+        app.close()
+        hub.close()
+
+
+def test_the_hubs_next_lines_reach_the_result_screen_and_a_bad_message_is_dropped(
+    tmp_path, mosquitto, event_id, caplog
+):
+    """``table/{t}/next``: checked at the kiosk's edge, shown on the result screen of its match
+    (each player's line on his half), never journaled; a bad one is dropped and logged."""
+    hub = Hub(mosquitto.host, mosquitto.port, f"bg/v1/{event_id}")
+    app = make_app(tmp_path, mosquitto, event_id)
+    try:
+        hub.expect(app, lambda t, p: t == "table/21/status" and p["online"], "status online")
+        assign = {
+            "match_id": "main-r1-m1",
+            "length": 1,
+            "players": PLAYERS,
+            "profile": "wbgf-2023",
+            "clock": True,
+        }
+        hub.publish("table/21/assign", assign, retain=True)
+        hub.expect(app, lambda t, p: t == "table/21/state" and p["match_id"] == "main-r1-m1", "assigned")
+        for inp in (
+            {"input": InputType.CHECKIN, "side": "A"},
+            {"input": InputType.CHECKIN, "side": "B"},
+            {"input": InputType.OPENING_ROLL, "A": 6, "B": 2},
+            {"input": InputType.WIN, "side": "A", "kind": "single"},
+            {"input": InputType.CONFIRM, "side": "A"},
+            {"input": InputType.CONFIRM, "side": "B"},
+        ):
+            app.controller.submit(inp)
+        hub.expect(
+            app,
+            lambda t, p: t == "table/21/state" and p.get("confirmed") == {"A": True, "B": True},
+            "confirmed",
+        )
+        line = {
+            "kind": "called",
+            "flight": "main",
+            "round": 2,
+            "table": "14",
+            "opponent": "Anna Berg",
+            "waits_for": None,
+            "from_table": None,
+            "left": None,
+        }
+        good = {"match_id": "main-r1-m1", "wall": 1, "A": line, "B": {**line, "kind": "out"}}
+        hub.publish("table/21/next", {**good, "A": {**line, "round": "2"}}, retain=True)  # refused
+        hub.publish("table/21/next", good, retain=True)
+        run_until(app, lambda: app.local.next_lines == good, "the lines taken")
+        run_until(
+            app,
+            lambda: any(p.text == "Next: table 14 — round 2 vs Anna Berg" for p in app.view.last_layout),
+            "the line drawn",
+        )
+        assert any(p.text == "Out of the main flight — thank you for playing" for p in app.view.last_layout)
+        assert any("dropped" in r.getMessage() and "A.round" in r.getMessage() for r in caplog.records)
+        assert [r["input"] for r in read_journal(app.config.journal_path)].count("assign") == 1
+        assert all(r["input"] != "next" for r in read_journal(app.config.journal_path))
     finally:
         app.close()
         hub.close()

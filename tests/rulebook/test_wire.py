@@ -17,6 +17,7 @@ from rulebook.wire import (
     EVENT_FIELDS,
     MAX_EVENT_BYTES,
     MAX_POINTS,
+    NEXT,
     SNAPSHOT,
     STATUS,
     Obj,
@@ -24,6 +25,7 @@ from rulebook.wire import (
     compile_spec,
     event_spec,
     parse_event,
+    parse_next,
     parse_seq_key,
     parse_snapshot,
     parse_status,
@@ -167,6 +169,20 @@ def test_one_hostile_value_anywhere_in_an_event_is_named(case):
 def test_one_hostile_value_in_a_status_is_named(case):
     message, path = case
     _refused_at(parse_status, message, path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(valid(NEXT))
+def test_any_valid_next_message_passes_and_comes_back_equal(message):
+    """The hub's "Next:" lines (hub → table), read at the table's edge."""
+    assert parse_next(message) == message
+
+
+@settings(max_examples=300, deadline=None)
+@given(hostile(NEXT))
+def test_one_hostile_value_in_a_next_message_is_named(case):
+    message, path = case
+    _refused_at(parse_next, message, path)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,6 +1,9 @@
 // The public room board (/board): every table's players, score and state, large, read-only, and
 // "find your table": every player's name with their table. A room larger than the screen is shown
-// page by page (every ?seconds=12), the list of players too; a phone simply scrolls.
+// page by page (every ?seconds=12), the list of players too; a phone simply scrolls. An event with
+// a draw adds its brackets (board-draw.js, told of every tile by a "board:tiles" event): on a wall
+// screen each flight is a page after the tables' pages (?show=draw: the brackets alone,
+// ?show=tables: the tables alone).
 "use strict";
 
 const B = { tables: new Map(), offset: 0, retry: 500, page: 0, pages: [], namePage: 0, seconds: 12 };
@@ -114,9 +117,30 @@ function showPage() {
 
 function nextPage() {
   if (!window.matchMedia("(min-width: 900px)").matches) return;  // a phone scrolls by itself
-  B.page = (B.page + 1) % B.pages.length;
-  B.namePage += 1;
-  showPage();
+  const flights = Number(document.body.dataset.flights || 0);
+  const show = new URLSearchParams(location.search).get("show");
+  const tablePages = show === "draw" && flights ? 0 : B.pages.length;
+  const all = tablePages + (show === "tables" ? 0 : flights);
+  B.turn = ((B.turn || 0) + 1) % Math.max(1, all);
+  if (B.turn < tablePages) {
+    B.page = B.turn;
+    B.namePage += 1;
+    showFlightPage(0);
+    paginate();  // the grid was hidden behind a bracket: its rows are measured again
+  } else {
+    showFlightPage(B.turn - tablePages + 1);
+  }
+}
+
+/** Show the room's tables (0) or the nth flight's bracket on a wall screen (board-draw.js). */
+function showFlightPage(n) {
+  document.body.dataset.show = n ? "draw" : "tables";
+  document.body.dataset.flight = n ? String(n) : "";
+  document.dispatchEvent(new CustomEvent("board:flight", { detail: n }));
+}
+
+function tellTiles() {
+  document.dispatchEvent(new CustomEvent("board:tiles", { detail: B.tables }));
 }
 
 // -- live updates ------------------------------------------------------------------------------
@@ -136,6 +160,7 @@ function connect() {
       B.tables = new Map(list(msg.tables).map((t) => [str(t.table), t]));
       render();
       showClock();
+      tellTiles();
     } else if (msg.type === "tiles") {
       let added = false, names = false;
       for (const t of list(msg.tiles)) {
@@ -147,6 +172,7 @@ function connect() {
         if (old) old.replaceWith(safeTile(t));
       }
       if (added) render(); else if (names) renderNames();
+      tellTiles();
     }
   };
   ws.onclose = () => { setTimeout(connect, B.retry); B.retry = Math.min(B.retry * 2, 10000); };
@@ -159,6 +185,7 @@ function showClock() {
 document.addEventListener("DOMContentLoaded", () => {
   const s = Number(new URLSearchParams(location.search).get("seconds"));
   if (s >= 3 && s <= 600) B.seconds = s;
+  if (new URLSearchParams(location.search).get("show") === "draw") showFlightPage(1);
   connect();
   showClock();
   setInterval(showClock, 1000);

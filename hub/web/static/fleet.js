@@ -177,6 +177,45 @@ function cellTest(row) {
   const cls = t.state === "passed" ? "ok" : t.state === "running" ? "warn" : "bad";
   return h("span", { class: cls }, label, t.state !== "passed" && t.pressed.length ? ` (${t.pressed.join(", ")})` : "");
 }
+// The hardware check (docs/td-guide.md): when the hub heard of it (the hub's time, not the table's),
+// the verdict in a few words, and the checklist behind it.
+const CHECK_STEPS = { button_left: "left button", button_right: "right button", dice: "dice tower", touch: "touch",
+  display: "display", temperature: "temperature", throttling: "power" };
+const CHECK_REASONS = { timeout: "no answer in time", wrong_button: "the other button answered", not_as_shown: "not as shown",
+  unreadable: "dice unreadable", no_tower: "no tower connected", no_buttons: "buttons not connected", too_hot: "too hot",
+  under_voltage: "under-voltage", throttled: "CPU slowed down" };
+const CHECK_FINE = ["pass", "not_fitted", "not_available"];
+function checkVerdict(c) {
+  const named = (o) => c.steps.filter((s) => s.outcome === o).map((s) => CHECK_STEPS[s.step] || s.step);
+  const failed = named("fail"), skipped = named("skipped");
+  if (failed.length) return { cls: "bad", text: `${failed.join(", ")} failed` };
+  if (skipped.length) return { cls: "warn", text: `${skipped.join(", ")} skipped` };
+  return { cls: "ok", text: "all pass" };
+}
+function checkReady(row) {
+  const c = row.hardware_check;
+  return c ? c.steps.every((s) => CHECK_FINE.includes(s.outcome)) : null;
+}
+function clockTime(wall) {
+  return new Date(wall).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
+}
+function cellCheck(row) {
+  const c = row.hardware_check;
+  if (row.screen === "hardware_check") return h("span", { class: "warn" }, "checking…");
+  if (!c) return h("span", { class: "dim" }, "not checked");
+  const v = checkVerdict(c);
+  const when = row.hardware_check_wall ? `checked ${clockTime(row.hardware_check_wall)}` : "checked";
+  const mark = { pass: "✓", fail: "✗" };
+  const items = c.steps.map((s) => {
+    const why = s.reason ? ` — ${CHECK_REASONS[s.reason] || s.reason}` : s.outcome === "pass" ? "" : ` — ${s.outcome.replace("_", " ")}`;
+    const detail = s.detail ? ` (${s.detail})` : "";
+    const cls = s.outcome === "pass" ? "ok" : s.outcome === "fail" ? "bad" : s.outcome === "skipped" ? "warn" : "dim";
+    return h("li", { class: cls, "data-step": s.step }, `${mark[s.outcome] || "–"} ${CHECK_STEPS[s.step] || s.step}${why}${detail}`);
+  });
+  return h("details", { class: "hw-check" },
+    h("summary", { class: v.cls, title: `started ${{ hub: "from the Tables page", command: "from the command line", first_boot: "at the table's first start" }[c.origin] || "from the table's TD menu"}` }, `${when} — ${v.text}`),
+    h("ul", { class: "checklist" }, items));
+}
 function cellOffset(row) {
   const o = row.clock_offset_ms;
   if (o === null || o === undefined) return "–";
@@ -188,6 +227,7 @@ function enrolledRow(row) {
   const actions = isTD() ? h("div", { class: "actions" },
     h("button", { type: "button", class: "small", onclick: () => action(row, "identify", "Identify") }, "Identify"),
     h("button", { type: "button", class: "small ghost", onclick: () => action(row, "button-test", "Button test") }, "Button test"),
+    h("button", { type: "button", class: "small ghost", onclick: () => action(row, "hardware-check", "Hardware check") }, "Hardware check"),
     can("fleet-setup") ? h("button", { type: "button", class: "small ghost", onclick: () => action(row, "update", "Update") }, "Update") : null,
     h("button", { type: "button", class: "small ghost", onclick: () => action(row, "restart", "Restart") }, "Restart"),
     can("fleet-setup") ? h("button", { type: "button", class: "small danger", onclick: () => action(row, "retire", "Retire") }, "Retire") : null) : null;
@@ -203,22 +243,41 @@ function enrolledRow(row) {
     h("td", {}, cellDice(row)),
     h("td", {}, cellButtons(row)),
     h("td", {}, cellTest(row)),
+    h("td", { class: "hw" }, cellCheck(row)),
     h("td", {}, cellOffset(row)),
     h("td", {}, ago(row.last_seen_wall)),
     h("td", {}, actions));
 }
 
-const HEAD = ["Table", "Online", "Software", "IP / device", "Up", "CPU", "Disk", "Journal", "Dice", "Buttons", "Button test", "Clock", "Last seen", ""];
+const HEAD = ["Table", "Online", "Software", "IP / device", "Up", "CPU", "Disk", "Journal", "Dice", "Buttons", "Button test", "Hardware check", "Clock", "Last seen", ""];
+
+// The list is drawn again on every push (a device's hello, any table's health report): a table
+// number the TD is typing into a waiting device's card, and the focus, survive the redraw.
+function keepingTyped(list, redraw) {
+  const typed = new Map([...list.querySelectorAll(".card[data-key] input")].map((i) => [i.closest(".card").dataset.key, i.value]));
+  const focused = document.activeElement && list.contains(document.activeElement) ? document.activeElement.closest(".card")?.dataset.key : null;
+  redraw();
+  for (const card of list.querySelectorAll(".card[data-key]")) {
+    const input = card.querySelector("input");
+    if (!input) continue;
+    if (typed.has(card.dataset.key)) input.value = typed.get(card.dataset.key);
+    if (card.dataset.key === focused) input.focus();
+  }
+}
 
 function render() {
   const rows = [...F.rows.values()];
   const pending = rows.filter((r) => r.state === "pending").sort((a, b) => b.first_seen_wall - a.first_seen_wall);
   const enrolled = rows.filter((r) => r.state === "enrolled").sort(byTable);
   const retired = rows.filter((r) => r.state === "retired").sort((a, b) => (b.retired_wall || 0) - (a.retired_wall || 0));
-  $("pending").replaceChildren(...(pending.length ? pending.map(pendingCard) : [h("p", { class: "empty" }, "No device is waiting.")]));
+  keepingTyped($("pending"), () =>
+    $("pending").replaceChildren(...(pending.length ? pending.map(pendingCard) : [h("p", { class: "empty" }, "No device is waiting.")])));
   const online = enrolled.filter((r) => r.online).length;
   const due = enrolled.filter((r) => r.update_due).length;
-  $("summary").textContent = `${enrolled.length} tables, ${online} online` + (due ? `, ${due} to update` : "");
+  const checked = enrolled.map(checkReady);
+  const ready = checked.filter((r) => r === true).length, notReady = checked.filter((r) => r === false).length;
+  const hw = checked.some((r) => r !== null) ? ` · hardware check: ${ready} ready, ${notReady} not ready, ${checked.length - ready - notReady} not checked` : "";
+  $("summary").textContent = `${enrolled.length} tables, ${online} online` + (due ? `, ${due} to update` : "") + hw;
   $("enrolled").replaceChildren(
     h("thead", {}, h("tr", {}, HEAD.map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, enrolled.length ? enrolled.map(enrolledRow) : [h("tr", {}, h("td", { colspan: HEAD.length, class: "empty" }, "No table enrolled yet."))]));

@@ -8,7 +8,7 @@ from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import countdown_text, elapsed_text
 from kiosk.ui.i18n import Translator
 from kiosk.ui.layout import inset
-from kiosk.ui.screens import common, messages
+from kiosk.ui.screens import common, messages, next_line
 from kiosk.ui.screens.base import Ctx, other
 from kiosk.ui.theme import Color
 from rulebook.sides import SIDES, Side
@@ -210,6 +210,7 @@ def finished(c: Ctx) -> None:
     lay = c.lay
     winner = c.snap.get("winner")
     confirmed: Mapping[str, object] = c.snap.get("confirmed") or {}
+    lines = next_line.for_match(c.local.next_lines, c.snap.get("match_id"))
     for side in SIDES:
         won = side == winner
         bg = theme.PANEL_ACTIVE if won else theme.PANEL
@@ -231,6 +232,14 @@ def finished(c: Ctx) -> None:
         bot = common.bottom(c, side)
         if confirmed.get(side):
             info.text("✓ " + tr("Score confirmed"), inset(r["info"], lay.pad), lay.f_label, theme.TEXT)
+            if lines is not None:
+                # where this player goes next, in his language, where his button was
+                bot.note(
+                    inset(r["bottom"], lay.pad),
+                    next_line.text(tr, lines[side]),
+                    theme.AMBER,
+                    size=lay.f_label,
+                )
         elif facts.may(c.snap, side, InputType.CONFIRM):
             intents = [{"input": InputType.CONFIRM, "side": side}]
             common.side_button(bot, c, side, tr("Confirm the score"), intents, "good")

@@ -213,6 +213,9 @@ def _settings(c: Ctx) -> None:
         ),
         (tr("Swap the sides"), [{"ui": "close"}, {"app": "flip"}], "secondary"),
     ]
+    if not facts.has_match(c.snap) or c.snap.get("phase") == Phase.FINISHED:
+        # the check takes the buttons, the tower and the screen: never during a match
+        entries.append((tr("Hardware check"), [{"ui": "close"}, {"app": "hardware_check"}], "secondary"))
     _grid(pen, c, (x, y, w, back[1] - y - lay.pad), entries)
     back_button(pen, c, (x + w // 3, back[1], w // 3, back[3]), tr, _to_menu())
 
