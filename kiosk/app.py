@@ -269,7 +269,7 @@ class KioskApp:
         self.local.td_pin = self.config.td_pin
         self.local.manual_dice = self.config.dice.manual_entry
         self.local.table_number_fixed = bool(self.config.broker.host)
-        self.local.journal_notice = _banner(self._notice)
+        self.local.journal_notice = self._notice.status() if self._notice else None
         self._full_redraw = True
 
     def _sync_notice(self) -> None:
@@ -280,7 +280,7 @@ class KioskApp:
         self._notice = notice
         self._status_fields = {"journal": notice.status() if notice else None}
         if self.local is not None:
-            self.local.journal_notice = _banner(notice)
+            self.local.journal_notice = notice.status() if notice else None
             self._redraw = True
         if self.link is not None:
             self.link.refresh_status()
@@ -601,13 +601,6 @@ class KioskApp:
         self._state_dirty = False
         self._state_sent_at = now
         self.link.publish_state(self.controller.snapshot())
-
-
-def _banner(notice: Notice | None) -> dict[str, Any] | None:
-    """What the screen's banner needs of a notice (see ``kiosk.ui.screens.banner``)."""
-    if notice is None:
-        return None
-    return {"problem": notice.problem, "after_input": notice.after_input, "match_id": notice.match_id}
 
 
 def _setup_logging(level: str) -> None:
