@@ -43,6 +43,7 @@ from kiosk.notify import Notifier
 from kiosk.room_clock import RoomClock
 from kiosk.screen_state import ScreenSnapshot
 from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
+from kiosk.ui import next_carry
 from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
 from rulebook.messages import Event
 from rulebook.vocab import InputType, PauseReason, Phase, RollSource
@@ -207,6 +208,7 @@ class KioskApp:
             self.buttons.poll()
         self._sync_notice()
         self._sync_clock_notice()
+        self._carry_next_lines()
         self._publish_state()
         self.check.step()  # first: a check that just ended is in this frame's report facts
         if self.fleet is not None:
@@ -292,6 +294,26 @@ class KioskApp:
         offset = self.room_clock.notice(self.wall(), self._mono_ms())
         if offset != self.local.clock_notice:
             self.local.clock_notice = offset
+            self._redraw = True
+
+    def _carry_next_lines(self) -> None:
+        """The previous match's "Next:" lines on the new match's waiting screen, until its first
+        check-in or three minutes (:mod:`kiosk.ui.next_carry`)."""
+        local = self.local
+        if local is None:
+            return
+        state = self.controller.state
+        carried = next_carry.follow(
+            local.carried,
+            shown=local.match_id if local.synced else None,
+            match_id=state.match_id,
+            waiting=state.phase == Phase.WAITING,
+            checked_in=state.present.a or state.present.b,
+            langs=local.langs,
+            now=self.monotonic(),
+        )
+        if carried != local.carried:
+            local.carried = carried
             self._redraw = True
 
     def _mono_ms(self) -> int:

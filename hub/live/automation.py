@@ -14,7 +14,7 @@ stops the others' lateness.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from drivers.hub_link import HubLink
@@ -135,7 +135,14 @@ class Automation:
             now=now,
             hold_ms=self.config.hold_ms,
             order=self._order,
+            held=self._held(scope),
         )
+        for t, cur in fresh.items():
+            old = before.get(t)
+            if old is not None and old.force and old.match.match_id == cur.match.match_id:
+                # once the table took the forced match, it holds it: the assignment stays as sent
+                # (a second, unforced one would only set the same match up again)
+                fresh[t] = old
         if tables is None:
             room.current = fresh
             self.deadlines = {}
@@ -186,6 +193,19 @@ class Automation:
             or before[t].match is not room.current[t].match
             or before[t].force != room.current[t].force
         }
+
+    def _held(self, tables: Iterable[str]) -> dict[str, str]:
+        """The match each table holds: the one its last state reports, else the one last assigned
+        to it. A withdrawn assignment (a call voided by an undo) is forgotten by the hub, but the
+        table still holds that match, unfinished: the next match it is given must replace it."""
+        room = self.room
+        out = {}
+        for t in tables:
+            view = room.views.get(t)
+            mid = (view.match_id if view is not None else None) or room.assigned.get(t)
+            if mid:
+                out[t] = mid
+        return out
 
     def _hold_ends(self, matches: Any, now: int) -> int | None:
         """When a finished match's hold runs out at this table, making the next one current (None:

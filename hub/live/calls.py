@@ -17,6 +17,7 @@ and results are kept by match id, and the old ones are not the new match's.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -471,8 +472,16 @@ class DrawCalls:
         return {p.key: p.fed_id for p in self.setup.players if p.fed_id}
 
     def as_json(self) -> str:
+        """The export, with the TD's holds: each flight's and each match's ``held`` (what the
+        Draw page shows and lets the TD resume; the board and the players' pages leave it out)."""
         _, bracket = self._running()
-        return bracket_json(bracket, self._calls(), self._ids())
+        doc = json.loads(bracket_json(bracket, self._calls(), self._ids()))
+        for f in doc["flights"]:
+            f["held"] = f["name"] in self.holds.flights
+            for r in f["rounds"]:
+                for m in r["matches"]:
+                    m["held"] = m["id"] in self.holds.matches
+        return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
 
     def as_csv(self) -> str:
         _, bracket = self._running()

@@ -3,13 +3,20 @@
 A table plays one match per round, in round order. The next round's match is assigned when the
 previous one is done: finished and confirmed by both players at the table, verified by the TD,
 or finished for ``hold_ms`` (the players had time to read the result); or when the TD releases
-the previous match (an abandoned or moved match). A released match still in progress at the
-table is replaced with ``force``.
+the previous match (an abandoned or moved match).
+
+A table refuses a new match while the one it holds is unfinished unless the assignment says
+``force`` (rulebook ``match.in_progress``). The hub forces only over a match the TD released (an
+abandoned match, a call moved, swapped or voided by an undo or a withdrawal): never over one still
+to be played. What the table holds is the match last assigned to it (``held``), not the previous
+match in round order: a match of an earlier round called again after an undo sorts before the
+later-round match the table was given, and which it still holds.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,9 +39,12 @@ def current_matches(
     now: int,
     hold_ms: int,
     order: dict[str, int] | None = None,
+    held: Mapping[str, str] | None = None,
 ) -> dict[str, Current]:
     """table -> the match it should have now (tables whose schedule is all done are absent).
-    ``order``: round -> its place in the event, when ``schedule`` is only some tables' matches."""
+    ``order``: round -> its place in the event, when ``schedule`` is only some tables' matches.
+    ``held``: table -> the match last assigned to it (a table absent: the previous match in round
+    order is taken as the one it holds)."""
     if order is None:
         order = {r: i for i, r in enumerate(round_order(schedule))}
     by_table: dict[str, list[ScheduledMatch]] = defaultdict(list)
@@ -46,10 +56,9 @@ def current_matches(
         previous: ScheduledMatch | None = None
         for m in matches:
             if not _done(m, results, released, confirmed, now, hold_ms):
+                holds = (held or {}).get(table) or (previous.match_id if previous else None)
                 force = (
-                    previous is not None
-                    and previous.match_id in released
-                    and previous.match_id not in results
+                    holds is not None and holds != m.match_id and holds in released and holds not in results
                 )
                 out[table] = Current(m, force)
                 break

@@ -15,6 +15,7 @@ from typing import Any
 
 from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.i18n import LANGUAGES
+from kiosk.ui.next_carry import Carried
 from rulebook.messages import JournalNotice, NextMessage, Snapshot
 from rulebook.sides import SIDES, Side
 from rulebook.vocab import CommandType, InputType, Phase
@@ -88,6 +89,9 @@ class LocalState:
     clock_notice: int | None = None
     #: the hub's "Next:" lines (``table/{t}/next``), shown on the result screen of their match
     next_lines: NextMessage | None = None
+    #: the previous match's lines kept on the new match's waiting screen (set by the application,
+    #: :mod:`kiosk.ui.next_carry`)
+    carried: Carried | None = None
     #: the TD menu's PIN (from the configuration)
     td_pin: str = "0000"
     #: players enter each roll on the screen (a table without a dice tower, ``dice.manual_entry``)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kiosk.screen_state import ScreenSnapshot, on_screen
+from kiosk.ui.next_carry import Carried
 from rulebook.messages import NextLine, NextMessage
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
@@ -225,10 +226,22 @@ def next_lines(match_id: str) -> NextMessage:
     return {"match_id": match_id, "wall": 1_900_000_000_000, "A": line, "B": fed}
 
 
+def carried_lines(match_id: str, langs: dict[str, str | None] | None = None) -> tuple[NextMessage, Carried]:
+    """The previous match's lines at this table (:func:`next_lines`), carried onto the waiting
+    screen of ``match_id``, called there just now (:mod:`kiosk.ui.next_carry`)."""
+    previous = f"r2-t{TABLE}"
+    return next_lines(previous), Carried(previous, match_id, langs or {"A": None, "B": None}, 0.0)
+
+
 def td_called() -> Journal:
     j = playing()
     j.add(1_000, input=InputType.CALL_TD, side="A")
     return j
+
+
+def called() -> Journal:
+    """A match just called to the table: nobody has checked in yet."""
+    return assigned()
 
 
 def waiting() -> Journal:
@@ -322,6 +335,7 @@ def double_loss() -> Journal:
 
 SAMPLES: dict[str, Callable[[], Journal]] = {
     "idle": idle,
+    "called": called,
     "waiting": waiting,
     "waiting_late": waiting_late,
     "opening": opening,

@@ -274,12 +274,22 @@ EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
         "en",
         {"next_lines": "sample", "langs": {"A": "hu", "B": "fr"}},
     ),
+    # the next match called at once: the previous match's lines stay on its waiting screen until
+    # its first check-in or three minutes (each half in the language its player had chosen)
+    "kiosk-next-waiting-800x480-en": ("called", (800, 480), "en", {"carried": "sample"}),
+    "kiosk-next-waiting-800x480-hu-fr": (
+        "called",
+        (800, 480),
+        "en",
+        {"carried": "sample", "carried_langs": {"A": "hu", "B": "fr"}},
+    ),
+    "kiosk-next-waiting-1280x720-el": ("called", (1280, 720), "el", {"carried": "sample"}),
 }
 
 
 def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
     """Every picture of docs/screens.md: file name -> (sample, size, language, screen state)."""
-    from kiosk.ui.samples import next_lines, sample_snapshot, sample_state
+    from kiosk.ui.samples import carried_lines, next_lines, sample_snapshot, sample_state
 
     out: dict[str, tuple[str, tuple[int, int], str, LocalState]] = {}
     for name, (sample, dialog, fields) in SCREENS.items():
@@ -300,9 +310,12 @@ def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
         match_id = sample_snapshot(sample).get("match_id")
         local = LocalState(hub_online=True, synced=True, match_id=match_id)
         for key, value in fields.items():
-            setattr(local, key, value)
+            if key not in ("carried", "carried_langs"):
+                setattr(local, key, value)
         if fields.get("next_lines") == "sample" and match_id is not None:
             local.next_lines = next_lines(match_id)
+        if fields.get("carried") == "sample" and match_id is not None:
+            local.next_lines, local.carried = carried_lines(match_id, fields.get("carried_langs"))
         td_preview.refresh(local, sample_state(sample))
         out[name] = (sample, size, lang, local)
     return out

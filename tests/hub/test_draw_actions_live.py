@@ -78,6 +78,15 @@ def test_the_tds_actions_on_a_running_draw(tmp_path: Path, mosquitto: Any, clock
             hub.wait_for(lambda h: all(h.views.get(t) is not None and h.views[t].online for t in "123"))
             tick(hub)
             assert current(hub) == {}  # held: nothing called
+            # the Draw page's reading says what is held; the board's and the players' do not
+            (main,) = api(hub, "GET", "/api/draw")["flights"]
+            assert main["held"] is True
+            assert {m["held"] for r in main["rounds"] for m in r["matches"]} == {False}
+            api(hub, "POST", "/api/draw/matches/main-r2-m1/hold")
+            (main,) = api(hub, "GET", "/api/draw")["flights"]
+            assert [m["id"] for r in main["rounds"] for m in r["matches"] if m["held"]] == ["main-r2-m1"]
+            assert "held" not in json.dumps(api(hub, "GET", "/api/board/draw"))
+            api(hub, "POST", "/api/draw/matches/main-r2-m1/release")
             called_at = clock.now_wall()
             api(hub, "POST", "/api/draw/flights/main/resume")
             assert current(hub) == {"1": "main-r1-m1", "2": "main-r1-m2"}
@@ -225,5 +234,48 @@ def test_a_draw_defined_through_the_api(tmp_path: Path, mosquitto: Any, clock: A
             ((status, refused),) = asyncio.run(_api(hub.url, [("POST", "/api/draw/define", {"file": other})]))
             assert status == 409 and refused["code"] == "draw.under_way"
             assert api(hub, "GET", "/api/draw")["flights"][0]["random_seed"] == 5
+    finally:
+        hub.stop()
+
+
+def test_a_match_called_again_to_a_table_whose_call_an_undo_voided_replaces_it(
+    tmp_path: Path, mosquitto: Any, clock: Any
+) -> None:
+    """The TD undoes a round-1 result after the final was called to table 1: the final's call is
+    void, and round 1's match called again to table 1 replaces the final the table still holds
+    (unplayed): the assignment is forced. A table's own match still being played is not."""
+    from tests.hub.test_next_lines_live import play
+
+    path = tmp_path / "draw.toml"
+    path.write_text(DRAW, encoding="utf-8")
+    ev = event_id("draw-recall")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, draw=path)
+    try:
+        with ExitStack() as stack:
+            sims: dict[str, SimTable] = {
+                t: stack.enter_context(sim_table(ev, t, mosquitto.host, mosquitto.port, clock)) for t in "123"
+            }
+            hub.wait_for(lambda h: all(h.views.get(t) is not None and h.views[t].online for t in "123"))
+            tick(hub)
+            assert current(hub) == {"1": "main-r1-m1", "2": "main-r1-m2"}
+            play(hub, sims["1"], "main-r1-m1")
+            play(hub, sims["2"], "main-r1-m2", winner="B")
+            assert current(hub) == {"1": "main-r2-m1"}
+            sims["1"].wait_for(lambda s: s.match_id == "main-r2-m1")
+            sims["1"].checkin("A")  # the final begun: one player has come
+
+            api(hub, "POST", "/api/draw/matches/main-r1-m2/undo")
+            tick(hub)
+            # called again to the lowest free table: table 1, whose final the undo voided
+            assert current(hub) == {"1": "main-r1-m2-2"}
+            sims["1"].wait_for(lambda s: s.match_id == "main-r1-m2-2")
+            hub.wait_for(lambda h: hub_state(h, "1").get("match_id") == "main-r1-m2-2")
+            assert hub.call(lambda: hub.hub.current["1"].force)
+            # the table took it: a later tick sends no second assignment (the same match set up
+            # again would lose the check-in below)
+            sims["1"].checkin("B")
+            tick(hub)
+            hub.wait_for(lambda h: (hub_state(h, "1").get("present") or {}).get("B"))
+            assert sims["1"].state.match_id == "main-r1-m2-2" and sims["1"].state.present.b
     finally:
         hub.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, timedelta, timezone
 from pathlib import Path
 
@@ -177,6 +178,24 @@ def test_next_round_waits_for_confirmation_verification_hold_or_release():
     released = current_matches(sched, results={}, now=T0, released={"r1-t1"}, confirmed=set(), hold_ms=0)
     assert released["1"].match.match_id == "r2-t1" and released["1"].force
     assert round_ends(sched) == {"1": T0 + 90 * MIN, "2": None}
+
+
+def test_a_table_is_forced_only_over_the_released_unfinished_match_it_holds():
+    """An earlier round's match given to a table after its later-round match was released (a
+    call voided by an undo): the table still holds that later match, so the assignment is forced,
+    whatever came before in round order. Over a match still to be played, never."""
+    sched = _two_rounds()
+    r1 = next(m for m in sched if m.match_id == "r1-t2")
+    again = [*sched, replace(r1, match_id="r1-t2-2", table="1", start_wall=T0 + 120 * MIN)]
+    done = {"r1-t1": {"finished_wall": T0 + 60 * MIN, "verified": True}}
+    kw = dict(results=done, confirmed=set(), now=T0 + 130 * MIN, hold_ms=0)
+    voided = current_matches(again, released={"r2-t1"}, held={"1": "r2-t1"}, **kw)
+    assert voided["1"].match.match_id == "r1-t2-2" and voided["1"].force
+    # without knowing what the table holds, the previous match in round order (played) decides
+    assert not current_matches(again, released={"r2-t1"}, **kw)["1"].force
+    # the table holds a match not released (still to be played, or finished): no force
+    assert not current_matches(again, released=set(), held={"1": "r2-t1"}, **kw)["1"].force
+    assert not current_matches(again, released={"r2-t1"}, held={"1": "r1-t2-2"}, **kw)["1"].force
 
 
 # -- login ----------------------------------------------------------------------------------------

@@ -254,3 +254,84 @@ def test_the_hubs_next_lines_reach_the_result_screen_and_a_bad_message_is_droppe
     finally:
         app.close()
         hub.close()
+
+
+@pytest.mark.parametrize("end", ["checkin", "three_minutes"])
+def test_the_previous_matchs_lines_stay_on_the_next_matchs_waiting_screen(tmp_path, mosquitto, event_id, end):
+    """The next match called at once (the hub's usual pace): the lines of the match just played
+    stay on the new match's waiting screen, each half in the language its player had chosen,
+    until the new match's first check-in or three minutes on the kiosk's monotonic clock."""
+    hub = Hub(mosquitto.host, mosquitto.port, f"bg/v1/{event_id}")
+    ahead = [0.0]
+    config = Config(
+        table_id="21",
+        event=event_id,
+        data_dir=str(tmp_path / "data"),
+        pins=PinsConfig(enabled=False),
+        broker=BrokerConfig(host=mosquitto.host, port=mosquitto.port),
+    )
+    app = KioskApp(config, headless=True, monotonic=lambda: time.monotonic() + ahead[0])
+    app.start()
+    try:
+        hub.expect(app, lambda t, p: t == "table/21/status" and p["online"], "status online")
+        assign = {
+            "match_id": "main-r1-m1",
+            "length": 1,
+            "players": PLAYERS,
+            "profile": "wbgf-2023",
+            "clock": True,
+        }
+        hub.publish("table/21/assign", assign, retain=True)
+        hub.expect(app, lambda t, p: t == "table/21/state" and p["match_id"] == "main-r1-m1", "assigned")
+        app._intents([{"ui": "lang", "side": "B", "lang": "fr"}])
+        for inp in (
+            {"input": InputType.CHECKIN, "side": "A"},
+            {"input": InputType.CHECKIN, "side": "B"},
+            {"input": InputType.OPENING_ROLL, "A": 6, "B": 2},
+            {"input": InputType.WIN, "side": "A", "kind": "single"},
+            {"input": InputType.CONFIRM, "side": "A"},
+            {"input": InputType.CONFIRM, "side": "B"},
+        ):
+            app.controller.submit(inp)
+        hub.expect(
+            app,
+            lambda t, p: t == "table/21/state" and p.get("confirmed") == {"A": True, "B": True},
+            "confirmed",
+        )
+        line = {
+            "kind": "called",
+            "flight": "main",
+            "round": 2,
+            "table": "14",
+            "opponent": "Anna Berg",
+            "waits_for": None,
+            "from_table": None,
+            "left": None,
+        }
+        lines = {"match_id": "main-r1-m1", "wall": 1, "A": line, "B": {**line, "kind": "out"}}
+        hub.publish("table/21/next", lines, retain=True)
+        # the table called to its next match within the second: its waiting screen shows them
+        hub.publish("table/21/assign", {**assign, "match_id": "consolation-r1-m2"}, retain=True)
+
+        def strip() -> dict[str, str]:
+            return {p.region: p.text for p in app.view.last_layout if p.region in ("A.prev", "B.prev")}
+
+        run_until(app, lambda: strip() != {}, "the previous lines on the waiting screen")
+        assert app.controller.state.match_id == "consolation-r1-m2"
+        assert strip() == {
+            "A.prev": "Next: table 14 — round 2 vs Anna Berg",
+            "B.prev": "Éliminé du tableau main — merci d'avoir joué",
+        }
+        if end == "checkin":
+            app.controller.submit({"input": InputType.CHECKIN, "side": "B"})
+        else:
+            ahead[0] = 170.0  # not yet
+            for _ in range(20):
+                app.step()
+            assert strip() != {}
+            ahead[0] = 181.0
+        run_until(app, lambda: strip() == {}, "the lines gone")
+        assert app.local.carried is None
+    finally:
+        app.close()
+        hub.close()

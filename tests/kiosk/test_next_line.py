@@ -8,8 +8,10 @@ from typing import Any
 
 import pygame
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from kiosk.ui import samples
+from kiosk.ui import next_carry, samples
 from kiosk.ui.i18n import LANGUAGES, translator
 from kiosk.ui.screens import next_line
 from kiosk.ui.view import KioskView, LocalState
@@ -148,3 +150,119 @@ def test_the_lines_of_another_match_or_before_the_confirmation_are_not_shown() -
     assert got["A.bot"].text == EN["called"]
     assert got["B.bot"].text == "Confirm the score"
     assert snap["match_id"] == one["match_id"]
+
+
+# -- the previous match's lines on the next match's waiting screen (kiosk/ui/next_carry.py) ------
+
+
+def carried_shown(view: KioskView) -> dict[str, Any]:
+    return {p.region: p for p in view.last_layout if p.region in ("A.prev", "B.prev")}
+
+
+def draw_called(
+    lines: NextMessage | None,
+    carried: next_carry.Carried | None,
+    size: tuple[int, int] = (800, 480),
+    lang: str = "en",
+) -> KioskView:
+    snap = samples.sample_snapshot("called")
+    view = KioskView(size, lang=lang)
+    local = LocalState(
+        hub_online=True, synced=True, match_id=snap.get("match_id"), next_lines=lines, carried=carried
+    )
+    view.draw(pygame.Surface(size), snap, local, snap["wall"])
+    return view
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_the_previous_lines_fit_the_waiting_screen_in_each_players_language(
+    size: tuple[int, int], lang: str
+) -> None:
+    """Each half says the previous player's line in the language he had chosen (the table's when
+    he chose none), whole, above the new match's Check in button."""
+    match_id = samples.sample_snapshot("called")["match_id"]
+    names = list(CASES)
+    for a, b in zip(names, names[1:] + names[:1], strict=True):
+        lines = message("r2-t12", CASES[a], CASES[b])
+        carried = next_carry.Carried("r2-t12", match_id, {"A": None, "B": "hu"}, 0.0)
+        got = carried_shown(draw_called(lines, carried, size, lang))
+        assert got["A.prev"].text == next_line.text(translator(lang), CASES[a])
+        assert got["B.prev"].text == next_line.text(translator("hu"), CASES[b])
+        for p in got.values():
+            assert inside(p.rect, p.box), f"{lang} {p.text!r} overflows"
+            assert p.size >= MIN_PX[size], f"{lang} {p.text!r} shrunk to {p.size}px"
+        assert any(
+            p.text == translator(lang)("Check in")
+            for p in draw_called(lines, carried, size, lang).last_layout
+        )
+
+
+def test_only_the_carried_matchs_lines_are_shown_on_the_waiting_screen() -> None:
+    match_id = samples.sample_snapshot("called")["match_id"]
+    carried = next_carry.Carried("r2-t12", match_id, {"A": None, "B": None}, 0.0)
+    assert carried_shown(draw_called(message("r2-t12", CASES["called"], CASES["out"]), None)) == {}
+    # lines of another match than the previous one (not yet the previous match's)
+    assert carried_shown(draw_called(message("r1-t12", CASES["called"], CASES["out"]), carried)) == {}
+    assert carried_shown(draw_called(None, carried)) == {}
+    # carried onto another match than the one on the screen
+    other = next_carry.Carried("r2-t12", "r9-t12", {"A": None, "B": None}, 0.0)
+    assert carried_shown(draw_called(message("r2-t12", CASES["called"], CASES["out"]), other)) == {}
+
+
+def follow(carried: next_carry.Carried | None, **kw: Any) -> next_carry.Carried | None:
+    args: dict[str, Any] = {
+        "shown": "m2",
+        "match_id": "m2",
+        "waiting": True,
+        "checked_in": False,
+        "langs": {"A": None, "B": None},
+        "now": 100.0,
+    }
+    return next_carry.follow(carried, **{**args, **kw})
+
+
+def test_the_lines_are_carried_until_the_first_checkin_or_three_minutes() -> None:
+    started = follow(None, shown="m1", langs={"A": "el", "B": None})
+    assert started == next_carry.Carried("m1", "m2", {"A": "el", "B": None}, 100.0)
+    # the screen has caught up with the new match (its choices reset): still carried, as it was
+    assert follow(started, langs={"A": None, "B": None}, now=279.9) == started
+    assert follow(started, now=100.0 + next_carry.CARRY_S) is None
+    assert follow(started, checked_in=True, now=101.0) is None
+    assert follow(started, waiting=False, now=101.0) is None  # the match under way
+    assert follow(started, shown="m3", match_id="m3", now=101.0) is None  # not the match carried onto
+    # m2 replaced in turn (moved): m2's own lines, if any, are carried onto m3 from now
+    assert follow(started, match_id="m3", now=101.0) == next_carry.Carried(
+        "m2", "m3", {"A": None, "B": None}, 101.0
+    )
+    # nothing is carried without a match replacing the one on the screen
+    assert follow(None) is None
+    assert follow(None, shown=None) is None
+    assert follow(None, shown="m1", match_id=None) is None
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["m1", "m2", None]), st.booleans(), st.booleans(), st.floats(0, 400)),
+        max_size=12,
+    )
+)
+def test_a_carry_never_outlives_its_match_a_checkin_or_three_minutes(steps: list[Any]) -> None:
+    carried: next_carry.Carried | None = None
+    shown: str | None = "m0"
+    now = 0.0
+    for match_id, waiting, checked_in, dt in steps:
+        now += dt
+        carried = next_carry.follow(
+            carried,
+            shown=shown,
+            match_id=match_id,
+            waiting=waiting,
+            checked_in=checked_in,
+            langs={"A": None, "B": None},
+            now=now,
+        )
+        if carried is not None:
+            assert carried.match_id == match_id and carried.previous != match_id
+            assert waiting and not checked_in and now - carried.since < next_carry.CARRY_S
+        shown = match_id

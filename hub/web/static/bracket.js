@@ -3,7 +3,8 @@
 // come from, its state (waiting for whom, called to a table, playing with the live score from the
 // room's tiles, finished with its score, bye, walkover). Read-only. What differs between the two
 // pages comes in ``ctx``: ``nameOf`` (a seat's player -> a name), ``tiles`` (table -> the room's
-// tile), and the draw's withdrawn players.
+// tile), the draw's withdrawn players and the TD's holds (``held``: the Draw page's alone, the
+// board's draw has none), and ``actions`` (the Draw page's forms for a flight or a match, if any).
 import { h, hhmm } from "./dom.js";
 
 /** "R2 M1" within its flight, "main R1 M2" from another. */
@@ -19,12 +20,13 @@ export function allMatches(draw) {
 }
 
 /** What the brackets need besides the draw: who is at a table now (a player of a called match
- * with no result), the withdrawn players, names and tiles. */
-export function context(draw, nameOf, tiles) {
+ * with no result), the withdrawn players, the held flights, names and tiles. */
+export function context(draw, nameOf, tiles, actions = null) {
   const busy = new Map();
   for (const m of allMatches(draw)) if (m.state === "ready" && m.call) for (const s of m.seats) if (s.player) busy.set(s.player, m);
   const withdrawn = new Set((draw.withdrawn || []).map((w) => w.player));
-  return { busy, withdrawn, nameOf: (k) => nameOf(k) || k, tiles };
+  const heldFlights = new Set((draw.flights || []).filter((f) => f.held).map((f) => f.name));
+  return { busy, withdrawn, heldFlights, nameOf: (k) => nameOf(k) || k, tiles, actions };
 }
 
 /** The room's tile of a called match (the call's table holding it, or a call again of it). */
@@ -53,15 +55,26 @@ export function waitText(m, ctx) {
       return `waits for ${ctx.nameOf(who.player)} (playing at table ${x.call.table})`;
     }).join("; ");
   }
-  // the export says neither the TD's holds nor the verifications the call waits for: no guess
+  const held = heldText(m, ctx);
+  if (held) return held;
+  // the export does not say the verifications the call waits for: no guess
   return "not called yet (a free table, a result's verification or the TD's hold)";
+}
+
+/** The TD's hold on a match not called (its own or its flight's), or "". */
+function heldText(m, ctx) {
+  if (m.held) return "held by the TD: not called until resumed";
+  if (ctx.heldFlights && ctx.heldFlights.has(m.flight)) return `held with the ${m.flight} flight: not called until resumed`;
+  return "";
 }
 
 /** One flight's card: its name, what it is, its rounds and their matches. */
 export function flightCard(f, ctx) {
   const kind = f.kind === "fed" ? `fed by ${(f.feeds || []).map((x) => `${x.flight} round ${x.round}`).join(", ")}` : `${f.size} places`;
   return h("section", { class: "card draw-flight", dataset: { flight: f.name } },
-    h("div", { class: "draw-flight-head" }, h("h2", {}, f.name), h("span", { class: "muted" }, `${kind} · ${f.profile}`)),
+    h("div", { class: "draw-flight-head" }, h("h2", {}, f.name), h("span", { class: "muted" }, `${kind} · ${f.profile}`),
+      f.held ? h("span", { class: "held-badge" }, "held") : null,
+      ctx.actions ? ctx.actions.flight(f) : null),
     h("div", { class: "bracket" }, ...f.rounds.map((r) => h("div", { class: "draw-round", dataset: { round: r.round } },
       h("h3", {}, `Round ${r.round}`, h("span", { class: "muted" }, ` · to ${r.length}`)),
       h("div", { class: "draw-round-matches" },
@@ -82,11 +95,13 @@ export function matchCard(m, ctx) {
     class: `seat${s.player && s.player === m.winner ? " won" : ""}${s.player ? "" : " tbd"}`,
   }, h("span", { class: "seat-name" }, seatText(s, m.flight, ctx)),
   s.player && ctx.withdrawn.has(s.player) ? h("span", { class: "withdrawn" }, "withdrawn") : null, seatScore(i) === null ? null : h("span", { class: "seat-score num" }, String(seatScore(i)))));
-  return h("article", { class: `draw-match st-${m.state}${live ? " st-playing" : ""}`, dataset: { match: m.id, state: m.state } },
+  return h("article", { class: `draw-match st-${m.state}${live ? " st-playing" : ""}${m.held ? " held" : ""}`, dataset: { match: m.id, state: m.state } },
     h("div", { class: "draw-match-head" }, h("span", { class: "draw-match-id" }, label(m.id, m.flight)),
+      m.held ? h("span", { class: "held-badge" }, "held") : null,
       m.call ? h("span", { class: "draw-table" }, `table ${m.call.table}`) : null),
     ...seats,
-    h("p", { class: "draw-status" }, statusText(m, live, pts, ctx)));
+    h("p", { class: "draw-status" }, statusText(m, live, pts, ctx)),
+    ctx.actions ? ctx.actions.match(m, live) : null);
 }
 
 function statusText(m, live, pts, ctx) {
@@ -96,7 +111,8 @@ function statusText(m, live, pts, ctx) {
   if (m.state === "bye") return m.winner ? `Bye: ${won} goes on` : "Bye";
   if (m.state === "waiting") {
     const from = m.seats.filter((s) => !s.player && !s.bye).map((s) => seatText(s, m.flight, ctx));
-    return `Waits for the ${from.join(" and the ")}`;
+    const held = heldText(m, ctx);
+    return `Waits for the ${from.join(" and the ")}${held ? `; ${held}` : ""}`;
   }
   if (m.call) {
     if (live) return `Playing at table ${m.call.table}: ${live.A}–${live.B} to ${m.length}`;

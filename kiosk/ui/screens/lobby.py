@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from kiosk.ui import facts, keys, theme
 from kiosk.ui.fmt import countdown_text, elapsed_text, wall_clock
+from kiosk.ui.i18n import translator
 from kiosk.ui.layout import Rect, inset
 from kiosk.ui.local import MSG_TIE
 from kiosk.ui.scene import Intent
-from kiosk.ui.screens import common
+from kiosk.ui.screens import common, next_line
 from kiosk.ui.screens.base import Ctx, Pen
 from rulebook.policy import Lateness
 from rulebook.sides import SIDES, Side
@@ -51,8 +52,18 @@ def _waiting_side(c: Ctx, side: Side) -> None:
     r = common.rows(c, side)
     pen = c.region(f"{side}.name", r["name"], bg)
     common.name_row(pen, c, side)
-    pen = c.region(f"{side}.status", r["body"], bg)
-    x, y, w, h = r["body"]
+    body = r["body"]
+    carried = _carried_line(c, side)
+    if carried is not None:
+        bx, by, bw, bh = body
+        strip_h = bh * 2 // 5
+        body = (bx, by, bw, bh - strip_h)
+        strip = (bx, by + bh - strip_h, bw, strip_h)
+        pen = c.region(f"{side}.prev", strip, theme.BG)
+        # the previous match's player's line, in his language, on the half he sat at
+        pen.note(inset(strip, lay.pad), carried, theme.AMBER, size=lay.f_label)
+    pen = c.region(f"{side}.status", body, bg)
+    x, y, w, h = body
     if present:
         mark = h // 3
         pen.check((x + (w - mark) // 2, y + h // 8, mark, mark * 3 // 4), theme.GOOD, 8)
@@ -61,16 +72,28 @@ def _waiting_side(c: Ctx, side: Side) -> None:
         late = facts.lateness_of(c.snap, side, c.now)
         if late is None:
             pen.note(
-                inset(r["body"], lay.pad * 2),
+                inset(body, lay.pad * 2),
                 tr("Touch “Check in” when you are at the table."),
                 theme.TEXT_DIM,
             )
         else:
-            _lateness(pen, c, side, r["body"], late)
+            _lateness(pen, c, side, body, late)
     pen = common.bottom(c, side)
     if facts.may(c.snap, side, InputType.CHECKIN):
         intents = [{"input": InputType.CHECKIN, "side": side}]
         common.side_button(pen, c, side, tr("Check in"), intents, "good")
+
+
+def _carried_line(c: Ctx, side: Side) -> str | None:
+    """The line of the previous match's player at this half, while it is carried over (the
+    application says until when, :mod:`kiosk.ui.next_carry`), in that player's language."""
+    carried = c.local.carried
+    if carried is None or carried.match_id != c.snap.get("match_id"):
+        return None
+    lines = next_line.for_match(c.local.next_lines, carried.previous)
+    if lines is None:
+        return None
+    return next_line.text(translator(carried.langs.get(side) or c.lang), lines[side])
 
 
 def _lateness(pen: Pen, c: Ctx, side: Side, rect: Rect, late: Lateness) -> None:
