@@ -27,7 +27,7 @@ from typing import Any, TextIO
 
 from demo.simtable import ScriptedPlayers, SimRoom, SimTable, Temperament, _Plan, stamp
 from hub.live.clock import Clock
-from rulebook.messages import Snapshot
+from rulebook.messages import Event, Snapshot
 from rulebook.sides import SIDES, Side
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply
@@ -91,7 +91,7 @@ class DemoTable(SimTable):
         self._journal: TextIO | None = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
         self._hold_state = False
 
-    def apply(self, inp: dict[str, Any], *, ago_ms: int = 0) -> list[dict[str, Any]]:
+    def apply(self, inp: dict[str, Any], *, ago_ms: int = 0) -> list[Event]:
         """Journal the input (stamped with the clock's ``at`` and ``wall``), then apply and publish."""
         with self._lock:
             if self._journal is None:

@@ -24,7 +24,7 @@ from typing import Any
 from drivers.outbox import Outbox
 from drivers.table_link import TableLink
 from hub.live.clock import Clock, SystemClock
-from rulebook.messages import NextMessage, Snapshot
+from rulebook.messages import Event, NextMessage, Snapshot
 from rulebook.policy import break_ms, breaks_allowed
 from rulebook.sides import SIDES, Side, other
 from rulebook.snapshot import snapshot
@@ -60,7 +60,7 @@ class SimTable:
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self.state: TableState = new_table(table)
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         self.assigns: list[dict[str, Any]] = []
         self.cmds: list[dict[str, Any]] = []
         #: the hub's "Next:" lines as the table's link took them (None: none, or withdrawn)
@@ -94,7 +94,7 @@ class SimTable:
 
     # -- inputs -------------------------------------------------------------------------------
 
-    def apply(self, inp: dict[str, Any], *, ago_ms: int = 0) -> list[dict[str, Any]]:
+    def apply(self, inp: dict[str, Any], *, ago_ms: int = 0) -> list[Event]:
         """Apply one input now (``at``/``wall`` from the clock) and publish its events and state.
 
         ``ago_ms``: as if it had happened that long ago (for the inputs of a room set up before the
@@ -159,9 +159,9 @@ class SimTable:
                 self._changed.wait(left)
             return self.state
 
-    def wait_cmd(self, cmd_id: str, timeout: float = 10.0) -> dict[str, Any]:
+    def wait_cmd(self, cmd_id: str, timeout: float = 10.0) -> Event:
         """The ``cmd_done`` event this table produced for ``cmd_id``."""
-        found: list[dict[str, Any]] = []
+        found: list[Event] = []
 
         def done(_: TableState) -> bool:
             found[:] = [
@@ -174,43 +174,43 @@ class SimTable:
 
     # -- the players' inputs, by name ---------------------------------------------------------
 
-    def checkin(self, side: Side) -> list[dict[str, Any]]:
+    def checkin(self, side: Side) -> list[Event]:
         return self.apply({"input": InputType.CHECKIN, "side": side})
 
-    def opening_roll(self, a: int, b: int) -> list[dict[str, Any]]:
+    def opening_roll(self, a: int, b: int) -> list[Event]:
         return self.apply({"input": InputType.OPENING_ROLL, "A": a, "B": b})
 
-    def press(self, side: Side) -> list[dict[str, Any]]:
+    def press(self, side: Side) -> list[Event]:
         return self.apply({"input": InputType.PRESS, "side": side})
 
-    def roll(self, d1: int, d2: int, source: str = RollSource.TOWER) -> list[dict[str, Any]]:
+    def roll(self, d1: int, d2: int, source: str = RollSource.TOWER) -> list[Event]:
         return self.apply({"input": InputType.ROLL, "dice": [d1, d2], "source": source})
 
-    def double(self, side: Side) -> list[dict[str, Any]]:
+    def double(self, side: Side) -> list[Event]:
         return self.apply({"input": InputType.DOUBLE, "side": side})
 
-    def take(self, side: Side) -> list[dict[str, Any]]:
+    def take(self, side: Side) -> list[Event]:
         return self.apply({"input": InputType.TAKE, "side": side})
 
-    def pass_(self, side: Side) -> list[dict[str, Any]]:
+    def pass_(self, side: Side) -> list[Event]:
         return self.apply({"input": InputType.PASS, "side": side})
 
-    def win(self, side: Side, kind: str = "single") -> list[dict[str, Any]]:
+    def win(self, side: Side, kind: str = "single") -> list[Event]:
         return self.apply({"input": InputType.WIN, "side": side, "kind": kind})
 
-    def take_break(self, side: Side) -> list[dict[str, Any]]:
+    def take_break(self, side: Side) -> list[Event]:
         return self.apply({"input": InputType.BREAK, "side": side})
 
-    def back(self, side: Side) -> list[dict[str, Any]]:
+    def back(self, side: Side) -> list[Event]:
         return self.apply({"input": InputType.RETURN, "side": side})
 
-    def call_td(self, side: Side) -> list[dict[str, Any]]:
+    def call_td(self, side: Side) -> list[Event]:
         return self.apply({"input": InputType.CALL_TD, "side": side})
 
-    def confirm(self, side: Side) -> list[dict[str, Any]]:
+    def confirm(self, side: Side) -> list[Event]:
         return self.apply({"input": InputType.CONFIRM, "side": side})
 
-    def tick(self) -> list[dict[str, Any]]:
+    def tick(self) -> list[Event]:
         return self.apply({"input": InputType.TICK})
 
 

@@ -30,6 +30,8 @@ import sqlite3
 import threading
 from typing import Any
 
+from rulebook.messages import Event
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -54,13 +56,14 @@ class Outbox:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
 
-    def put(self, evt: dict[str, Any]) -> int:
+    def put(self, evt: Event) -> int:
         """Store ``evt`` durably and return its rowid (the send order)."""
         if not isinstance(evt, dict):
             raise TypeError(f"an event is a dict, not {type(evt).__name__}")
         body = json.dumps(evt, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        seq = evt.get("seq")
-        seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+        # checked still: whatever a caller hands in is stored, and only a sound number is indexed
+        given: object = evt.get("seq")
+        seq = given if isinstance(given, int) and not isinstance(given, bool) else None
         match_id = evt.get("match_id")
         match_id = None if match_id is None else str(match_id)
         with self._lock:

@@ -71,7 +71,7 @@ from drivers.mqtt_client import MqttClient
 from drivers.mqtt_topics import Topics, decode_object, encode_json, is_int, is_valid_id, now_wall, short
 from drivers.outbox import Outbox
 from rulebook.errors import WireError
-from rulebook.messages import NextMessage, Snapshot
+from rulebook.messages import Event, NextMessage, Snapshot
 from rulebook.wire import MAX_MS, parse_next
 
 log = logging.getLogger("drivers.table_link")
@@ -210,7 +210,7 @@ class TableLink:
         with self._acked:
             return self._acked.wait_for(lambda: self._outbox.pending_count() == 0, timeout)
 
-    def publish_event(self, evt: dict[str, Any]) -> int:
+    def publish_event(self, evt: Event) -> int:
         """Store ``evt`` durably, then send it after every earlier one; returns its outbox rowid."""
         rowid = self._outbox.put(evt)
         self._pump()

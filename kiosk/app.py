@@ -45,6 +45,7 @@ from kiosk.screen_state import ScreenSnapshot
 from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
 from kiosk.ui import next_carry
 from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
+from rulebook.messages import Event
 from rulebook.vocab import InputType, PauseReason, Phase, RollSource
 
 log = logging.getLogger("kiosk")
@@ -270,7 +271,7 @@ class KioskApp:
         self.local.td_pin = self.config.td_pin
         self.local.manual_dice = self.config.dice.manual_entry
         self.local.table_number_fixed = bool(self.config.broker.host)
-        self.local.journal_notice = _banner(self._notice)
+        self.local.journal_notice = self._notice.status() if self._notice else None
         self._full_redraw = True
 
     def _sync_notice(self) -> None:
@@ -281,7 +282,7 @@ class KioskApp:
         self._notice = notice
         self._status_fields = {"journal": notice.status() if notice else None}
         if self.local is not None:
-            self.local.journal_notice = _banner(notice)
+            self.local.journal_notice = notice.status() if notice else None
             self._redraw = True
         if self.link is not None:
             self.link.refresh_status()
@@ -410,7 +411,7 @@ class KioskApp:
         except ConfigError as exc:
             log.warning("setting refused: %s", exc)
 
-    def _player_input(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+    def _player_input(self, inp: dict[str, Any]) -> list[Event]:
         """An input from the players' side of the table (the screen, the clock buttons, the dice):
         applied, and when the table refuses it the screen says why, in the player's language."""
         events = self.controller.submit(inp)
@@ -600,7 +601,7 @@ class KioskApp:
 
     # -- to the hub ---------------------------------------------------------------------------
 
-    def _on_events(self, events: list[dict[str, Any]], controller: TableController) -> None:
+    def _on_events(self, events: list[Event], controller: TableController) -> None:
         """Every event the table makes goes to the hub once: through the link, or into the
         outbox while there is none yet (a restore, a link that could not start), which the link
         sends in order when it starts."""
@@ -622,13 +623,6 @@ class KioskApp:
         self._state_dirty = False
         self._state_sent_at = now
         self.link.publish_state(self.controller.snapshot())
-
-
-def _banner(notice: Notice | None) -> dict[str, Any] | None:
-    """What the screen's banner needs of a notice (see ``kiosk.ui.screens.banner``)."""
-    if notice is None:
-        return None
-    return {"problem": notice.problem, "after_input": notice.after_input, "match_id": notice.match_id}
 
 
 def _setup_logging(level: str) -> None:

@@ -27,15 +27,15 @@ from kiosk.refusal import Refusal, refusal_of
 from kiosk.screen_state import ScreenSnapshot, on_screen
 from rulebook.custom_profiles import custom_rules
 from rulebook.legal import legal_actions
-from rulebook.messages import Snapshot
+from rulebook.messages import Event, Snapshot
 from rulebook.profiles import Profile
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
-from rulebook.vocab import EventType, InputType, PauseReason
+from rulebook.vocab import InputType, PauseReason
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[list[dict[str, Any]], "TableController"], None]
+Listener = Callable[[list[Event], "TableController"], None]
 
 
 class TableController:
@@ -67,7 +67,7 @@ class TableController:
         #: rules for an assignment that names none (written into the journaled input)
         self.default_profile = default_profile
         self.state: TableState = new_table(table_id)
-        self.events: deque[dict[str, Any]] = deque(maxlen=keep_events)
+        self.events: deque[Event] = deque(maxlen=keep_events)
         self.listeners: list[Listener] = []
         #: the journal's marker and open notice (``health.notice``: shown, sent to the hub)
         self.health = health if health is not None else JournalHealth(None)
@@ -85,7 +85,7 @@ class TableController:
 
     # -- restore ------------------------------------------------------------------------------
 
-    def restore(self, stored_seq: Callable[[str | None], int | None] | None = None) -> list[dict[str, Any]]:
+    def restore(self, stored_seq: Callable[[str | None], int | None] | None = None) -> list[Event]:
         """Rebuild the state from the journal; pause a match that was running when it stopped.
 
         The state comes from the newest usable checkpoint plus the inputs after it (the same
@@ -219,7 +219,7 @@ class TableController:
         """The journal time now (never before the last journaled ``at``)."""
         return max(self.clock_ms(), self._last_at)
 
-    def submit(self, inp: dict[str, Any], at: int | None = None) -> list[dict[str, Any]]:
+    def submit(self, inp: dict[str, Any], at: int | None = None) -> list[Event]:
         """Journal one input, then apply it; returns its events (rejections included).
 
         ``at`` (or the input's own ``at``, e.g. a button's edge time) is kept when it lies
@@ -228,7 +228,11 @@ class TableController:
         self.refusal = None
         if not isinstance(inp, dict):
             log.warning("ignored an input that is not an object: %r", inp)
-            return [{"type": EventType.INVALID, "rejected": "an input is a JSON object"}]
+            # the reducer's own answer (``input.not_object``), neither journaled nor sent: its
+            # state is not kept, so its number is the next input's again
+            _, refused = apply(self.state, inp)
+            self.refusal = refusal_of(self.state, {}, refused)
+            return refused
         now = self.now()
         given = at if at is not None else inp.get("at")
         stamp = now
@@ -258,7 +262,7 @@ class TableController:
                     log.exception("listener failed")
         return events
 
-    def _after_input(self, events: list[dict[str, Any]]) -> None:
+    def _after_input(self, events: list[Event]) -> None:
         """Checkpoint, marker and notice upkeep after a journaled input (never fatal)."""
         inputs = self.journal.count()
         state = self.state
@@ -301,7 +305,7 @@ class TableController:
             return False
         return now - self._last_at >= self.tick_interval_ms
 
-    def maybe_tick(self) -> list[dict[str, Any]]:
+    def maybe_tick(self) -> list[Event]:
         now = self.now()
         if self.tick_due(now):
             return self.submit({"input": InputType.TICK}, at=now)

@@ -22,21 +22,26 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
+from rulebook.messages import Event, JournalNotice
 from rulebook.vocab import CommandType, EventType
 
 log = logging.getLogger(__name__)
+
+#: what went wrong with a journal (``status.journal.problem``)
+Problem = Literal["damaged", "lost"]
 
 FILE_NAME = "journal-health.json"
 #: the marker is rewritten at least this often (in inputs) while nothing else changes
 MARK_EVERY = 100
 #: TD commands after which the TD has seen the table: the notice is cleared
 CLEARING_COMMANDS = frozenset({CommandType.RESUME, CommandType.TD_ACK, CommandType.CORRECT_SCORE})
-DAMAGED = "damaged"
-LOST = "lost"
+DAMAGED: Final = "damaged"
+LOST: Final = "lost"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +58,7 @@ class Notice:
     """An open journal problem: the table's ``status.journal`` (docs/protocol.md)."""
 
     #: ``damaged``: restored up to ``after_input``; ``lost``: the journal of ``match_id`` is gone
-    problem: str
+    problem: Problem
     match_id: str | None
     #: inputs restored (``damaged``) or found (``lost``: usually 0)
     after_input: int
@@ -66,8 +71,17 @@ class Notice:
     #: the table's wall clock when it was found (epoch ms; the hub keeps its own receipt time)
     since_wall: int
 
-    def status(self) -> dict[str, Any]:
-        return asdict(self)
+    def status(self) -> JournalNotice:
+        """The notice as the status declares it (``rulebook.messages.JournalNotice``)."""
+        return {
+            "problem": self.problem,
+            "match_id": self.match_id,
+            "after_input": self.after_input,
+            "last_seq": self.last_seq,
+            "aside": self.aside,
+            "reason": self.reason,
+            "since_wall": self.since_wall,
+        }
 
 
 class JournalHealth:
@@ -116,7 +130,7 @@ class JournalHealth:
         marker = self.marker
         return marker is None or marker.match_id != match_id or inputs - marker.inputs >= MARK_EVERY
 
-    def clears(self, match_id: str | None, events: list[dict[str, Any]]) -> bool:
+    def clears(self, match_id: str | None, events: Sequence[Event]) -> bool:
         """Whether these events (of one input) show a TD dealt with the table, or a new match."""
         notice = self.notice
         if notice is None:
@@ -182,7 +196,7 @@ def _notice(data: Any) -> Notice | None:
     if not isinstance(data, dict):
         raise ValueError("notice: expected an object")
     problem = data.get("problem")
-    if problem not in (DAMAGED, LOST):
+    if problem != DAMAGED and problem != LOST:
         raise ValueError(f"notice: unknown problem {problem!r}")
     last_seq = data.get("last_seq")
     reason = data.get("reason")

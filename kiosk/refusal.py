@@ -9,12 +9,13 @@ Nothing here decides anything: the rulebook's parser and its handler for that in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rulebook.errors import RuleError
 from rulebook.legal import roll_judgement
+from rulebook.messages import Event
 from rulebook.parse import parse_input
 from rulebook.sides import SIDES
 from rulebook.state import TableState
@@ -32,7 +33,7 @@ class Refusal:
     side: str | None = None
 
 
-def refused(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+def refused(events: Sequence[Event]) -> Event | None:
     """The event that says the input was refused (``rejected``, or a command's ``ok: false``)."""
     for event in events:
         if event.get("code") and ("rejected" in event or event.get("ok") is False):
@@ -40,7 +41,7 @@ def refused(events: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
-def refusal_of(before: TableState, line: Mapping[str, Any], events: list[dict[str, Any]]) -> Refusal | None:
+def refusal_of(before: TableState, line: Mapping[str, Any], events: Sequence[Event]) -> Refusal | None:
     """The refusal in ``events`` (what applying ``line`` to ``before`` gave), or None."""
     event = refused(events)
     if event is None:

@@ -30,6 +30,7 @@ from kiosk.discovery import HUB_FILES, DiscoveryError, TwoHubs, find_hub, hints_
 from kiosk.enroll import EnrollmentClient, EnrollRefused, EnrollTimeout, HubUnreachable, enroll, is_retired
 from kiosk.notify import Notifier
 from kiosk.ui.events import Quit, ScreenError
+from kiosk.ui.screens.setup.phase import SetupPhase
 
 log = logging.getLogger("kiosk.setup")
 FPS = 10
@@ -162,7 +163,7 @@ class _Enroller:
 
     def on_code(self, code: str) -> None:
         print(f"code {code}", flush=True)
-        self.update(phase="waiting", code=code)
+        self.update(phase=SetupPhase.WAITING, code=code)
 
     def on_key(self, fingerprint: str) -> None:
         print(f"hub key {fingerprint}", flush=True)
@@ -187,11 +188,11 @@ class _Enroller:
             hubs = tuple(h.label for h in exc.hubs)
             if hubs != self.shared.model.hubs:
                 print(f"two hubs answer: {', '.join(hubs)}", flush=True)
-            self.update(phase="choose", hubs=hubs, hub="")
+            self.update(phase=SetupPhase.CHOOSE, hubs=hubs, hub="")
             self.stop.wait(3.0)
             return None
         except DiscoveryError as exc:
-            self.update(phase="refused", detail=str(exc))
+            self.update(phase=SetupPhase.REFUSED, detail=str(exc))
             self.shared.error = str(exc)
             return None
         except Exception:
@@ -199,12 +200,12 @@ class _Enroller:
             self.stop.wait(5.0)
             return None
         if found is None:
-            self.update(phase="searching", hub="")
+            self.update(phase=SetupPhase.SEARCHING, hub="")
             return None
         url, how = found
         log.info("hub %s (%s)", url, how)
-        if self.shared.model.phase == "choose":  # the organiser named the hub: no longer two
-            self.update(phase="searching")
+        if self.shared.model.phase == SetupPhase.CHOOSE:  # the organiser named the hub: no longer two
+            self.update(phase=SetupPhase.SEARCHING)
         self.update(hub=url, hubs=())
         return url
 
@@ -225,18 +226,20 @@ class _Enroller:
                 timeout=ATTEMPT_S,
                 on_code=self.on_code,
                 on_key=self.on_key,
-                on_hub=lambda reached: self.update(phase="waiting" if reached else "unreachable"),
+                on_hub=lambda reached: self.update(
+                    phase=SetupPhase.WAITING if reached else SetupPhase.UNREACHABLE
+                ),
                 stop=self.stop,
             )
         except EnrollTimeout:
             return False
         except HubUnreachable as exc:
             log.info("%s; looking for the hub again", exc)
-            self.update(phase="unreachable")
+            self.update(phase=SetupPhase.UNREACHABLE)
             return False
         except EnrollRefused as exc:
             log.warning("%s", exc)
-            self.update(phase="refused", detail=str(exc).split(": ", 1)[-1])
+            self.update(phase=SetupPhase.REFUSED, detail=str(exc).split(": ", 1)[-1])
             self.stop.wait(10.0)
             return False
         except Exception:
@@ -246,7 +249,7 @@ class _Enroller:
             self.stop.wait(5.0)
             return False
         print(f"enrolled as table {done.table}", flush=True)
-        self.update(phase="enrolled", table=done.table)
+        self.update(phase=SetupPhase.ENROLLED, table=done.table)
         self.shared.result = done.table
         return True
 

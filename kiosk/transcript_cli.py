@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from rulebook import transcript
+from rulebook.messages import Event
 from rulebook.replay import JournalFormatError, parse_lines
 from rulebook.snapshot import snapshot
 from rulebook.table import TableState, apply, new_table
@@ -41,7 +42,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     except JournalFormatError as exc:
         print(f"bgtable transcript: {exc}", file=sys.stderr)
         return 2
-    events_by_match: dict[str, list[dict[str, Any]]] = {}
+    events_by_match: dict[str, list[Event]] = {}
     last_state: dict[str, TableState] = {}
     state = new_table("")
     for inp in inputs:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from rulebook import match as m
+from rulebook import messages
 from rulebook.errors import CommandError, RuleError
 from rulebook.policy import breaks_allowed
 from rulebook.sides import SIDES, Side, other
@@ -625,7 +626,7 @@ class SideLegal:
     premature_pickup: bool
     why: Mapping[str, str] = field(default_factory=dict)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> messages.SideLegal:
         return {
             "checkin": self.checkin,
             "press": self.press,
@@ -665,7 +666,7 @@ class TableLegal:
     #: side, so a screen that takes rolls by hand asks this where to offer the entry
     roller: Side | None = None
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> messages.TableLegal:
         return {
             "opening_roll": self.opening_roll,
             "roll": self.roll,
@@ -713,12 +714,13 @@ class Legal:
     def of(self, side: Side) -> SideLegal:
         return self.a if side == "A" else self.b
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> messages.Legal:
         return {
             "A": self.a.as_json(),
             "B": self.b.as_json(),
             "table": self.table.as_json(),
-            "td": self.td.as_json(),
+            # built from its commands' names: the declaration lists them (the wire test holds it)
+            "td": cast(messages.TdLegal, self.td.as_json()),
         }
 
 

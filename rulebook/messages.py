@@ -18,7 +18,7 @@ string literal that is no member's is an error.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Final, Literal, NotRequired, TypedDict, TypeVar, cast, get_args
+from typing import Annotated, Final, Literal, NotRequired, Required, TypedDict, TypeVar, cast, get_args
 
 from rulebook.schema import (
     AT,
@@ -59,8 +59,9 @@ from rulebook.schema import (
     Map,
     Text,
 )
+from rulebook.sides import Pair
 from rulebook.state import TurnSource
-from rulebook.vocab import CommandType, CrawfordChoice, EndReason, Phase, ResultKind
+from rulebook.vocab import CommandType, CrawfordChoice, EndReason, EventType, Phase, ResultKind
 
 SideName = Literal["A", "B"]
 #: a game's record: how it was won, or a passed double
@@ -85,6 +86,11 @@ def word(member: W) -> W:
 class SidePair(TypedDict):
     A: int
     B: int
+
+
+def side_pair(pair: Pair[int]) -> SidePair:
+    """A per-side number as a message holds it."""
+    return {"A": pair.a, "B": pair.b}
 
 
 class SideFlags(TypedDict):
@@ -330,194 +336,6 @@ class Status(TypedDict):
     dice: NotRequired[DiceDevice]
 
 
-# -- events (PROTOCOL §3.3): an envelope, and the fields each known type may carry ------------
-
-
-class Event(TypedDict):
-    """An event's envelope: what every event carries, whatever its type."""
-
-    seq: Annotated[int, EVENT_SEQ]
-    match_id: Annotated[str | None, ID_OR_NULL]
-    type: Annotated[str, Text(MAX_LABEL, 1)]
-    at: NotRequired[Annotated[int, AT]]
-    wall: NotRequired[Annotated[int | None, WALL_OR_NULL]]
-    rejected: NotRequired[Annotated[str, TEXT]]
-    #: the refusal's code (rulebook.codes) next to its English text
-    code: NotRequired[Annotated[str, Text(MAX_LABEL, 1)]]
-    duplicate: NotRequired[bool]
-
-
-# Each type's own fields are all optional: a rejected event carries only the envelope and its
-# reason. An unknown type keeps the envelope only.
-
-Score = Annotated[SidePair, Both(POINTS)]
-Reason = Annotated[str, LABEL]
-Note = Annotated[str, TEXT]
-Length = Annotated[int, Int(1, MAX_LENGTH)]
-LengthOrNull = Annotated[int | None, Int(1, MAX_LENGTH, nullable=True)]
-GameNo = Annotated[int, GAME_NO]
-Dice = Annotated[list[int], DICE]
-
-
-class AssignEvent(Event, total=False):
-    length: Length
-    profile: Reason
-
-
-class CheckinEvent(Event, total=False):
-    side: SideName
-    late_ms: Annotated[int | None, Int(0, MAX_MS, nullable=True)]
-    clock_to: SideName
-
-
-class OpeningRollEvent(Event, total=False):
-    dice: Dice
-    tie: bool
-    first: SideName
-    game: GameNo
-    crawford: bool
-
-
-class LengthRefusedEvent(Event, total=False):
-    length: LengthOrNull
-    reason: Note
-
-
-class LengthChangedEvent(Event, total=False):
-    length: LengthOrNull
-
-
-class SideEvent(Event, total=False):
-    """The events that name a side only (a press, a take without value…)."""
-
-    side: SideName
-
-
-class RollEvent(Event, total=False):
-    dice: Dice
-    source: Reason
-    side: SideName | None
-    premature: bool
-
-
-class PauseEvent(Event, total=False):
-    reason: Reason
-    side: SideName | None
-
-
-class DoubleEvent(Event, total=False):
-    side: SideName
-    value: Annotated[int | None, Int(1, 2 * MAX_CUBE, nullable=True)]
-    corrected_from: Annotated[int, Int(1, 2 * MAX_CUBE)]
-    premature: bool
-    crawford: bool
-    forced: bool
-
-
-class TakeEvent(Event, total=False):
-    side: SideName
-    value: Annotated[int, CUBE]
-
-
-class GameOverEvent(Event, total=False):
-    game: GameNo
-    winner: SideName
-    kind: GameKind
-    points: Annotated[int, Int(0, MAX_GAME_POINTS)]
-    cube: Annotated[int, CUBE]
-    resigned: bool
-    score: Score
-    crawford_next: bool
-
-
-class MatchOverEvent(Event, total=False):
-    winner: SideName | None
-    end_reason: EndReason | None
-    score: Score
-
-
-class UndoEvent(Event, total=False):
-    score: Score
-
-
-class BreakEvent(Event, total=False):
-    side: SideName
-    on_clock: bool
-    until_wall: Annotated[int | None, WALL_OR_NULL]
-
-
-class ReturnEvent(Event, total=False):
-    side: SideName
-    overrun_ms: Annotated[int | None, Int(0, MAX_MS, nullable=True)]
-
-
-class CmdDoneEvent(Event, total=False):
-    """A TD command's answer, quoting its id and type whatever they held."""
-
-    id: Annotated[object, Echo()]
-    cmd: Annotated[object, Echo()]
-    ok: bool
-    error: Annotated[str | None, Text(MAX_TEXT, nullable=True)]
-
-
-class PenaltyEvent(Event, total=False):
-    id: Annotated[str, Text(MAX_TEXT, 1)]
-    against: SideName
-    points: Length
-    reason: Reason
-    score: Score
-
-
-class ForfeitEvent(Event, total=False):
-    against: SideName
-    reason: Reason
-
-
-class WaiveEvent(Event, total=False):
-    penalty_id: Annotated[str, Text(MAX_TEXT, 1)]
-    points: Annotated[int, Int(0, MAX_LENGTH)]
-    reopened: bool
-
-
-class SetTimeEvent(Event, total=False):
-    reserve_ms: Annotated[SidePair, Both(DURATION)]
-
-
-class ImposeClockEvent(Event, total=False):
-    reserve_ms: Annotated[int, DURATION]
-    delay_ms: Annotated[int, DURATION]
-
-
-class SetLengthEvent(Event, total=False):
-    length: Length
-    pending: bool
-    crawford_game: Annotated[int | None, Int(1, MAX_GAMES, nullable=True)]
-
-
-class CorrectScoreEvent(Event, total=False):
-    score: Score
-    before: Reason
-    reopened: bool
-    note: Note
-
-
-class ResolveFlagEvent(Event, total=False):
-    winner: SideName
-
-
-class CrawfordDoubleEvent(Event, total=False):
-    choice: CrawfordChoice
-    value: Annotated[int, CUBE]
-    game: Annotated[int, Int(1, MAX_GAMES)]
-    points: Annotated[int, Int(0, MAX_GAME_POINTS)]
-    score: Score
-    reopened: bool
-
-
-class DoubleLossEvent(Event, total=False):
-    note: Note
-
-
 # -- the hub's "Next:" lines for a finished match of a draw (PROTOCOL §3.8; hub → table) -------
 
 #: where a player of the finished match goes next: his next match ``called`` to a table, its
@@ -559,46 +377,503 @@ class NextMessage(TypedDict):
     B: NextLine
 
 
-#: each event type's declaration (the envelope alone for the types without fields of their own)
-EVENT_TYPES: Final[dict[str, type]] = {
-    "assign": AssignEvent,
-    "checkin": CheckinEvent,
-    "opening_roll": OpeningRollEvent,
-    "length_refused": LengthRefusedEvent,
-    "length_changed": LengthChangedEvent,
-    "press": SideEvent,
-    "roll": RollEvent,
-    "invalid_roll": SideEvent,
-    "pause": PauseEvent,
-    "resume": Event,
-    "double": DoubleEvent,
-    "take": TakeEvent,
-    "pass": SideEvent,
-    "win": SideEvent,
-    "resign": SideEvent,
-    "game_over": GameOverEvent,
-    "match_over": MatchOverEvent,
-    "undo": UndoEvent,
-    "confirm": SideEvent,
-    "break": BreakEvent,
-    "return": ReturnEvent,
-    "call_td": SideEvent,
-    "withdraw_call": SideEvent,
-    "premature_pickup": SideEvent,
-    "flag": SideEvent,
-    "cmd_done": CmdDoneEvent,
-    "penalty": PenaltyEvent,
+# -- events (PROTOCOL §3.3) -------------------------------------------------------------------
+#
+# An event is its type's *body* (what the reducer's handler builds: the ``type`` and its fields)
+# plus the *stamp* the reducer adds as it numbers it (``rulebook.table._emit``: ``seq``,
+# ``match_id``, then ``at`` and ``wall``). A body's fields are required as the reducer emits an
+# accepted event of that type; ``NotRequired`` marks the ones only some of its events carry. A
+# refused input makes a :class:`RejectedEvent` named after the input (so an event whose type is
+# ``checkin`` may carry no ``side``): the wire therefore checks a type's own fields when present
+# (``rulebook.wire.EVENT_FIELDS``), and a reader of a received event asks for them with ``get``.
+
+
+class Stamp(TypedDict):
+    """What the reducer adds to every event as it numbers it."""
+
+    seq: Annotated[int, EVENT_SEQ]
+    match_id: Annotated[str | None, ID_OR_NULL]
+
+
+class Marks(TypedDict):
+    """What any event may carry beside its type's fields. ``at`` and ``wall`` are stamped on every
+    event (an older table may omit them); ``at`` is the flag's own instant on a ``flag``."""
+
+    at: NotRequired[Annotated[int, AT]]
+    wall: NotRequired[Annotated[int | None, WALL_OR_NULL]]
+    rejected: NotRequired[Annotated[str, TEXT]]
+    #: the refusal's code (rulebook.codes) next to its English text
+    code: NotRequired[Annotated[str, Text(MAX_LABEL, 1)]]
+    duplicate: NotRequired[bool]
+
+
+class _Typed(Stamp):
+    type: Annotated[str, Text(MAX_LABEL, 1)]
+
+
+class Envelope(_Typed, Marks):
+    """An event's envelope: what every event carries, whatever its type, and all the wire
+    guarantees of an event it receives (:func:`rulebook.wire.parse_event`)."""
+
+
+Score = Annotated[SidePair, Both(POINTS)]
+Reason = Annotated[str, LABEL]
+Note = Annotated[str, TEXT]
+Length = Annotated[int, Int(1, MAX_LENGTH)]
+LengthOrNull = Annotated[int | None, Int(1, MAX_LENGTH, nullable=True)]
+GameNo = Annotated[int, GAME_NO]
+Dice = Annotated[list[int], DICE]
+
+
+class AssignBody(Marks):
+    type: Literal[EventType.ASSIGN]
+    #: absent from the answer to the same assignment delivered again (``duplicate``)
+    length: NotRequired[Length]
+    profile: NotRequired[Reason]
+
+
+class CheckinBody(Marks):
+    type: Literal[EventType.CHECKIN]
+    side: SideName
+    late_ms: Annotated[int | None, Int(0, MAX_MS, nullable=True)]
+    #: FFBG 9.3: the clock the TD started moves to the absent player's seat
+    clock_to: NotRequired[SideName]
+
+
+class OpeningRollBody(Marks):
+    type: Literal[EventType.OPENING_ROLL]
+    dice: Dice
+    #: a tie carries the dice and ``tie`` only
+    tie: NotRequired[bool]
+    first: NotRequired[SideName]
+    game: NotRequired[GameNo]
+    crawford: NotRequired[bool]
+
+
+class LengthRefusedBody(Marks):
+    type: Literal[EventType.LENGTH_REFUSED]
+    length: LengthOrNull
+    reason: Note
+
+
+class LengthChangedBody(Marks):
+    type: Literal[EventType.LENGTH_CHANGED]
+    length: LengthOrNull
+
+
+class SideBody(Marks):
+    """The events that name a side only. ``flag`` carries its own ``at`` (the instant the reserve
+    reached zero); ``pass``, ``win`` and ``resign`` are told by ``game_over`` when accepted, so a
+    table sends them refused only."""
+
+    type: Literal[
+        EventType.PRESS,
+        EventType.INVALID_ROLL,
+        EventType.PASS,
+        EventType.WIN,
+        EventType.RESIGN,
+        EventType.CONFIRM,
+        EventType.CALL_TD,
+        EventType.WITHDRAW_CALL,
+        EventType.PREMATURE_PICKUP,
+        EventType.FLAG,
+        EventType.START_CLOCK,
+        EventType.FORBID_DOUBLE,
+        EventType.FORCE_DOUBLE,
+    ]
+    side: SideName
+
+
+class RollBody(Marks):
+    type: Literal[EventType.ROLL]
+    dice: Dice
+    source: Reason
+    #: absent from a premature roll refused (whose turn it would be is not known)
+    side: NotRequired[SideName | None]
+    premature: NotRequired[bool]
+
+
+class PauseBody(Marks):
+    type: Literal[EventType.PAUSE]
+    reason: Reason
+    side: NotRequired[SideName | None]
+    #: WBGF 4.4 iii: the pause was the answer to a double, so it passed it (``game_over`` follows)
+    passes: NotRequired[bool]
+
+
+class BareBody(Marks):
+    """The events that carry their type only."""
+
+    type: Literal[EventType.RESUME, EventType.TD_ACK]
+
+
+class DoubleBody(Marks):
+    type: Literal[EventType.DOUBLE]
+    side: SideName
+    value: Annotated[int | None, Int(1, 2 * MAX_CUBE, nullable=True)]
+    corrected_from: NotRequired[Annotated[int, Int(1, 2 * MAX_CUBE)]]
+    premature: NotRequired[bool]
+    crawford: NotRequired[bool]
+    forced: NotRequired[bool]
+
+
+class TakeBody(Marks):
+    type: Literal[EventType.TAKE]
+    side: SideName
+    value: Annotated[int, CUBE]
+
+
+class GameOverBody(Marks):
+    type: Literal[EventType.GAME_OVER]
+    game: GameNo
+    winner: SideName
+    kind: GameKind
+    points: Annotated[int, Int(0, MAX_GAME_POINTS)]
+    cube: Annotated[int, CUBE]
+    resigned: bool
+    score: Score
+    crawford_next: bool
+
+
+class MatchOverBody(Marks):
+    type: Literal[EventType.MATCH_OVER]
+    winner: SideName | None
+    end_reason: EndReason | None
+    score: Score
+
+
+class UndoBody(Marks):
+    type: Literal[EventType.UNDO]
+    score: Score
+
+
+class BreakBody(Marks):
+    type: Literal[EventType.BREAK]
+    side: SideName
+    #: FFBG: a break on a running clock (no end: the breaker's clock runs)
+    on_clock: NotRequired[bool]
+    until_wall: NotRequired[Annotated[int | None, WALL_OR_NULL]]
+    #: 2.2 ii: a break joined to the one the player was on (its end moved on)
+    combined: NotRequired[bool]
+
+
+class ReturnBody(Marks):
+    type: Literal[EventType.RETURN]
+    side: SideName
+    overrun_ms: Annotated[int | None, Int(0, MAX_MS, nullable=True)]
+
+
+class CmdDoneBody(Marks):
+    """A TD command's answer, quoting its id and type whatever they held."""
+
+    type: Literal[EventType.CMD_DONE]
+    id: Annotated[object, Echo()]
+    cmd: Annotated[object, Echo()]
+    ok: bool
+    error: Annotated[str | None, Text(MAX_TEXT, nullable=True)]
+
+
+class PenaltyBody(Marks):
+    type: Literal[EventType.PENALTY]
+    id: Annotated[str, Text(MAX_TEXT, 1)]
+    against: SideName
+    points: Length
+    reason: Reason
+    score: Score
+
+
+class ForfeitBody(Marks, total=False):
+    """Declared for the wire only (no word of ``EventType``, in neither union below): the reducer
+    tells a forfeit by ``match_over``."""
+
+    type: Required[Literal["forfeit"]]
+    against: SideName
+    reason: Reason
+
+
+class WaiveBody(Marks):
+    type: Literal[EventType.WAIVE]
+    penalty_id: Annotated[str, Text(MAX_TEXT, 1)]
+    points: Annotated[int, Int(0, MAX_LENGTH)]
+    reopened: NotRequired[bool]
+
+
+class SetTimeBody(Marks):
+    type: Literal[EventType.SET_TIME]
+    reserve_ms: Annotated[SidePair, Both(DURATION)]
+
+
+class ImposeClockBody(Marks):
+    type: Literal[EventType.IMPOSE_CLOCK]
+    reserve_ms: Annotated[int, DURATION]
+    delay_ms: Annotated[int, DURATION]
+
+
+class SetLengthBody(Marks):
+    type: Literal[EventType.SET_LENGTH]
+    length: Length
+    pending: bool
+    crawford_game: NotRequired[Annotated[int | None, Int(1, MAX_GAMES, nullable=True)]]
+
+
+class CorrectScoreBody(Marks):
+    type: Literal[EventType.CORRECT_SCORE]
+    score: Score
+    before: Reason
+    reopened: NotRequired[bool]
+    note: Note
+
+
+class ResolveFlagBody(Marks):
+    type: Literal[EventType.RESOLVE_FLAG]
+    winner: SideName
+
+
+class CrawfordDoubleBody(Marks):
+    type: Literal[EventType.CRAWFORD_DOUBLE]
+    choice: CrawfordChoice
+    #: the cube the game goes on or is scored at once a double is voided
+    value: NotRequired[Annotated[int, CUBE]]
+    #: a game scored again at the kept cube
+    game: NotRequired[Annotated[int, Int(1, MAX_GAMES)]]
+    points: NotRequired[Annotated[int, Int(0, MAX_GAME_POINTS)]]
+    score: NotRequired[Score]
+    reopened: NotRequired[bool]
+
+
+class DoubleLossBody(Marks):
+    type: Literal[EventType.DOUBLE_LOSS]
+    note: Note
+
+
+class RejectedBody(Marks):
+    """A refused input: named after the input (its ``input`` word as sent, clipped; ``invalid``
+    for a line that is not an object), with ``rejected`` and ``code`` (both always set)."""
+
+    type: Annotated[str, Text(MAX_LABEL, 1)]
+
+
+# -- each body stamped: the events as the reducer returns them and a table sends them ---------
+
+
+class AssignEvent(AssignBody, Stamp):
+    pass
+
+
+class CheckinEvent(CheckinBody, Stamp):
+    pass
+
+
+class OpeningRollEvent(OpeningRollBody, Stamp):
+    pass
+
+
+class LengthRefusedEvent(LengthRefusedBody, Stamp):
+    pass
+
+
+class LengthChangedEvent(LengthChangedBody, Stamp):
+    pass
+
+
+class SideEvent(SideBody, Stamp):
+    pass
+
+
+class RollEvent(RollBody, Stamp):
+    pass
+
+
+class PauseEvent(PauseBody, Stamp):
+    pass
+
+
+class BareEvent(BareBody, Stamp):
+    pass
+
+
+class DoubleEvent(DoubleBody, Stamp):
+    pass
+
+
+class TakeEvent(TakeBody, Stamp):
+    pass
+
+
+class GameOverEvent(GameOverBody, Stamp):
+    pass
+
+
+class MatchOverEvent(MatchOverBody, Stamp):
+    pass
+
+
+class UndoEvent(UndoBody, Stamp):
+    pass
+
+
+class BreakEvent(BreakBody, Stamp):
+    pass
+
+
+class ReturnEvent(ReturnBody, Stamp):
+    pass
+
+
+class CmdDoneEvent(CmdDoneBody, Stamp):
+    pass
+
+
+class PenaltyEvent(PenaltyBody, Stamp):
+    pass
+
+
+class ForfeitEvent(ForfeitBody, Stamp):
+    pass
+
+
+class WaiveEvent(WaiveBody, Stamp):
+    pass
+
+
+class SetTimeEvent(SetTimeBody, Stamp):
+    pass
+
+
+class ImposeClockEvent(ImposeClockBody, Stamp):
+    pass
+
+
+class SetLengthEvent(SetLengthBody, Stamp):
+    pass
+
+
+class CorrectScoreEvent(CorrectScoreBody, Stamp):
+    pass
+
+
+class ResolveFlagEvent(ResolveFlagBody, Stamp):
+    pass
+
+
+class CrawfordDoubleEvent(CrawfordDoubleBody, Stamp):
+    pass
+
+
+class DoubleLossEvent(DoubleLossBody, Stamp):
+    pass
+
+
+class RejectedEvent(RejectedBody, Stamp):
+    pass
+
+
+#: what a handler of the reducer builds, before ``_emit`` stamps it
+Body = (
+    AssignBody
+    | CheckinBody
+    | OpeningRollBody
+    | LengthRefusedBody
+    | LengthChangedBody
+    | SideBody
+    | RollBody
+    | PauseBody
+    | BareBody
+    | DoubleBody
+    | TakeBody
+    | GameOverBody
+    | MatchOverBody
+    | UndoBody
+    | BreakBody
+    | ReturnBody
+    | CmdDoneBody
+    | PenaltyBody
+    | WaiveBody
+    | SetTimeBody
+    | ImposeClockBody
+    | SetLengthBody
+    | CorrectScoreBody
+    | ResolveFlagBody
+    | CrawfordDoubleBody
+    | DoubleLossBody
+    | RejectedBody
+)
+
+#: an event as the reducer returns it (``rulebook.table.apply``) and the kiosk stores and sends it:
+#: one of these, told apart by ``type`` (a ``RejectedEvent`` may bear any type's name)
+Event = (
+    AssignEvent
+    | CheckinEvent
+    | OpeningRollEvent
+    | LengthRefusedEvent
+    | LengthChangedEvent
+    | SideEvent
+    | RollEvent
+    | PauseEvent
+    | BareEvent
+    | DoubleEvent
+    | TakeEvent
+    | GameOverEvent
+    | MatchOverEvent
+    | UndoEvent
+    | BreakEvent
+    | ReturnEvent
+    | CmdDoneEvent
+    | PenaltyEvent
+    | WaiveEvent
+    | SetTimeEvent
+    | ImposeClockEvent
+    | SetLengthEvent
+    | CorrectScoreEvent
+    | ResolveFlagEvent
+    | CrawfordDoubleEvent
+    | DoubleLossEvent
+    | RejectedEvent
+)
+
+_DECLARED: Final[dict[str, type]] = {
+    EventType.ASSIGN: AssignEvent,
+    EventType.CHECKIN: CheckinEvent,
+    EventType.OPENING_ROLL: OpeningRollEvent,
+    EventType.LENGTH_REFUSED: LengthRefusedEvent,
+    EventType.LENGTH_CHANGED: LengthChangedEvent,
+    EventType.PRESS: SideEvent,
+    EventType.ROLL: RollEvent,
+    EventType.INVALID_ROLL: SideEvent,
+    EventType.PAUSE: PauseEvent,
+    EventType.RESUME: BareEvent,
+    EventType.DOUBLE: DoubleEvent,
+    EventType.TAKE: TakeEvent,
+    EventType.PASS: SideEvent,
+    EventType.WIN: SideEvent,
+    EventType.RESIGN: SideEvent,
+    EventType.GAME_OVER: GameOverEvent,
+    EventType.MATCH_OVER: MatchOverEvent,
+    EventType.UNDO: UndoEvent,
+    EventType.CONFIRM: SideEvent,
+    EventType.BREAK: BreakEvent,
+    EventType.RETURN: ReturnEvent,
+    EventType.CALL_TD: SideEvent,
+    EventType.WITHDRAW_CALL: SideEvent,
+    EventType.PREMATURE_PICKUP: SideEvent,
+    EventType.FLAG: SideEvent,
+    EventType.CMD_DONE: CmdDoneEvent,
+    EventType.PENALTY: PenaltyEvent,
     "forfeit": ForfeitEvent,
-    "waive": WaiveEvent,
-    "start_clock": SideEvent,
-    "set_time": SetTimeEvent,
-    "impose_clock": ImposeClockEvent,
-    "set_length": SetLengthEvent,
-    "correct_score": CorrectScoreEvent,
-    "resolve_flag": ResolveFlagEvent,
-    "td_ack": Event,
-    "forbid_double": SideEvent,
-    "force_double": SideEvent,
-    "crawford_double": CrawfordDoubleEvent,
-    "double_loss": DoubleLossEvent,
+    EventType.WAIVE: WaiveEvent,
+    EventType.START_CLOCK: SideEvent,
+    EventType.SET_TIME: SetTimeEvent,
+    EventType.IMPOSE_CLOCK: ImposeClockEvent,
+    EventType.SET_LENGTH: SetLengthEvent,
+    EventType.CORRECT_SCORE: CorrectScoreEvent,
+    EventType.RESOLVE_FLAG: ResolveFlagEvent,
+    EventType.TD_ACK: BareEvent,
+    EventType.FORBID_DOUBLE: SideEvent,
+    EventType.FORCE_DOUBLE: SideEvent,
+    EventType.CRAWFORD_DOUBLE: CrawfordDoubleEvent,
+    EventType.DOUBLE_LOSS: DoubleLossEvent,
 }
+
+#: each event type's declaration by its plain word, as JSON carries it (a refused input's event
+#: has no type of its own)
+EVENT_TYPES: Final[dict[str, type]] = {str.__str__(word): td for word, td in _DECLARED.items()}

@@ -17,6 +17,7 @@ from typing import Any
 from rulebook.custom_profiles import verified_profile
 from rulebook.errors import FieldError, ProfileError, RuleError
 from rulebook.profiles import CUBE_CEILING, Profile, get_profile
+from rulebook.schema import MAX_LABEL, MAX_LENGTH, MAX_TEXT
 from rulebook.sides import Pair, Side
 from rulebook.vocab import (
     COMMAND_TYPES,
@@ -70,15 +71,8 @@ from rulebook.vocab import (
     WithdrawCall,
 )
 
-#: the longest match the table plays
-MAX_LENGTH = 99
 #: upper bound of a second time bank (3.5 v), in minutes
 MAX_BANK_MIN = 600
-#: the longest id or free text kept (reasons quote inputs; a hostile input must not make every
-#: later event or snapshot too big to publish)
-MAX_TEXT = 300
-#: the longest label kept for a pause or penalty reason
-MAX_LABEL = 64
 #: the longest name or id of a player or a match
 MAX_NAME = 200
 #: a TD time correction sets at most a day of reserve

@@ -42,7 +42,8 @@ from rulebook.vocab import GAME_PASSED, CommandType, EndReason, Phase, ResultKin
 
 # -- ranges -----------------------------------------------------------------------------------
 
-#: match length (rulebook.table.MAX_LENGTH); 0 in a snapshot of a table without a match
+#: the longest match the table plays (its inputs are parsed against it too: ``rulebook.parse``);
+#: 0 in a snapshot of a table without a match
 MAX_LENGTH: Final = 99
 #: largest cube: the rulebook's ceiling (a profile without a limit, FFBG's, records up to it)
 MAX_CUBE: Final = CUBE_CEILING
@@ -61,7 +62,9 @@ MAX_MS: Final = 2**53 - 1
 #: durations: clock reserves, delays, breaks, lateness (an imposed clock reaches ~4 days)
 MAX_DURATION_MS: Final = 7 * 24 * 3600 * 1000
 MAX_BREAKS: Final = 100
-#: free text the reducer clips (rulebook.table.MAX_TEXT, MAX_LABEL)
+#: the longest id or free text kept, and the longest label (a pause or penalty reason): the
+#: reducer clips to them what it quotes (``rulebook.parse.clip``), so a hostile input cannot make
+#: every later event or snapshot too big to publish
 MAX_TEXT: Final = 300
 MAX_LABEL: Final = 64
 MAX_NAME: Final = 200

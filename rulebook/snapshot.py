@@ -19,12 +19,12 @@ from rulebook.messages import (
     CubeState,
     GameKind,
     GameRow,
-    Legal,
     PenaltyRow,
     SideAges,
     SideFlags,
     SidePair,
     Snapshot,
+    side_pair,
     word,
 )
 from rulebook.sides import Pair, Side
@@ -40,7 +40,7 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
     match = state.match
     clock = state.clock
     length = match.length if match else 0
-    score: SidePair = _ints(match.score) if match else {"A": 0, "B": 0}
+    score: SidePair = side_pair(match.score) if match else {"A": 0, "B": 0}
     cube: CubeState
     if match is None:
         crawford = post_crawford = False
@@ -55,7 +55,7 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
             "owner": match.cube.owner,
             "offered_by": match.cube.offered_by,
         }
-        penalties = _ints(match.penalties())
+        penalties = side_pair(match.penalties())
     legal = legal_actions(state)
     cube["usable"] = {"A": legal.a.double, "B": legal.b.double}
     allowed = breaks_allowed_now(state)
@@ -166,7 +166,7 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
         "corrections": corrections,
         # legal.py builds it from the very refusals the reducer raises; the wire test holds its
         # shape to the declaration
-        "legal": cast(Legal, legal.as_json()),
+        "legal": legal.as_json(),
         "at": now,
     }
 
@@ -174,10 +174,6 @@ def snapshot(state: TableState, at: int | None = None) -> Snapshot:
 def _age(since: int | None, now: int) -> int | None:
     """Milliseconds from ``since`` to ``now`` on the table's monotonic clock (never negative)."""
     return None if since is None else max(0, now - since)
-
-
-def _ints(pair: Pair[int]) -> SidePair:
-    return {"A": pair.a, "B": pair.b}
 
 
 def _flags(pair: Pair[bool]) -> SideFlags:

@@ -12,13 +12,33 @@ and yields an event carrying ``rejected`` (the English reason) and ``code`` (wha
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final, cast
 
 from rulebook import legal
 from rulebook import match as m
 from rulebook.clock import Clock, imposed_reserve_ms, new_clock
 from rulebook.errors import RuleError
 from rulebook.fastreplace import replace
+from rulebook.messages import (
+    Body,
+    BreakBody,
+    CheckinBody,
+    CmdDoneBody,
+    CorrectScoreBody,
+    CrawfordDoubleBody,
+    DoubleBody,
+    DoubleLossBody,
+    Event,
+    GameKind,
+    MatchOverBody,
+    PauseBody,
+    RejectedBody,
+    RollBody,
+    SetLengthBody,
+    SideBody,
+    WaiveBody,
+    side_pair,
+)
 from rulebook.parse import MAX_LABEL, MAX_LENGTH, MAX_TEXT, clip, parse_body, stamp
 from rulebook.policy import break_ms, is_lateness_forfeit
 from rulebook.profiles import Profile
@@ -78,12 +98,13 @@ from rulebook.vocab import (
     WithdrawCall,
 )
 
-Event = dict[str, Any]
-
 # the words of the hot path, looked up once
-_PRESS = EventType.PRESS
-_ROLL = EventType.ROLL
+_PRESS: Final = EventType.PRESS
+_ROLL: Final = EventType.ROLL
+#: what ``apply`` returns: the new state and its events, numbered and stamped
 Result = tuple[TableState, list[Event]]
+#: what a handler returns: the new state and its events' bodies (``_emit`` stamps them)
+Made = tuple[TableState, list[Body]]
 
 #: prefix of the reason given when an input hit a fault in the reducer itself (tests look for it)
 INTERNAL_ERROR = "internal error"
@@ -140,12 +161,11 @@ def apply(state: TableState, inp: Any) -> Result:
     return _emit(original, state_after, events, at)
 
 
-def _rejected(label: str, error: RuleError) -> Event:
-    event: Event = {"type": label, "rejected": clip(error.message), "code": error.code}
-    return event
+def _rejected(label: str, error: RuleError) -> RejectedBody:
+    return {"type": label, "rejected": clip(error.message), "code": error.code}
 
 
-def _rejection(inp: dict[str, Any], error: RuleError) -> Event:
+def _rejection(inp: dict[str, Any], error: RuleError) -> Body:
     kind = inp.get("input")
     if kind == InputType.CMD:
         return _cmd_done(inp, ok=False, error=error)
@@ -153,7 +173,7 @@ def _rejection(inp: dict[str, Any], error: RuleError) -> Event:
     return _rejected(label, error)
 
 
-def _emit(original: TableState, state: TableState, events: list[Event], at: int) -> Result:
+def _emit(original: TableState, state: TableState, events: list[Body], at: int) -> Result:
     """Number the events (per-match ``seq``), stamp them with the match and time; ``now`` = ``at``.
 
     A state made during this very input (not ``original``) is seen by nobody yet, so its ``seq``
@@ -161,33 +181,37 @@ def _emit(original: TableState, state: TableState, events: list[Event], at: int)
     """
     if not events:
         if state.now == at:
-            return state, events
+            return state, []
         if state is original:
-            return replace(state, now=at), events
+            return replace(state, now=at), []
         _set(state, "now", at)
-        return state, events
+        return state, []
     seq = state.seq
     anchor = state.wall_anchor
     wall = None if anchor is None else anchor[1] + (at - anchor[0])
     match_id = state.match_id
-    for event in events:
+    for body in events:
+        # the one place a body becomes an event: stamped in place (the order of its keys, and so
+        # the bytes a table sends, are the body's then the stamp's)
+        event = cast(dict[str, object], body)
         seq += 1
         event["seq"] = seq
         event["match_id"] = match_id
         if "at" not in event:
             event["at"] = at
         event["wall"] = wall
+    stamped = cast(list[Event], events)
     if state is original:
-        return replace(state, seq=seq, now=at), events
+        return replace(state, seq=seq, now=at), stamped
     _set(state, "seq", seq)
     _set(state, "now", at)
-    return state, events
+    return state, stamped
 
 
 _set = object.__setattr__
 
 
-def _advance(state: TableState, at: int) -> Result:
+def _advance(state: TableState, at: int) -> Made:
     """Let time run to ``at``: a reserve that reached zero flags at the exact instant."""
     flag_at = state.clock.flag_time()
     if flag_at is None or flag_at > at:
@@ -196,7 +220,8 @@ def _advance(state: TableState, at: int) -> Result:
     if clock.flagged is None:
         return replace(state, clock=clock), []
     side = clock.flagged
-    event: Event = {"type": EventType.FLAG, "side": side, "at": clock.flagged_at}
+    assert clock.flagged_at is not None  # set with ``flagged``
+    event: SideBody = {"type": EventType.FLAG, "side": side, "at": clock.flagged_at}
     # a time-out is not a score entry: what came before it can no longer be undone at the table
     if state.profile.gin_exception:
         calls = state.td_calls.set(side, True)
@@ -210,12 +235,12 @@ def _advance(state: TableState, at: int) -> Result:
     ]
 
 
-def _match_over(match: m.Match) -> Event:
+def _match_over(match: m.Match) -> MatchOverBody:
     return {
         "type": EventType.MATCH_OVER,
         "winner": match.winner,
         "end_reason": match.end_reason,
-        "score": match.score.as_dict(),
+        "score": side_pair(match.score),
     }
 
 
@@ -241,7 +266,7 @@ def _clock_for(profile: Profile, length: int, spec: ClockSpec) -> Clock:
     return new_clock(profile.reserve_ms(length, spec.minutes_per_point), spec.delay_s * 1000, bank2)
 
 
-def on_assign(state: TableState, inp: Assign, at: int) -> Result:
+def on_assign(state: TableState, inp: Assign, at: int) -> Made:
     clock = _clock_for(inp.profile, inp.length, inp.clock)
     same = inp.match_id == state.match_id
     if same and state.phase != Phase.WAITING:
@@ -279,7 +304,7 @@ def on_assign(state: TableState, inp: Assign, at: int) -> Result:
     return fresh, [{"type": EventType.ASSIGN, "length": inp.length, "profile": inp.profile.name}]
 
 
-def on_checkin(state: TableState, inp: Checkin, at: int) -> Result:
+def on_checkin(state: TableState, inp: Checkin, at: int) -> Made:
     side = inp.side
     _check(legal.checkin_refusal(state, side))
     present = state.present.set(side, True)
@@ -290,7 +315,7 @@ def on_checkin(state: TableState, inp: Checkin, at: int) -> Result:
     wall = state.wall_at(at)
     if state.start_wall is not None and wall is not None:
         late_ms = max(0, wall - state.start_wall)
-    event: Event = {"type": EventType.CHECKIN, "side": side, "late_ms": late_ms}
+    event: CheckinBody = {"type": EventType.CHECKIN, "side": side, "late_ms": late_ms}
     clock = state.clock
     if (
         state.profile.lateness_clock_starts_at_round
@@ -306,13 +331,13 @@ def on_checkin(state: TableState, inp: Checkin, at: int) -> Result:
     return replace(state, present=present, checked_in_at=checked_in_at, phase=phase, clock=clock), [event]
 
 
-def on_opening_roll(state: TableState, inp: OpeningRoll, at: int) -> Result:
+def on_opening_roll(state: TableState, inp: OpeningRoll, at: int) -> Made:
     _check(legal.opening_refusal(state))
     a, b = inp.a, inp.b
     match = _match(state)
     if a == b:
         return state, [{"type": EventType.OPENING_ROLL, "dice": [a, b], "tie": True}]
-    events: list[Event] = []
+    events: list[Body] = []
     if match.pending_length is not None:
         pending = match.pending_length
         refusal = m.length_refusal(match, pending, at_once=False)
@@ -360,7 +385,7 @@ def on_opening_roll(state: TableState, inp: OpeningRoll, at: int) -> Result:
 # -- the clock and the dice ---------------------------------------------------------------------
 
 
-def on_press(state: TableState, inp: Press, at: int) -> Result:
+def on_press(state: TableState, inp: Press, at: int) -> Made:
     side = inp.side
     _check(legal.press_refusal(state, side))
     match = _match(state)
@@ -388,7 +413,7 @@ def on_press(state: TableState, inp: Press, at: int) -> Result:
     return new, [{"type": _PRESS, "side": side}]
 
 
-def on_roll(state: TableState, inp: Roll, at: int) -> Result:
+def on_roll(state: TableState, inp: Roll, at: int) -> Made:
     _check(legal.phase_refusal(state, legal.PLAYING))
     turn, premature = legal.roll_judgement(state)
     if premature is not None:
@@ -402,7 +427,7 @@ def on_roll(state: TableState, inp: Roll, at: int) -> Result:
                 "code": premature.code,
             }
         ]
-    event: Event = {"type": _ROLL, "dice": list(inp.dice), "source": inp.source, "side": turn}
+    event: RollBody = {"type": _ROLL, "dice": list(inp.dice), "source": inp.source, "side": turn}
     if state.clock.enabled and (state.rolled or state.clock.running != state.turn):
         # HBF 4.1 v a, FFBG 5.14: a roll before the opponent finished counts
         event["premature"] = True
@@ -413,7 +438,7 @@ def on_roll(state: TableState, inp: Roll, at: int) -> Result:
     return new, [event]
 
 
-def on_invalid_roll(state: TableState, inp: InvalidRoll, at: int) -> Result:
+def on_invalid_roll(state: TableState, inp: InvalidRoll, at: int) -> Made:
     side = inp.side
     _check(legal.invalid_roll_refusal(state, side))
     clock = state.clock.restart_delay(side, at) if state.clock.enabled else state.clock
@@ -426,7 +451,7 @@ def on_invalid_roll(state: TableState, inp: InvalidRoll, at: int) -> Result:
     return new, [{"type": EventType.INVALID_ROLL, "side": side}]
 
 
-def on_premature_pickup(state: TableState, inp: PrematurePickup, at: int) -> Result:
+def on_premature_pickup(state: TableState, inp: PrematurePickup, at: int) -> Made:
     """4.1 v b: the offender lets their whole delay run on their next turn."""
     side = inp.side
     _check(legal.pickup_refusal(state, side))
@@ -435,7 +460,7 @@ def on_premature_pickup(state: TableState, inp: PrematurePickup, at: int) -> Res
     ]
 
 
-def on_pause(state: TableState, inp: Pause, at: int) -> Result:
+def on_pause(state: TableState, inp: Pause, at: int) -> Made:
     side = inp.side
     if side is None:
         _check(legal.table_pause_refusal(state))
@@ -444,7 +469,7 @@ def on_pause(state: TableState, inp: Pause, at: int) -> Result:
     if legal.pause_passes(state, side):
         # WBGF 4.4 iii: pausing the clock instead of answering a double is passing it.
         passed, events = on_pass(state, Pass(inp.at, inp.wall, side), at)
-        notice: Event = {"type": EventType.PAUSE, "side": side, "reason": inp.reason, "passes": True}
+        notice: PauseBody = {"type": EventType.PAUSE, "side": side, "reason": inp.reason, "passes": True}
         return passed, [notice, *events]
     if inp.reason == PauseReason.BREAK:
         # 2.2 ii, 4.3 ii b: the clock paused for a player's break uses one of his breaks
@@ -452,18 +477,18 @@ def on_pause(state: TableState, inp: Pause, at: int) -> Result:
     return _pause(state, inp.reason, side, at)
 
 
-def _pause(state: TableState, reason: PauseReason, side: Side | None, at: int) -> Result:
+def _pause(state: TableState, reason: PauseReason, side: Side | None, at: int) -> Made:
     clock = state.clock.pause(reason, at) if state.clock.enabled else state.clock
     new = replace(
         state, clock=clock, paused=reason, paused_by=side, phase=Phase.PAUSED, phase_before_pause=state.phase
     )
-    event: Event = {"type": EventType.PAUSE, "reason": reason}
+    event: PauseBody = {"type": EventType.PAUSE, "reason": reason}
     if side is not None:
         event["side"] = side
     return new, [event]
 
 
-def on_resume(state: TableState, inp: Resume | ResumeCmd, at: int) -> Result:
+def on_resume(state: TableState, inp: Resume | ResumeCmd, at: int) -> Made:
     _check(legal.resume_refusal(state))
     clock = state.clock.resume(at)
     phase = state.phase_before_pause or Phase.PLAYING
@@ -478,11 +503,11 @@ def _undo_point(state: TableState) -> UndoPoint:
     return UndoPoint(_match(state), state.phase, state.turn, state.rolled, state.roll_attempted)
 
 
-def on_double(state: TableState, inp: Double, at: int) -> Result:
+def on_double(state: TableState, inp: Double, at: int) -> Made:
     return _double(state, inp.side, inp.value)
 
 
-def _double(state: TableState, side: Side, value: int | None, *, forced: bool = False) -> Result:
+def _double(state: TableState, side: Side, value: int | None, *, forced: bool = False) -> Made:
     _check(legal.cube_refusal(state, side))
     timing = legal.double_timing(state, side)
     if isinstance(timing, RuleError):
@@ -505,7 +530,7 @@ def _double(state: TableState, side: Side, value: int | None, *, forced: bool = 
         )
     else:
         new = replace(state, match=match2, undo=_undo_point(state))
-    event: Event = {"type": EventType.DOUBLE, "side": side, "value": match2.cube.offered_value}
+    event: DoubleBody = {"type": EventType.DOUBLE, "side": side, "value": match2.cube.offered_value}
     if corrected is not None:
         event["corrected_from"] = corrected
     if match2.crawford_double_open and match2.is_crawford_game():
@@ -520,7 +545,7 @@ def _double(state: TableState, side: Side, value: int | None, *, forced: bool = 
     return new, [event]
 
 
-def on_take(state: TableState, inp: Take, at: int) -> Result:
+def on_take(state: TableState, inp: Take, at: int) -> Made:
     side = inp.side
     _check(legal.take_refusal(state, side))
     match2 = m.take(_match(state), side)
@@ -531,20 +556,20 @@ def on_take(state: TableState, inp: Take, at: int) -> Result:
     return new, [{"type": EventType.TAKE, "side": side, "value": match2.cube.value}]
 
 
-def on_pass(state: TableState, inp: Pass, at: int) -> Result:
+def on_pass(state: TableState, inp: Pass, at: int) -> Made:
     side = inp.side
     _check(legal.pass_refusal(state, side))
     match = _match(state)
     return _end_game(state, other(side), GAME_PASSED, match.cube.value, resigned=False, at=at)
 
 
-def on_win(state: TableState, inp: Win, at: int) -> Result:
+def on_win(state: TableState, inp: Win, at: int) -> Made:
     _check(legal.win_refusal(state, inp.side))
     points = m.points_for(inp.kind, _match(state).cube.value)
     return _end_game(state, inp.side, inp.kind, points, resigned=False, at=at)
 
 
-def on_resign(state: TableState, inp: Resign, at: int) -> Result:
+def on_resign(state: TableState, inp: Resign, at: int) -> Made:
     _check(legal.result_refusal(state))
     points = m.points_for(inp.kind, _match(state).cube.value)
     return _end_game(state, other(inp.side), inp.kind, points, resigned=True, at=at)
@@ -552,7 +577,7 @@ def on_resign(state: TableState, inp: Resign, at: int) -> Result:
 
 def _end_game(
     state: TableState, winner: Side, kind: ResultKind | str, points: int, *, resigned: bool, at: int
-) -> Result:
+) -> Made:
     undo = _undo_point(state)
     match = m.end_game(_match(state), winner, kind, points, resigned=resigned, at=at, wall=state.wall_at(at))
     if match.crawford_double_open and (
@@ -580,16 +605,16 @@ def _end_game(
         undo=undo,
         finished_at=at if over else None,
     )
-    events: list[Event] = [
+    events: list[Body] = [
         {
             "type": EventType.GAME_OVER,
             "game": match.games[-1].game,
             "winner": winner,
-            "kind": kind,
+            "kind": cast(GameKind, kind),
             "points": points,
             "cube": match.games[-1].cube,
             "resigned": resigned,
-            "score": match.score.as_dict(),
+            "score": side_pair(match.score),
             "crawford_next": match.is_crawford_next() and not over,
         }
     ]
@@ -598,7 +623,7 @@ def _end_game(
     return new, events
 
 
-def on_undo(state: TableState, inp: Undo, at: int) -> Result:
+def on_undo(state: TableState, inp: Undo, at: int) -> Made:
     _check(legal.undo_refusal(state))
     point = state.undo
     assert point is not None
@@ -624,10 +649,10 @@ def on_undo(state: TableState, inp: Undo, at: int) -> Result:
             paused_by=state.paused_by,
             phase_before_pause=point.phase,
         )
-    return new, [{"type": EventType.UNDO, "score": point.match.score.as_dict()}]
+    return new, [{"type": EventType.UNDO, "score": side_pair(point.match.score)}]
 
 
-def on_confirm(state: TableState, inp: Confirm, at: int) -> Result:
+def on_confirm(state: TableState, inp: Confirm, at: int) -> Made:
     """4.6: both players confirm the final score at the table."""
     _check(legal.confirm_refusal(state, inp.side))
     return replace(state, confirmed=state.confirmed.set(inp.side, True)), [
@@ -638,7 +663,7 @@ def on_confirm(state: TableState, inp: Confirm, at: int) -> Result:
 # -- breaks, calls ------------------------------------------------------------------------------
 
 
-def on_break(state: TableState, inp: Break, at: int) -> Result:
+def on_break(state: TableState, inp: Break, at: int) -> Made:
     side = inp.side
     _check(legal.break_refusal(state, side))
     used = state.breaks_used.of(side) + 1
@@ -664,13 +689,13 @@ def on_break(state: TableState, inp: Break, at: int) -> Result:
         break_until=state.break_until.set(side, until),
         breaks_used=state.breaks_used.set(side, used),
     )
-    event: Event = {"type": EventType.BREAK, "side": side, "until_wall": state.wall_at(until)}
+    event: BreakBody = {"type": EventType.BREAK, "side": side, "until_wall": state.wall_at(until)}
     if start is not None:
         event["combined"] = True
     return new, [event]
 
 
-def on_return(state: TableState, inp: Return, at: int) -> Result:
+def on_return(state: TableState, inp: Return, at: int) -> Made:
     side = inp.side
     _check(legal.return_refusal(state, side))
     until = state.break_until.of(side)
@@ -691,7 +716,7 @@ def on_return(state: TableState, inp: Return, at: int) -> Result:
     return new, [{"type": EventType.RETURN, "side": side, "overrun_ms": overrun}]
 
 
-def on_call_td(state: TableState, inp: CallTd, at: int) -> Result:
+def on_call_td(state: TableState, inp: CallTd, at: int) -> Made:
     side = inp.side
     _check(legal.call_refusal(state, side))
     return replace(state, td_call=side, td_calls=state.td_calls.set(side, True)), [
@@ -699,7 +724,7 @@ def on_call_td(state: TableState, inp: CallTd, at: int) -> Result:
     ]
 
 
-def on_withdraw_call(state: TableState, inp: WithdrawCall, at: int) -> Result:
+def on_withdraw_call(state: TableState, inp: WithdrawCall, at: int) -> Made:
     side = inp.side
     _check(legal.withdraw_refusal(state, side))
     calls = state.td_calls.set(side, False)
@@ -707,15 +732,15 @@ def on_withdraw_call(state: TableState, inp: WithdrawCall, at: int) -> Result:
     return replace(state, td_call=last, td_calls=calls), [{"type": EventType.WITHDRAW_CALL, "side": side}]
 
 
-def on_tick(state: TableState, inp: Tick, at: int) -> Result:
+def on_tick(state: TableState, inp: Tick, at: int) -> Made:
     return state, []
 
 
 # -- hub / TD commands (docs/protocol.md §3.4) ----------------------------------------------------
 
 
-def _cmd_done(inp: dict[str, Any], *, ok: bool, error: RuleError | None = None) -> Event:
-    event: Event = {
+def _cmd_done(inp: dict[str, Any], *, ok: bool, error: RuleError | None = None) -> CmdDoneBody:
+    event: CmdDoneBody = {
         "type": EventType.CMD_DONE,
         "id": _echo(inp.get("id")),
         "cmd": _echo(inp.get("type")),
@@ -734,7 +759,7 @@ def _echo(value: Any) -> Any:
     return clip(str.__str__(value) if isinstance(value, str) else repr(value))
 
 
-def on_cmd(state: TableState, inp: Cmd, at: int) -> Result:
+def on_cmd(state: TableState, inp: Cmd, at: int) -> Made:
     raw = {"id": inp.id, "type": inp.type}
     if inp.id in state.applied_cmds:
         done = _cmd_done(raw, ok=True)
@@ -834,18 +859,18 @@ def _lateness_forfeit(match: m.Match, against: Side) -> bool:
     return is_lateness_forfeit(match.length, match.lateness_points(against))
 
 
-def cmd_penalty(state: TableState, cmd: PenaltyCmd, inp: Cmd) -> Result:
+def cmd_penalty(state: TableState, cmd: PenaltyCmd, inp: Cmd) -> Made:
     match = _match(state)
     penalty = m.Penalty(id=inp.id, against=cmd.against, points=cmd.points, reason=cmd.reason)
     match2 = m.add_penalty(match, penalty)
-    events: list[Event] = [
+    events: list[Body] = [
         {
             "type": EventType.PENALTY,
             "id": penalty.id,
             "against": cmd.against,
             "points": cmd.points,
             "reason": cmd.reason,
-            "score": match2.score.as_dict(),
+            "score": side_pair(match2.score),
         }
     ]
     if not match2.is_over() and cmd.reason in LATENESS_REASONS and _lateness_forfeit(match2, cmd.against):
@@ -856,7 +881,7 @@ def cmd_penalty(state: TableState, cmd: PenaltyCmd, inp: Cmd) -> Result:
     return replace(state, match=match2), events
 
 
-def cmd_forfeit(state: TableState, cmd: ForfeitCmd, inp: Cmd) -> Result:
+def cmd_forfeit(state: TableState, cmd: ForfeitCmd, inp: Cmd) -> Made:
     match = _match(state)
     late = cmd.reason in LATENESS_REASONS or cmd.reason == EndReason.LATENESS
     reason = EndReason.LATENESS if late else EndReason.FORFEIT
@@ -866,19 +891,18 @@ def cmd_forfeit(state: TableState, cmd: ForfeitCmd, inp: Cmd) -> Result:
     return _end_match(state, match2, inp.id, inp.at), [_match_over(match2)]
 
 
-def cmd_waive(state: TableState, cmd: WaiveCmd, inp: Cmd) -> Result:
+def cmd_waive(state: TableState, cmd: WaiveCmd, inp: Cmd) -> Made:
     match = _match(state)
     reopen = state.phase == Phase.FINISHED and state.ended_by is not None
-    events: list[Event] = []
+    points = 0
     if any(p.id == cmd.penalty_id for p in match.penalty_log):
         match, penalty = m.waive_penalty(match, cmd.penalty_id)
-        events.append({"type": EventType.WAIVE, "penalty_id": cmd.penalty_id, "points": penalty.points})
-    else:
-        events.append({"type": EventType.WAIVE, "penalty_id": cmd.penalty_id, "points": 0})
+        points = penalty.points
+    event: WaiveBody = {"type": EventType.WAIVE, "penalty_id": cmd.penalty_id, "points": points}
     if reopen and _waiver_reopens(state, match, cmd.penalty_id):
-        events[-1]["reopened"] = True
-        return _reopen(state, match, inp.at), events
-    return replace(state, match=match), events
+        event["reopened"] = True
+        return _reopen(state, match, inp.at), [event]
+    return replace(state, match=match), [event]
 
 
 def _waiver_reopens(state: TableState, match: m.Match, penalty_id: str) -> bool:
@@ -894,22 +918,22 @@ def _waiver_reopens(state: TableState, match: m.Match, penalty_id: str) -> bool:
     return False
 
 
-def cmd_start_clock(state: TableState, cmd: StartClockCmd, inp: Cmd) -> Result:
+def cmd_start_clock(state: TableState, cmd: StartClockCmd, inp: Cmd) -> Made:
     """2.2 iv (WBGF alternative), FFBG 9.3: the late player's clock runs."""
     return replace(state, clock=state.clock.start(cmd.side, inp.at)), [
         {"type": EventType.START_CLOCK, "side": cmd.side}
     ]
 
 
-def cmd_pause(state: TableState, cmd: PauseCmd, inp: Cmd) -> Result:
+def cmd_pause(state: TableState, cmd: PauseCmd, inp: Cmd) -> Made:
     return _pause(state, cmd.reason, None, inp.at)
 
 
-def cmd_resume(state: TableState, cmd: ResumeCmd, inp: Cmd) -> Result:
+def cmd_resume(state: TableState, cmd: ResumeCmd, inp: Cmd) -> Made:
     return on_resume(state, cmd, inp.at)
 
 
-def cmd_set_time(state: TableState, cmd: SetTimeCmd, inp: Cmd) -> Result:
+def cmd_set_time(state: TableState, cmd: SetTimeCmd, inp: Cmd) -> Made:
     at = inp.at
     clock = state.clock.set_reserve(cmd.reserve_ms, at)
     new = replace(state, clock=clock)
@@ -925,10 +949,10 @@ def cmd_set_time(state: TableState, cmd: SetTimeCmd, inp: Cmd) -> Result:
             paused_by=None,
             phase_before_pause=Phase.PLAYING,
         )
-    return new, [{"type": EventType.SET_TIME, "reserve_ms": cmd.reserve_ms.as_dict()}]
+    return new, [{"type": EventType.SET_TIME, "reserve_ms": side_pair(cmd.reserve_ms)}]
 
 
-def cmd_impose_clock(state: TableState, cmd: ImposeClockCmd, inp: Cmd) -> Result:
+def cmd_impose_clock(state: TableState, cmd: ImposeClockCmd, inp: Cmd) -> Made:
     """2.3 / 3.5 vi: a clock for the rest of the match, mpp × (RA + RB) / 2 each."""
     match = _match(state)
     reserve = imposed_reserve_ms(cmd.minutes_per_point, match.away("A"), match.away("B"))
@@ -939,7 +963,7 @@ def cmd_impose_clock(state: TableState, cmd: ImposeClockCmd, inp: Cmd) -> Result
     ]
 
 
-def cmd_set_length(state: TableState, cmd: SetLengthCmd, inp: Cmd) -> Result:
+def cmd_set_length(state: TableState, cmd: SetLengthCmd, inp: Cmd) -> Made:
     """A wrong match length: at the next game's start (WBGF/HBF 4.8) or at once (HU 4.3, FFBG 4.5)."""
     match = _match(state)
     note = m.Correction("length", str(match.length), str(cmd.length), cmd.note, inp.at, inp.id)
@@ -952,7 +976,7 @@ def cmd_set_length(state: TableState, cmd: SetLengthCmd, inp: Cmd) -> Result:
         ]
     was_crawford = match.crawford_game
     match = m.apply_length(match, cmd.length)
-    event: Event = {"type": EventType.SET_LENGTH, "length": cmd.length, "pending": False}
+    event: SetLengthBody = {"type": EventType.SET_LENGTH, "length": cmd.length, "pending": False}
     if match.crawford_game != was_crawford:
         event["crawford_game"] = match.crawford_game
         if match.is_crawford_game():
@@ -965,7 +989,7 @@ def cmd_set_length(state: TableState, cmd: SetLengthCmd, inp: Cmd) -> Result:
     return replace(state, match=match), [event]
 
 
-def cmd_correct_score(state: TableState, cmd: CorrectScoreCmd, inp: Cmd) -> Result:
+def cmd_correct_score(state: TableState, cmd: CorrectScoreCmd, inp: Cmd) -> Made:
     """4.7: a wrong score is corrected (an impossible one is refused first: ``legal``).
 
     How the match ended stays in ``end_reason`` (a score that reaches the length ends it by
@@ -975,9 +999,13 @@ def cmd_correct_score(state: TableState, cmd: CorrectScoreCmd, inp: Cmd) -> Resu
     before = f"{match.score.a}-{match.score.b}"
     note = m.Correction("score", before, f"{score.a}-{score.b}", cmd.note, inp.at, inp.id)
     match = replace(match, score=score, corrections=(*match.corrections, note))
-    events: list[Event] = [
-        {"type": EventType.CORRECT_SCORE, "score": score.as_dict(), "before": before, "note": cmd.note}
-    ]
+    corrected: CorrectScoreBody = {
+        "type": EventType.CORRECT_SCORE,
+        "score": side_pair(score),
+        "before": before,
+        "note": cmd.note,
+    }
+    events: list[Body] = [corrected]
     # at most one side: both at the length is refused (score.both_reached)
     reached = next((s for s in SIDES if score.of(s) >= match.length), None)
     decided = CommandType.CORRECT_SCORE
@@ -991,7 +1019,7 @@ def cmd_correct_score(state: TableState, cmd: CorrectScoreCmd, inp: Cmd) -> Resu
             return replace(state, match=match), events
         if match.end_reason in (EndReason.POINTS, EndReason.TD):
             # 4.6 / 4.7: a wrong final score is corrected and the match goes on
-            events[0]["reopened"] = True
+            corrected["reopened"] = True
             return _reopen(state, match, inp.at), events
         # a forfeit, lateness or time decision stands; only the record is corrected
         return replace(state, match=replace(match, decision=decided)), events
@@ -1002,7 +1030,7 @@ def cmd_correct_score(state: TableState, cmd: CorrectScoreCmd, inp: Cmd) -> Resu
     return replace(state, match=match), events
 
 
-def cmd_resolve_flag(state: TableState, cmd: ResolveFlagCmd, inp: Cmd) -> Result:
+def cmd_resolve_flag(state: TableState, cmd: ResolveFlagCmd, inp: Cmd) -> Made:
     match = replace(
         _match(state),
         winner=cmd.winner,
@@ -1016,11 +1044,11 @@ def cmd_resolve_flag(state: TableState, cmd: ResolveFlagCmd, inp: Cmd) -> Result
     return new, [{"type": EventType.RESOLVE_FLAG, "winner": cmd.winner}, _match_over(match)]
 
 
-def cmd_td_ack(state: TableState, cmd: TdAckCmd, inp: Cmd) -> Result:
+def cmd_td_ack(state: TableState, cmd: TdAckCmd, inp: Cmd) -> Made:
     return replace(state, td_call=None, td_calls=NOT_PRESENT), [{"type": EventType.TD_ACK}]
 
 
-def cmd_forbid_double(state: TableState, cmd: ForbidDoubleCmd, inp: Cmd) -> Result:
+def cmd_forbid_double(state: TableState, cmd: ForbidDoubleCmd, inp: Cmd) -> Made:
     """HU 7.9: the player who touched the cube without doubling may not double for the rest of
     the game (``double.forbidden``); the next game frees him."""
     match = _match(state)
@@ -1028,14 +1056,14 @@ def cmd_forbid_double(state: TableState, cmd: ForbidDoubleCmd, inp: Cmd) -> Resu
     return replace(state, match=match), [{"type": EventType.FORBID_DOUBLE, "side": cmd.side}]
 
 
-def cmd_force_double(state: TableState, cmd: ForceDoubleCmd, inp: Cmd) -> Result:
+def cmd_force_double(state: TableState, cmd: ForceDoubleCmd, inp: Cmd) -> Made:
     """FFBG 6.8: handling the cube obliges the player to double: the TD enters that double, which
     the opponent then answers as any other (the event ``double`` carries ``forced``)."""
     new, events = _double(state, cmd.side, None, forced=True)
     return new, [{"type": EventType.FORCE_DOUBLE, "side": cmd.side}, *events]
 
 
-def cmd_crawford_double(state: TableState, cmd: CrawfordDoubleCmd, inp: Cmd) -> Result:
+def cmd_crawford_double(state: TableState, cmd: CrawfordDoubleCmd, inp: Cmd) -> Made:
     """HU 7.5, FFBG 6.5: the match leader keeps or voids the double(s) made in the Crawford game.
 
     Voided during the game, the cube goes back to what the leader kept (the Crawford game starts
@@ -1044,7 +1072,7 @@ def cmd_crawford_double(state: TableState, cmd: CrawfordDoubleCmd, inp: Cmd) -> 
     (HU: until the next game starts), the game is scored again at that cube, and a match that this
     ended is reopened."""
     match = _match(state)
-    event: Event = {"type": EventType.CRAWFORD_DOUBLE, "choice": cmd.choice}
+    event: CrawfordDoubleBody = {"type": EventType.CRAWFORD_DOUBLE, "choice": cmd.choice}
     cube = match.cube
     if cmd.choice == CrawfordChoice.KEEP:
         kept = cube
@@ -1065,27 +1093,30 @@ def cmd_crawford_double(state: TableState, cmd: CrawfordDoubleCmd, inp: Cmd) -> 
     score = match.score.set(last.winner, match.score.of(last.winner) - (last.points - points))
     record = replace(last, cube=kept.value, points=points)
     match = replace(match, games=(*match.games[:-1], record), score=score, crawford_double_open=False)
-    event.update(game=last.game, value=kept.value, points=points, score=score.as_dict())
+    event["game"] = last.game
+    event["value"] = kept.value
+    event["points"] = points
+    event["score"] = side_pair(score)
     if state.phase == Phase.FINISHED and max(score.a, score.b) < match.length:
         event["reopened"] = True
         return _reopen(state, match, inp.at), [event]
     return replace(state, match=match), [event]
 
 
-def cmd_double_loss(state: TableState, cmd: DoubleLossCmd, inp: Cmd) -> Result:
+def cmd_double_loss(state: TableState, cmd: DoubleLossCmd, inp: Cmd) -> Made:
     """FFBG 10.3: a table abandoned by both players on a neutralised clock: the sanction can make
     both players lose the match, "auquel cas les deux joueurs marquent 0 point": the match ends
     with no winner (``end_reason`` ``double_loss``); the score stays as played."""
     match = replace(_match(state), winner=None, end_reason=EndReason.DOUBLE_LOSS, in_game=False)
-    event: Event = {"type": EventType.DOUBLE_LOSS, "note": cmd.note}
+    event: DoubleLossBody = {"type": EventType.DOUBLE_LOSS, "note": cmd.note}
     new = _end_match(state, match, inp.id, inp.at)
     if state.phase == Phase.FLAG:
         new = replace(new, td_call=None, td_calls=NOT_PRESENT)
     return new, [event, _match_over(match)]
 
 
-Handler = Callable[[TableState, Any, int], Result]
-CommandHandler = Callable[[TableState, Any, Cmd], Result]
+Handler = Callable[[TableState, Any, int], Made]
+CommandHandler = Callable[[TableState, Any, Cmd], Made]
 
 #: one handler per input class (the parser has turned the JSON into one of them)
 _DISPATCH: dict[type, Handler] = {

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, cast
 
-from rulebook.messages import EVENT_TYPES, Event, NextMessage, Snapshot, Status
+from rulebook.messages import EVENT_TYPES, Envelope, NextMessage, Snapshot, Status
 from rulebook.schema import (
     _NO_SKIP,
     MAX_EVENT_BYTES,
@@ -61,7 +61,7 @@ __all__ = [
     "Bool",
     "Choice",
     "Echo",
-    "Event",
+    "Envelope",
     "Field",
     "Int",
     "Map",
@@ -83,11 +83,14 @@ SNAPSHOT: Final = declared(Snapshot)
 STATUS: Final = declared(Status)
 #: the hub's "Next:" lines (hub → table): checked at the table's edge, and by the hub before it sends
 NEXT: Final = declared(NextMessage)
-EVENT_ENVELOPE: Final = declared(Event).fields
-#: per event type, the fields beyond the envelope (all optional: a rejected event carries only
-#: the envelope and its reason); an unknown type keeps the envelope only
+EVENT_ENVELOPE: Final = declared(Envelope).fields
+_ENVELOPE_KEYS: Final = frozenset(f.name for f in EVENT_ENVELOPE)
+#: per event type, the fields of its declaration beyond the envelope, in its order, each checked
+#: when present (required or not in the declaration: a refused input's event bears the input's
+#: type with the envelope and its reason only); an unknown type keeps the envelope only
 EVENT_FIELDS: Final[Mapping[str, tuple[Field, ...]]] = {
-    kind: declared(td).fields[len(EVENT_ENVELOPE) :] for kind, td in EVENT_TYPES.items()
+    kind: tuple(Field(f.name, f.spec, False) for f in declared(td).fields if f.name not in _ENVELOPE_KEYS)
+    for kind, td in EVENT_TYPES.items()
 }
 
 
@@ -128,12 +131,12 @@ def parse_snapshot(obj: object, previous: Snapshot | None = None) -> Snapshot:
         raise _wire_error(bad, "state") from None
 
 
-def parse_event(obj: object) -> Event:
+def parse_event(obj: object) -> Envelope:
     """A table's event: the envelope and its type's known fields, checked; raises :class:`WireError`."""
     try:
         kind = obj.get("type") if type(obj) is dict else None
         check = _events.get(kind, _envelope) if type(kind) is str else _envelope
-        return cast(Event, check(obj))
+        return cast(Envelope, check(obj))
     except _Bad as bad:
         raise _wire_error(bad, "event") from None
 

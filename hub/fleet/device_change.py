@@ -64,7 +64,7 @@ class InProgress:
     match_id: str
     score: SidePair
     players: dict[Side, str]
-    phase: str
+    phase: Phase
 
     def text(self) -> str:
         """``r1-t12 (Anna Berg – Jon Dahl, 3–2)``"""
@@ -103,7 +103,7 @@ def in_progress(room: RoomState, table: str) -> InProgress | None:
         side: named[side]["name"] or (getattr(match, f"player_{side.lower()}") if match is not None else "")
         for side in SIDES
     }
-    return InProgress(table, mid, state["score"].copy(), players, str(phase))
+    return InProgress(table, mid, state["score"].copy(), players, phase)
 
 
 def check_override(progress: InProgress | None, override: Any, doing: str) -> None:

@@ -113,25 +113,27 @@ def urgencies(alerts: Iterable[dict[str, Any]]) -> dict[str, tuple[str | None, i
     return out
 
 
-def command_refused(table: str, evt: dict[str, Any], match_id: str | None, error: str | None) -> AlertSpec:
-    """A table answered ``cmd_done`` with ``ok: false``."""
+def command_refused(
+    table: str, cmd_id: str, cmd: object, match_id: str | None, error: str | None
+) -> AlertSpec:
+    """A table answered ``cmd_done`` with ``ok: false`` (``cmd``: the command's type it quoted)."""
     return AlertSpec(
-        f"cmd:{evt['id']}",
+        f"cmd:{cmd_id}",
         "cmd_failed",
         "medium",
-        f"Table {table} refused command {evt.get('cmd') or ''} {evt['id']}: {error}",
+        f"Table {table} refused command {cmd or ''} {cmd_id}: {error}",
         table,
         match_id,
     )
 
 
-def assignment_refused(table: str, evt: dict[str, Any], match_id: str | None, now: int) -> AlertSpec:
-    """A table answered its ``assign`` with a rejection."""
+def assignment_refused(table: str, rejected: str, match_id: str | None, now: int) -> AlertSpec:
+    """A table answered its ``assign`` with a rejection (``rejected``: its reason)."""
     return AlertSpec(
         f"assign:{table}:{now}",
         "assign_refused",
         "medium",
-        f"Table {table} refused its assignment: {evt['rejected']}",
+        f"Table {table} refused its assignment: {rejected}",
         table,
         match_id,
     )

@@ -15,14 +15,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from hub.live.alerts import Alerts
 from hub.live.state import RoomState
 from hub.logic.conditions import AlertSpec
 from hub.logic.dice_stats import ALPHA, MAX_MISREAD_RATE, MIN_ROLLS, DiceTally, Fairness, assess
 from hub.storage.store import Store
+from rulebook.messages import Envelope
 from rulebook.vocab import EventType, RollSource
 
 #: after an alert, a tower still suspect is reported again only after this many more rolls
@@ -52,8 +54,10 @@ class DiceTowers:
         for table, tower, tally, alerted, count in store.dice_tallies(_tally):
             self.towers[(table, tower)] = TowerRecord(table, tower, tally, alerted, count, True)
 
-    def on_event(self, table: str, evt: dict[str, Any], now: int) -> None:
-        kind = evt.get("type")
+    def on_event(self, table: str, event: Envelope, now: int) -> None:
+        kind = event["type"]
+        # a received event: its type's own fields were checked when present (``rulebook.wire``)
+        evt = cast(Mapping[str, object], event)
         if kind == EventType.ROLL:
             tower_read = evt.get("source") == RollSource.TOWER
             record = self._record(table)

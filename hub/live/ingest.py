@@ -34,9 +34,9 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from drivers.hub_link import HubLink, SeqTracker
 from hub.live.alerts import Alerts, assignment_refused, command_refused
@@ -57,7 +57,7 @@ from hub.logic import tabletime
 from hub.storage.store import Store, StoreWriteFailed
 from hub.tournament.schedule import ScheduledMatch
 from rulebook.errors import WireError
-from rulebook.messages import Snapshot
+from rulebook.messages import Envelope, Snapshot
 from rulebook.vocab import EventType, Phase
 from rulebook.wire import MAX_EVENT_BYTES, parse_event, parse_seq_key, parse_snapshot, parse_status
 
@@ -198,7 +198,7 @@ class Ingest:
         self._notify = changed
         self.tracker = SeqTracker()
         #: called with (table, event, now) for every event stored (e.g. the dice towers)
-        self.event_observers: list[Callable[[str, dict[str, Any], int], None]] = []
+        self.event_observers: list[Callable[[str, Envelope, int], None]] = []
         self.stats = {
             "messages": 0, "events": 0, "duplicates": 0, "dropped": 0, "invalid": 0, "resyncs": 0,
             "rolled_back": 0, "flood_dropped": 0, "too_big": 0, "over_cap": 0, "not_assigned": 0,
@@ -287,7 +287,7 @@ class Ingest:
         seq, old_seq = obj.get("seq"), old.get("seq")
         if (
             old.get("match_id") == obj.get("match_id")
-            and old.get("phase") != "finished"
+            and old.get("phase") != Phase.FINISHED
             and isinstance(seq, int)
             and isinstance(old_seq, int)
             and seq >= old_seq
@@ -537,7 +537,7 @@ class Ingest:
             return self._invalid(table, "event", exc, now)
         mid = evt["match_id"]
         self._track(table, mid, evt["seq"])
-        stored = {**evt, "match_id": mid or ""}
+        stored: Envelope = {**evt, "match_id": mid or ""}
         body = _dumps(stored)
         if len(body) * 4 > self.limits.max_event_bytes and len(body.encode()) > self.limits.max_event_bytes:
             self.stats["too_big"] += 1
@@ -562,16 +562,19 @@ class Ingest:
             except Exception:  # an observer's fault must not lose the event or stop the batch
                 log.exception("table %s: event observer failed", table)
         kind = evt["type"]
+        # the wire checked a type's own fields when present (a refused input's event bears its
+        # type without them): read with ``get``
+        fields = cast(Mapping[str, object], evt)
         if kind == EventType.CMD_DONE:
-            cmd_id = evt.get("id")
+            cmd_id = fields.get("id")
             if isinstance(cmd_id, str):
-                ok = evt.get("ok") is True
-                error = evt.get("error")
+                ok = fields.get("ok") is True
+                error = fields.get("error")
                 error = error if isinstance(error, str) else None
                 if self.store.command_done(cmd_id, ok, error, now) and not ok:
-                    self.alerts.raise_(command_refused(table, stored, mid, error), now)
+                    self.alerts.raise_(command_refused(table, cmd_id, fields.get("cmd"), mid, error), now)
         elif kind == EventType.ASSIGN and "rejected" in evt:
-            self.alerts.raise_(assignment_refused(table, stored, mid, now), now)
+            self.alerts.raise_(assignment_refused(table, evt["rejected"], mid, now), now)
         return True
 
     def _catch_up_match(self, table: str, mid: str | None, seq: int) -> None:

@@ -19,7 +19,7 @@ from hub.logic.holds import WHY
 from hub.tournament.names import name_matches
 from hub.tournament.schedule import ScheduledMatch
 from rulebook.messages import Snapshot
-from rulebook.vocab import LATENESS_REASONS, CommandType, EndReason, Phase
+from rulebook.vocab import LATENESS_REASONS, CommandType, CrawfordChoice, EndReason, Phase
 
 #: the timeline's filter groups: action -> group
 GROUPS = {
@@ -147,7 +147,7 @@ def _correct_result(s: _Said) -> str:
 
 
 def _crawford_double(s: _Said) -> str:
-    kept = "kept" if s.d.get("choice") == "keep" else "voided"
+    kept = "kept" if s.d.get("choice") == CrawfordChoice.KEEP else "voided"
     return f"Double in the Crawford game {kept} by the match leader"
 
 

@@ -26,7 +26,7 @@ from hub.errors import HubError
 from hub.tournament.names import fold
 from hub.tournament.players import Player, Registry, SeatRef
 from hub.tournament.schedule import ScheduledMatch
-from rulebook.messages import Snapshot, Status
+from rulebook.messages import Envelope, Snapshot, Status
 from rulebook.vocab import CommandType
 
 log = logging.getLogger("hub")
@@ -383,9 +383,7 @@ class Store:
 
     # -- table traffic ------------------------------------------------------------------------
 
-    def add_event(
-        self, table: str, event: dict[str, Any], received_wall: int, body: str | None = None
-    ) -> bool:
+    def add_event(self, table: str, event: Envelope, received_wall: int, body: str | None = None) -> bool:
         """Record an event (``body``: its JSON, when the caller has it already); False when
         (table, match_id, seq) was already recorded (a duplicate)."""
         cur = self.db.execute(

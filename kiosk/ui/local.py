@@ -16,7 +16,7 @@ from typing import Any
 from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.i18n import LANGUAGES
 from kiosk.ui.next_carry import Carried
-from rulebook.messages import NextMessage, Snapshot
+from rulebook.messages import JournalNotice, NextMessage, Snapshot
 from rulebook.sides import SIDES, Side
 from rulebook.vocab import CommandType, InputType, Phase
 
@@ -83,8 +83,8 @@ class LocalState:
 
     #: the hub link is up (shown in the top bar)
     hub_online: bool = False
-    #: an open journal notice (``problem``, ``after_input``, ``match_id``), shown as a banner
-    journal_notice: dict[str, Any] | None = None
+    #: an open journal notice (the status's ``journal``), shown as a banner
+    journal_notice: JournalNotice | None = None
     #: how far the table's clock is from the room's (ms, + ahead), shown while it is off (None: not)
     clock_notice: int | None = None
     #: the hub's "Next:" lines (``table/{t}/next``), shown on the result screen of their match

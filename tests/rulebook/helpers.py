@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, cast, get_type_hints
 
 from rulebook.match import Match
+from rulebook.messages import EVENT_TYPES, Event, Marks, RejectedEvent, Stamp
+from rulebook.schema import compile_spec, declared
 from rulebook.snapshot import snapshot
 from rulebook.state import TableState, new_table
 from rulebook.table import apply
@@ -12,6 +15,30 @@ from rulebook.table import apply
 PLAYERS = {"A": {"name": "Ann", "id": "p-a"}, "B": {"name": "Bob", "id": "p-b"}}
 SECOND = 1000
 MINUTE = 60 * SECOND
+
+
+_STAMP = set(get_type_hints(Stamp)) | set(get_type_hints(Marks))
+_STRICT = {kind: compile_spec(declared(td)) for kind, td in EVENT_TYPES.items()}
+_REJECTED = compile_spec(declared(RejectedEvent))
+
+
+def check_declared(made: Event) -> None:
+    """The event holds only keys its declaration (``rulebook.messages``) names, every key it
+    requires, each value in its range: a field the reducer adds without declaring it (so the hub
+    would drop it), or one it declares required but leaves out, fails here. Checked as a table
+    sends it (JSON). Every input a rulebook test sends through :class:`Table` is checked so."""
+    event = json.loads(json.dumps(made))
+    kind = event["type"]
+    assert set(Stamp.__required_keys__) <= set(event), event
+    if "rejected" in event:
+        # a refused input: the envelope, its reason and code, and what its type may carry
+        _REJECTED(event)
+        known = _STAMP | set(get_type_hints(EVENT_TYPES[kind])) if kind in EVENT_TYPES else _STAMP
+        assert set(event) <= known | {"type"}, event
+        return
+    declared_keys = set(get_type_hints(EVENT_TYPES[kind]))
+    assert set(event) <= declared_keys, (kind, set(event) - declared_keys)
+    _STRICT[kind](event)
 
 
 class Table:
@@ -34,7 +61,10 @@ class Table:
 
     def raw(self, inp: Any) -> Table:
         self.journal.append(inp)
-        self.state, self.events = apply(self.state, inp)
+        self.state, made = apply(self.state, inp)
+        for event in made:
+            check_declared(event)
+        self.events = cast(list[dict[str, Any]], made)
         if isinstance(inp, dict) and isinstance(inp.get("at"), int) and inp["at"] > self.now:
             self.now = inp["at"]
         return self

@@ -8,13 +8,12 @@ It goes away when the application clears ``local.journal_notice`` (a TD dealt wi
 
 from __future__ import annotations
 
-from typing import Any
-
 from kiosk.ui import keys, theme
 from kiosk.ui.screens.base import Ctx
+from rulebook.messages import JournalNotice
 
 
-def message(c: Ctx, notice: dict[str, Any]) -> str:
+def message(c: Ctx, notice: JournalNotice) -> str:
     """The banner's text for a notice, in the table's language."""
     tr = c.tr()
     if notice.get("problem") == "lost":
@@ -23,7 +22,7 @@ def message(c: Ctx, notice: dict[str, Any]) -> str:
     return tr("Journal damaged after input {n} — call the TD").format(n=int(notice.get("after_input") or 0))
 
 
-def banner(c: Ctx, notice: dict[str, Any]) -> None:
+def banner(c: Ctx, notice: JournalNotice) -> None:
     lay = c.lay
     rect = (0, 0, lay.W, lay.top)
     pen = c.region("banner", rect, theme.AMBER, overlay=True)

@@ -17,7 +17,7 @@ from kiosk.ui.screens import between, lobby, messages
 from kiosk.ui.screens.base import Ctx, Pen, other
 from kiosk.ui.screens.messages import PAUSE_CHOICES, PAUSE_REASONS
 from rulebook.sides import SIDES, Side
-from rulebook.vocab import InputType, RollSource
+from rulebook.vocab import InputType, Phase, RollSource
 
 #: ``legal``'s word for "a pause by this player now counts as passing the double" (WBGF 4.4 iii)
 PAUSE_PASSES = "pause_passes"
@@ -447,7 +447,7 @@ def _pause(c: Ctx) -> None:
 
 def undo_text(c: Ctx, tr: Translator) -> str:
     phase = c.snap.get("phase")
-    if phase in ("between_games", "finished"):
+    if phase in (Phase.BETWEEN_GAMES, Phase.FINISHED):
         return between.last_game_text(c, tr)
     cb = facts.cube(c.snap)
     if cb["offered_by"]:

@@ -29,7 +29,7 @@ from rulebook.errors import RuleError
 from rulebook.match import score_refusal
 from rulebook.messages import Snapshot
 from rulebook.sides import SIDES, Pair, Side
-from rulebook.vocab import LATENESS_REASONS, CommandType, InputType, PauseReason, Phase
+from rulebook.vocab import LATENESS_REASONS, CommandType, CrawfordChoice, InputType, PauseReason, Phase
 
 MINUTE = 60_000
 
@@ -665,7 +665,7 @@ def _force_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
 
 def _crawford_words(c: Ctx, cmd: dict[str, Any]) -> tuple[str, Lines]:
     tr, lay = c.tr(), c.lay
-    if cmd.get("choice") == "keep":
+    if cmd.get("choice") == CrawfordChoice.KEEP:
         text = tr("The double made in the Crawford game stands")
     else:
         text = tr("The double made in the Crawford game is void: the cube goes back to where it was")

@@ -18,18 +18,16 @@ import pygame
 
 from kiosk.ui.i18n import translator
 from kiosk.ui.screens.setup.draw import band, text_in
+from kiosk.ui.screens.setup.phase import SetupPhase
 from kiosk.ui.text import TextCache
 from kiosk.ui.theme import AMBER, BG, TEXT, TEXT_DIM
-
-#: what the table is doing, as :class:`SetupModel.phase`
-PHASES = ("searching", "waiting", "unreachable", "refused", "enrolled", "choose")
 
 
 @dataclass(frozen=True)
 class SetupModel:
     """Everything the screen shows (a value: the screen is redrawn when it changes)."""
 
-    phase: str = "searching"
+    phase: SetupPhase = SetupPhase.SEARCHING
     code: str | None = None
     hub: str = ""
     device: str = ""
@@ -53,18 +51,20 @@ class SetupView:
     def lines(self, model: SetupModel) -> list[str]:
         """The texts of the screen, top to bottom (also what tests and logs read)."""
         tr = translator(self.lang, "setup")
-        if model.phase == "enrolled":
+        if model.phase == SetupPhase.ENROLLED:
             head, middle = tr("Set up"), tr("Table {table}").format(table=model.table)
         else:
             head = tr("Table not set up")
             middle = tr("code {code}").format(code=model.code) if model.code else "…"
         status = {
-            "searching": tr("Looking for the hub…"),
-            "waiting": tr("The TD types a table number for this code on the Tables page"),
-            "unreachable": tr("Cannot reach the hub: trying again"),
-            "refused": tr("The hub refused: {reason}").format(reason=model.detail),
-            "enrolled": tr("Starting as table {table}").format(table=model.table),
-            "choose": tr("Two hubs answer: {hubs}. Write the right one as 'hub =' in room.txt").format(
+            SetupPhase.SEARCHING: tr("Looking for the hub…"),
+            SetupPhase.WAITING: tr("The TD types a table number for this code on the Tables page"),
+            SetupPhase.UNREACHABLE: tr("Cannot reach the hub: trying again"),
+            SetupPhase.REFUSED: tr("The hub refused: {reason}").format(reason=model.detail),
+            SetupPhase.ENROLLED: tr("Starting as table {table}").format(table=model.table),
+            SetupPhase.CHOOSE: tr(
+                "Two hubs answer: {hubs}. Write the right one as 'hub =' in room.txt"
+            ).format(
                 hubs=", ".join(h.replace("-", "\u2011") for h in model.hubs)  # a key is not broken
             ),
         }[model.phase]
@@ -85,23 +85,23 @@ class SetupView:
         width = w - 2 * margin
         y, bh = band(h, 0.06, 0.18)
         text_in(surface, self.texts, head, (margin, y, width, bh), bh, TEXT, bold=True)
-        if model.code and model.phase != "enrolled":
+        if model.code and model.phase != SetupPhase.ENROLLED:
             # "code" small above, the digits as large as the screen allows: read across a table
             label = translator(self.lang, "setup")("code {code}").format(code="").strip(" :")
             y, bh = band(h, 0.22, 0.1)
             text_in(surface, self.texts, label, (margin, y, width, bh), bh, TEXT_DIM)
             y, bh = band(h, 0.31, 0.4)
             text_in(surface, self.texts, model.code, (margin, y, width, bh), bh, AMBER, bold=True)
-        elif model.phase == "choose":
+        elif model.phase == SetupPhase.CHOOSE:
             # no guess between two hubs: both, large, for the organiser to pick one in room.txt
             y, bh = band(h, 0.26, 0.56)
             text_in(surface, self.texts, status, (margin, y, width, bh), bh // 6, AMBER, wrap=True)
         else:
             y, bh = band(h, 0.26, 0.42)
             text_in(surface, self.texts, middle, (margin, y, width, bh), bh, AMBER, bold=True)
-        if model.phase != "choose":
+        if model.phase != SetupPhase.CHOOSE:
             y, bh = band(h, 0.72, 0.14)
-            color = TEXT if model.phase in ("waiting", "enrolled") else TEXT_DIM
+            color = TEXT if model.phase in (SetupPhase.WAITING, SetupPhase.ENROLLED) else TEXT_DIM
             text_in(surface, self.texts, status, (margin, y, width, bh), bh // 2, color, wrap=True)
         if key:
             # the fingerprint the organiser compares with the Tables page: larger than the rest
