@@ -28,6 +28,7 @@ from hub.storage.store import Store, StoreWriteFailed
 from hub.web.auth import Auth, generate_password, hash_password, read_password_file
 from hub.web.hosts import HostPolicy
 from hub.web.server import make_app
+from hub.web.table_pages import TablePages
 
 log = logging.getLogger("hub")
 
@@ -114,6 +115,9 @@ class HubApp:
         except StoreWriteFailed:
             log.warning("the database cannot be written at start; the hub starts and alerts")
         self.hub = Hub(hub_config, self.store, self.clock)
+        # the draw's matches carry their players' page addresses to the tables (only on the
+        # public address the organiser gave: never one the room's phones may not reach)
+        self.hub.automation.pages = TablePages(self.hub.draw, self.store, rc.fleet.public_url).pages
         self.fleet.attach(self.hub)
         if rc.schedule:
             summary = self.hub.round_control.import_schedule(Path(rc.schedule).read_bytes(), "cli")

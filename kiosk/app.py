@@ -43,7 +43,7 @@ from kiosk.notify import Notifier
 from kiosk.room_clock import RoomClock
 from kiosk.screen_state import ScreenSnapshot
 from kiosk.script import ScriptError, ScriptPlayer, Step, load_script
-from kiosk.ui import next_carry
+from kiosk.ui import next_carry, pages
 from kiosk.ui.events import Expose, Key, Quit, ScreenError, Tap, UiEvent
 from rulebook.messages import Event
 from rulebook.vocab import InputType, PauseReason, Phase, RollSource
@@ -449,7 +449,10 @@ class KioskApp:
         elif kind == "dice_status":
             self.dice_status = payload
         elif kind == "assign":  # the hub's topics: an assignment and a TD command
-            self.controller.submit({**payload, "input": InputType.ASSIGN})
+            if self.local is not None:  # its players' pages, checked here (shown, never journaled)
+                self.local.pages = pages.take(self.local.pages, payload)
+            assign = {k: v for k, v in payload.items() if k != "pages"}
+            self.controller.submit({**assign, "input": InputType.ASSIGN})
         elif kind == "cmd":
             self.controller.submit({**payload, "input": InputType.CMD})
         elif kind == "hub_time":

@@ -377,6 +377,23 @@ class NextMessage(TypedDict):
     B: NextLine
 
 
+#: the longest address of a player's page a table shows (the hub's public address, ``/p/`` and
+#: the player's code; docs/draw.md)
+MAX_PAGE_URL: Final = 200
+#: an http(s) address of printable ASCII without spaces: anything else is not a page to show
+PAGE_URL = Text(MAX_PAGE_URL, 1, pattern=r"https?://[!-~]+", what="an http(s) address")
+
+
+class PlayerPages(TypedDict):
+    """An ``assign``'s optional ``pages`` (hub → table, docs/protocol.md §3.1): the address of
+    each player's page of the draw, which the table's waiting screen shows with its QR code on
+    that player's half. A side without a page is absent; the hub sends none without its public
+    address (``--public-url``)."""
+
+    A: NotRequired[Annotated[str, PAGE_URL]]
+    B: NotRequired[Annotated[str, PAGE_URL]]
+
+
 # -- events (PROTOCOL §3.3) -------------------------------------------------------------------
 #
 # An event is its type's *body* (what the reducer's handler builds: the ``type`` and its fields)

@@ -163,12 +163,11 @@ class Text:
     nullable: bool = False
     #: a full-match regular expression (ids)
     pattern: str | None = None
+    #: what a value of ``pattern`` is, for the refusal's text (default: an id)
+    what: str = "an id (letters, digits, _ . -)"
 
     def describe(self) -> str:
-        if self.pattern:
-            what = "an id (letters, digits, _ . -)"
-        else:
-            what = f"a text of at most {self.max_len} characters"
+        what = self.what if self.pattern else f"a text of at most {self.max_len} characters"
         return what + (" or null" if self.nullable else "")
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, cast
 
-from rulebook.messages import EVENT_TYPES, Envelope, NextMessage, Snapshot, Status
+from rulebook.messages import EVENT_TYPES, Envelope, NextMessage, PlayerPages, Snapshot, Status
 from rulebook.schema import (
     _NO_SKIP,
     MAX_EVENT_BYTES,
@@ -55,6 +55,7 @@ __all__ = [
     "MAX_MS",
     "MAX_POINTS",
     "NEXT",
+    "PAGES",
     "SNAPSHOT",
     "STATUS",
     "Array",
@@ -74,6 +75,7 @@ __all__ = [
     "event_spec",
     "parse_event",
     "parse_next",
+    "parse_pages",
     "parse_seq_key",
     "parse_snapshot",
     "parse_status",
@@ -83,6 +85,8 @@ SNAPSHOT: Final = declared(Snapshot)
 STATUS: Final = declared(Status)
 #: the hub's "Next:" lines (hub → table): checked at the table's edge, and by the hub before it sends
 NEXT: Final = declared(NextMessage)
+#: the players' page addresses of an ``assign`` (hub → table): checked by the hub and the table
+PAGES: Final = declared(PlayerPages)
 EVENT_ENVELOPE: Final = declared(Envelope).fields
 _ENVELOPE_KEYS: Final = frozenset(f.name for f in EVENT_ENVELOPE)
 #: per event type, the fields of its declaration beyond the envelope, in its order, each checked
@@ -107,6 +111,7 @@ _REUSABLE = ("games", "penalty_log", "corrections", "legal")
 _snapshot = compile_fast(SNAPSHOT, _REUSABLE)
 _status = compile_fast(STATUS)
 _next = compile_fast(NEXT)
+_pages = compile_fast(PAGES)
 _envelope = compile_fast(Obj(EVENT_ENVELOPE))
 _seq_key = compile_spec(Obj(EVENT_ENVELOPE[:2]))
 _events = {kind: compile_fast(event_spec(kind)) for kind in EVENT_FIELDS}
@@ -166,3 +171,11 @@ def parse_next(obj: object) -> NextMessage:
         return cast(NextMessage, _next(obj))
     except _Bad as bad:
         raise _wire_error(bad, "next") from None
+
+
+def parse_pages(obj: object) -> PlayerPages:
+    """The players' page addresses of an assignment (its ``pages``); raises :class:`WireError`."""
+    try:
+        return cast(PlayerPages, _pages(obj))
+    except _Bad as bad:
+        raise _wire_error(bad, "pages") from None

@@ -28,6 +28,7 @@ from hub.logic.tabletime import command_expiry
 from hub.storage.store import Store
 from hub.tournament.rounds import Current, current_matches
 from hub.tournament.schedule import ScheduledMatch, round_order
+from rulebook.messages import PlayerPages
 from rulebook.vocab import Phase
 
 log = logging.getLogger("hub")
@@ -98,6 +99,9 @@ class Automation:
         self._order: dict[str, int] = {}
         #: table -> when its current match may change by time alone (a result's hold running out)
         self.deadlines: dict[str, int | None] = {}
+        #: each player's page address of a match of the draw, added to its assignment for the
+        #: table's waiting screen (set by the assembly: hub.web.table_pages; None: no pages)
+        self.pages: Callable[[str], PlayerPages | None] | None = None
 
     def republish(self, now: int) -> None:
         """Publish every current assignment again (the hub has reconnected to the broker)."""
@@ -159,6 +163,9 @@ class Automation:
             cur = room.current[table]
             with room.guard.table(table, "send its assignment"):
                 payload = room.assign_payload(cur.match)
+                pages = self.pages(cur.match.match_id) if self.pages is not None else None
+                if pages:
+                    payload["pages"] = pages
                 if cur.force:
                     payload["force"] = True
                 if self._assign_payloads.get(table) == payload:

@@ -16,7 +16,7 @@ from typing import Any
 from kiosk.screen_state import ScreenSnapshot
 from kiosk.ui.i18n import LANGUAGES
 from kiosk.ui.next_carry import Carried
-from rulebook.messages import JournalNotice, NextMessage, Snapshot
+from rulebook.messages import JournalNotice, NextMessage, PlayerPages, Snapshot
 from rulebook.sides import SIDES, Side
 from rulebook.vocab import CommandType, InputType, Phase
 
@@ -92,6 +92,9 @@ class LocalState:
     #: the previous match's lines kept on the new match's waiting screen (set by the application,
     #: :mod:`kiosk.ui.next_carry`)
     carried: Carried | None = None
+    #: the players' page addresses of the latest assignments, by match id (kiosk.ui.pages), shown
+    #: with their QR codes on that match's waiting screen
+    pages: dict[str, PlayerPages] = field(default_factory=dict)
     #: the TD menu's PIN (from the configuration)
     td_pin: str = "0000"
     #: players enter each roll on the screen (a table without a dice tower, ``dice.manual_entry``)

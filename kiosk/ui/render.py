@@ -12,8 +12,9 @@ from typing import Any, NamedTuple
 
 import pygame
 
+from kiosk.ui import qr
 from kiosk.ui.layout import Rect, contains
-from kiosk.ui.scene import Circle, Fill, Frame, Line, Poly, Region, Scene, Text
+from kiosk.ui.scene import Circle, Fill, Frame, Line, Poly, Qr, Region, Scene, Text
 from kiosk.ui.text import TextCache, block_height
 from kiosk.ui.theme import BG
 
@@ -96,6 +97,10 @@ class Renderer:
                     pygame.draw.circle(surface, item.color, item.center, item.radius, item.width)
                 elif isinstance(item, Line):
                     pygame.draw.line(surface, item.color, item.start, item.end, item.width)
+                elif isinstance(item, Qr):
+                    x, y, w, h = item.rect
+                    code = qr.surface(item.text, min(w, h))
+                    surface.blit(code, (x + (w - code.get_width()) // 2, y + (h - code.get_height()) // 2))
         finally:
             surface.set_clip(None)
         return placed

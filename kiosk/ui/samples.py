@@ -12,7 +12,7 @@ from typing import Any
 
 from kiosk.screen_state import ScreenSnapshot, on_screen
 from kiosk.ui.next_carry import Carried
-from rulebook.messages import NextLine, NextMessage
+from rulebook.messages import NextLine, NextMessage, PlayerPages
 from rulebook.replay import replay
 from rulebook.snapshot import snapshot
 from rulebook.state import TableState
@@ -224,6 +224,12 @@ def next_lines(match_id: str) -> NextMessage:
         "left": "main",
     }
     return {"match_id": match_id, "wall": 1_900_000_000_000, "A": line, "B": fed}
+
+
+def player_pages(match_id: str) -> dict[str, PlayerPages]:
+    """An assignment's players' pages (docs/protocol.md §3.1) as the table keeps them: the draw's
+    page of each player of ``match_id``, on a hub whose public address the organiser gave."""
+    return {match_id: {"A": "http://192.168.1.10:8080/p/k7m2qxw", "B": "http://192.168.1.10:8080/p/3hz9fta"}}
 
 
 def carried_lines(match_id: str, langs: dict[str, str | None] | None = None) -> tuple[NextMessage, Carried]:

@@ -70,7 +70,16 @@ class Text:
     min_size: int = 0
 
 
-Item = Fill | Frame | Poly | Circle | Line | Text
+@dataclass(frozen=True, slots=True)
+class Qr:
+    """``text`` as a QR code (quiet zone included), square, centred in ``rect``
+    (:mod:`kiosk.ui.qr`)."""
+
+    text: str
+    rect: Rect
+
+
+Item = Fill | Frame | Poly | Circle | Line | Text | Qr
 
 
 @dataclass(slots=True)

@@ -284,12 +284,17 @@ EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
         {"carried": "sample", "carried_langs": {"A": "hu", "B": "fr"}},
     ),
     "kiosk-next-waiting-1280x720-el": ("called", (1280, 720), "el", {"carried": "sample"}),
+    # a match of the draw called to the table: each player's page (its QR code and address) on
+    # his half, from the assignment's pages (a hub started with --public-url)
+    "kiosk-waiting-qr-800x480": ("called", (800, 480), "en", {"pages": "sample"}),
+    "kiosk-waiting-qr-1280x720": ("called", (1280, 720), "en", {"pages": "sample"}),
+    "kiosk-waiting-qr-late-800x480": ("waiting_late", (800, 480), "en", {"pages": "sample"}),
 }
 
 
 def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
     """Every picture of docs/screens.md: file name -> (sample, size, language, screen state)."""
-    from kiosk.ui.samples import carried_lines, next_lines, sample_snapshot, sample_state
+    from kiosk.ui.samples import carried_lines, next_lines, player_pages, sample_snapshot, sample_state
 
     out: dict[str, tuple[str, tuple[int, int], str, LocalState]] = {}
     for name, (sample, dialog, fields) in SCREENS.items():
@@ -310,12 +315,14 @@ def gallery() -> dict[str, tuple[str, tuple[int, int], str, LocalState]]:
         match_id = sample_snapshot(sample).get("match_id")
         local = LocalState(hub_online=True, synced=True, match_id=match_id)
         for key, value in fields.items():
-            if key not in ("carried", "carried_langs"):
+            if key not in ("carried", "carried_langs", "pages"):
                 setattr(local, key, value)
         if fields.get("next_lines") == "sample" and match_id is not None:
             local.next_lines = next_lines(match_id)
         if fields.get("carried") == "sample" and match_id is not None:
             local.next_lines, local.carried = carried_lines(match_id, fields.get("carried_langs"))
+        if fields.get("pages") == "sample" and match_id is not None:
+            local.pages = player_pages(match_id)
         td_preview.refresh(local, sample_state(sample))
         out[name] = (sample, size, lang, local)
     return out

@@ -15,6 +15,7 @@ import paho.mqtt.client as mqtt
 
 from demo.simtable import SimTable
 from hub.app import RunConfig
+from hub.fleet.setup import FleetOptions
 from hub.live.clock import FakeClock
 from hub.live.config import HubConfig
 from hub.service import HubThread
@@ -79,6 +80,7 @@ def start_hub(
     embedded: bool = False,
     public: bool = False,
     draw: Path | None = None,
+    public_url: str | None = None,
     **config: Any,
 ) -> HubThread:
     """A hub on its own loop thread; ticks only when the test calls ``tick`` (unless configured)."""
@@ -96,6 +98,7 @@ def start_hub(
         draw=str(draw) if draw is not None else None,
         public=public,
         embedded_broker=embedded,
+        fleet=FleetOptions(public_url=public_url),
     )
     hub = HubThread(rc, clock=clock, password=PASSWORD).start()
     # Publishing before the hub's subscriptions are in place would lose messages: wait for them.

@@ -18,6 +18,7 @@ from rulebook.wire import (
     MAX_EVENT_BYTES,
     MAX_POINTS,
     NEXT,
+    PAGES,
     SNAPSHOT,
     STATUS,
     Obj,
@@ -26,6 +27,7 @@ from rulebook.wire import (
     event_spec,
     parse_event,
     parse_next,
+    parse_pages,
     parse_seq_key,
     parse_snapshot,
     parse_status,
@@ -183,6 +185,28 @@ def test_any_valid_next_message_passes_and_comes_back_equal(message):
 def test_one_hostile_value_in_a_next_message_is_named(case):
     message, path = case
     _refused_at(parse_next, message, path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(valid(PAGES))
+def test_any_valid_players_pages_pass_and_come_back_equal(pages):
+    """An assignment's players' page addresses (hub → table), read at the table's edge."""
+    assert parse_pages(pages) == pages
+
+
+@settings(max_examples=300, deadline=None)
+@given(hostile(PAGES))
+def test_one_hostile_page_address_is_named(case):
+    message, path = case
+    _refused_at(parse_pages, message, path)
+
+
+@pytest.mark.parametrize(
+    "address", ["ftp://room/p/abc", "javascript:alert(1)", "http://a b", "https://", "h" * 300]
+)
+def test_a_page_that_is_not_an_http_address_is_refused(address):
+    with pytest.raises(WireError):
+        parse_pages({"A": address})
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

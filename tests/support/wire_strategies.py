@@ -15,6 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from rulebook.schema import ID_PATTERN
 from rulebook.wire import Array, Bool, Choice, Echo, Field, Int, Map, Obj, Spec, Text, event_spec
 
 #: printable text the schema accepts (no control characters, no surrogates, no separators)
@@ -29,7 +30,12 @@ def valid(spec: Spec, max_items: int = 3) -> st.SearchStrategy[Any]:
     elif isinstance(spec, Bool):
         s = st.booleans()
     elif isinstance(spec, Text):
-        if spec.pattern:
+        if spec.pattern and spec.pattern != ID_PATTERN:
+            # an address (a player's page): text of the pattern within the bounds
+            s = st.from_regex(spec.pattern, fullmatch=True).filter(
+                lambda v, lo=spec.min_len, hi=spec.max_len: lo <= len(v) <= hi
+            )
+        elif spec.pattern:
             s = st.builds(
                 lambda head, tail: head + tail,
                 st.sampled_from(string.ascii_letters + string.digits),
@@ -95,6 +101,10 @@ def _wrong_leaf(spec: Spec) -> st.SearchStrategy[Any]:
         ]
         if spec.min_len > 0:
             options.append(st.just(""))
+        if spec.pattern and spec.pattern != ID_PATTERN:
+            options.append(
+                st.sampled_from(["ftp://x.org/p", "javascript:alert(1)", "http://a b", "https://", "x"])
+            )
     elif isinstance(spec, Choice):
         options += [
             st.text(max_size=8).filter(lambda v: v not in spec.values),
@@ -141,7 +151,8 @@ def _break(draw: st.DrawFn, spec: Spec, holder: Any, path: str) -> str:
         holder[name] = draw(_wrong_leaf(spec.value))
         return here
     if isinstance(spec, Obj):
-        fields = [f for f in spec.fields if f.required or f.name in holder]
+        # an object of optional fields only may be empty: one of them is then given a bad value
+        fields = [f for f in spec.fields if f.required or f.name in holder] or list(spec.fields)
         f = draw(st.sampled_from(fields))
         here = f"{path}.{f.name}" if path else f.name
         inner = holder.get(f.name)

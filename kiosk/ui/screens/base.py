@@ -13,7 +13,7 @@ from kiosk.ui import theme
 from kiosk.ui.i18n import Translator, translator
 from kiosk.ui.layout import Geo, Layout, Point, Rect, inset
 from kiosk.ui.local import LocalState
-from kiosk.ui.scene import Circle, Fill, Frame, Hit, Intent, Line, Poly, Region, Scene, Text
+from kiosk.ui.scene import Circle, Fill, Frame, Hit, Intent, Line, Poly, Qr, Region, Scene, Text
 from kiosk.ui.theme import Color
 from rulebook.sides import Side
 
@@ -194,6 +194,10 @@ class Pen:
         else:
             self.text(label, inner, fsize, fg, wrap=True)
         self.hit(rect, intents, keys, grow=self.lay.pad // 2)
+
+    def qr(self, rect: Rect, text: str) -> None:
+        """``text`` as a QR code, square, centred in ``rect`` (whole pixels per module)."""
+        self.region.items.append(Qr(text, self.geo.r(rect)))
 
     def note(self, rect: Rect, text: str, color: Color = theme.TEXT, size: int | None = None) -> None:
         self.text(text, rect, size or self.lay.f_label, color, bold=False, wrap=True)

@@ -10,6 +10,7 @@ from kiosk.ui.local import MSG_TIE
 from kiosk.ui.scene import Intent
 from kiosk.ui.screens import common, next_line
 from kiosk.ui.screens.base import Ctx, Pen
+from kiosk.ui.theme import Color
 from rulebook.policy import Lateness
 from rulebook.sides import SIDES, Side
 from rulebook.vocab import InputType
@@ -62,6 +63,9 @@ def _waiting_side(c: Ctx, side: Side) -> None:
         pen = c.region(f"{side}.prev", strip, theme.BG)
         # the previous match's player's line, in his language, on the half he sat at
         pen.note(inset(strip, lay.pad), carried, theme.AMBER, size=lay.f_label)
+    page = (c.local.pages.get(str(c.snap.get("match_id"))) or {}).get(side)
+    if page is not None:
+        body = _page(c, side, body, bg, page)
     pen = c.region(f"{side}.status", body, bg)
     x, y, w, h = body
     if present:
@@ -82,6 +86,26 @@ def _waiting_side(c: Ctx, side: Side) -> None:
     if facts.may(c.snap, side, InputType.CHECKIN):
         intents = [{"input": InputType.CHECKIN, "side": side}]
         common.side_button(pen, c, side, tr("Check in"), intents, "good")
+
+
+def _page(c: Ctx, side: Side, body: Rect, bg: Color, page: str) -> Rect:
+    """The player's page (the draw's: docs/draw.md) as a QR code with its address under it, at
+    the outer edge of his half's body, small beside what he has to do; returns the body left."""
+    lay = c.lay
+    bx, by, bw, bh = body
+    text_h = lay.f_small * 5 // 2
+    side_px = max(0, min(bh - text_h - 2 * lay.pad, bw * 2 // 5, lay.H // 4))
+    col_w = side_px + 2 * lay.pad
+    col_x = bx if c.is_left(side) else bx + bw - col_w
+    pen = c.region(f"{side}.page", (col_x, by, col_w, bh), bg)
+    top = by + (bh - side_px - text_h) // 2
+    pen.qr((col_x + lay.pad, top, side_px, side_px), page)
+    # the address on two rows, the host and the player's path, each shrunk to the column
+    host, _, path = page.split("://", 1)[-1].partition("/")
+    tx, tw, row = col_x + lay.pad // 2, col_w - lay.pad, text_h // 2
+    pen.text(host, (tx, top + side_px, tw, row), lay.f_small, theme.TEXT_DIM, bold=False)
+    pen.text("/" + path, (tx, top + side_px + row, tw, row), lay.f_small, theme.TEXT_DIM, bold=False)
+    return (bx + col_w, by, bw - col_w, bh) if c.is_left(side) else (bx, by, bw - col_w, bh)
 
 
 def _carried_line(c: Ctx, side: Side) -> str | None:
