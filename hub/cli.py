@@ -220,7 +220,8 @@ def add_fleet_arguments(p: argparse.ArgumentParser) -> None:
         "--public-url",
         type=_public_url,
         metavar="URL",
-        help="the hub's address given to enrolled tables and printed on the draw sheet, "
+        help="the hub's address given to enrolled tables, printed on the draw sheet and shown at the "
+        "tables with each player's page (no page at the tables without it), "
         "http://HOST:PORT (default: the dashboard's address, or the first address announced by mDNS)",
     )
     g.add_argument(

@@ -289,6 +289,7 @@ EXTRAS: dict[str, tuple[str, tuple[int, int], str, dict[str, Any]]] = {
     "kiosk-waiting-qr-800x480": ("called", (800, 480), "en", {"pages": "sample"}),
     "kiosk-waiting-qr-1280x720": ("called", (1280, 720), "en", {"pages": "sample"}),
     "kiosk-waiting-qr-late-800x480": ("waiting_late", (800, 480), "en", {"pages": "sample"}),
+    "kiosk-waiting-qr-next-800x480": ("called", (800, 480), "en", {"pages": "sample", "carried": "sample"}),
 }
 
 

@@ -119,3 +119,24 @@ def test_the_latest_assignment_of_a_match_decides_and_few_are_kept() -> None:
         kept = pages.take(kept, {"match_id": f"m{n}", "pages": PAGES})
     assert list(kept) == ["m4", "m5"]
     assert pages.take(kept, {"pages": PAGES}) == kept  # no match id: nothing to keep it for
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_code_and_the_previous_matchs_next_line_share_the_half(size: tuple[int, int]) -> None:
+    """A match called at once after the last: the previous players' lines (kiosk/ui/next_carry.py)
+    stay beside the new players' codes, both readable."""
+    snap = samples.sample_snapshot("called")
+    view = KioskView(size, lang="en")
+    local = LocalState(
+        hub_online=True, synced=True, match_id=snap["match_id"], pages={snap["match_id"]: PAGES}
+    )
+    local.next_lines, local.carried = samples.carried_lines(snap["match_id"])
+    surface = pygame.Surface(size)
+    view.draw(surface, snap, local, snap["wall"])
+    shown = codes(view)
+    assert set(shown) == {"A", "B"}
+    for side, item in shown.items():
+        assert read_back(surface, item) == qr.matrix(PAGES[side])  # type: ignore[literal-required]
+        assert qr.module_px(item.text, min(item.rect[2:])) * len(qr.matrix(item.text)) >= 90
+    lines = [p for p in view.last_layout if p.region.endswith(".prev")]
+    assert len(lines) == 2 and all(p.size >= (12 if size == (800, 480) else 19) for p in lines)

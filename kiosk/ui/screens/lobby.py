@@ -54,6 +54,9 @@ def _waiting_side(c: Ctx, side: Side) -> None:
     pen = c.region(f"{side}.name", r["name"], bg)
     common.name_row(pen, c, side)
     body = r["body"]
+    page = (c.local.pages.get(str(c.snap.get("match_id"))) or {}).get(side)
+    if page is not None:
+        body = _page(c, side, body, bg, page)
     carried = _carried_line(c, side)
     if carried is not None:
         bx, by, bw, bh = body
@@ -63,9 +66,6 @@ def _waiting_side(c: Ctx, side: Side) -> None:
         pen = c.region(f"{side}.prev", strip, theme.BG)
         # the previous match's player's line, in his language, on the half he sat at
         pen.note(inset(strip, lay.pad), carried, theme.AMBER, size=lay.f_label)
-    page = (c.local.pages.get(str(c.snap.get("match_id"))) or {}).get(side)
-    if page is not None:
-        body = _page(c, side, body, bg, page)
     pen = c.region(f"{side}.status", body, bg)
     x, y, w, h = body
     if present:
