@@ -335,3 +335,32 @@ def test_the_previous_matchs_lines_stay_on_the_next_matchs_waiting_screen(tmp_pa
     finally:
         app.close()
         hub.close()
+
+
+def test_an_assignments_player_pages_reach_the_screen_never_the_journal(tmp_path, mosquitto, event_id):
+    """The hub's ``pages`` (docs/protocol.md §3.4): each side checked at the edge, a bad one dropped,
+    the good one kept for the waiting screen; the journaled input has no ``pages``."""
+    hub = Hub(mosquitto.host, mosquitto.port, f"bg/v1/{event_id}")
+    app = make_app(tmp_path, mosquitto, event_id)
+    try:
+        run_until(app, lambda: app.local.hub_online, "hub shown online")
+        good = "http://bghub.local:8080/p/k7m2qxw"
+        assign = {
+            "match_id": "r1-t21",
+            "length": 5,
+            "players": PLAYERS,
+            "profile": "wbgf-2023",
+            "clock": True,
+            "pages": {"A": good, "B": "javascript:alert(1)"},
+        }
+        hub.publish("table/21/assign", assign, retain=True)
+        hub.expect(
+            app, lambda t, p: t == "table/21/state" and p["match_id"] == "r1-t21", "state after assign"
+        )
+        run_until(app, lambda: app.local.pages == {"r1-t21": {"A": good}}, "the good page kept")
+        rows = read_journal(app.config.journal_path)
+        assert [r["input"] for r in rows] == ["assign"]
+        assert "pages" not in rows[0]
+    finally:
+        app.close()
+        hub.close()
