@@ -3,9 +3,14 @@ own ticker, once a second) and simulated tables, with scripted players.
 
 A main flight of 16 places with 12 entries (4 byes) and a consolation fed by its round 1, on 3
 tables; and 29 entries in 32 places on 8 tables: every match is called as a table frees up, no
-table and no player is ever booked twice, a wrong result is undone (the match called again, what
+table and no player is ever booked twice, a player who comes late to the first call is late from
+the call plus the walking grace (not from the call) and gets the profile's point at the first
+mark, once, and still plays his match; a wrong result is undone (the match called again, what
 depended on it derived again), the hub stopped and started again in the middle goes on where it
 was, the exported bracket equals the scripted truth, and a restarted hub holds the same bracket.
+
+The main's round 1 is played to 3 points and the rest to 1 (the draw's lengths by round): a
+lateness point must not end the late player's match (in a 1-point match it is a forfeit).
 """
 
 from __future__ import annotations
@@ -29,7 +34,11 @@ from hub.draw import Bracket, State
 from hub.live.draw_setup import read_draw_file
 from hub.service import HubThread
 from rulebook.custom_profiles import ProfileBook
-from tests.hub.support import PASSWORD, event_id, sim_table, start_hub
+from rulebook.policy import lateness_points
+from rulebook.profiles import PROFILES
+from rulebook.sides import SIDES, Side
+from rulebook.snapshot import snapshot
+from tests.hub.support import MIN, PASSWORD, event_id, hub_state, present, sim_table, start_hub, tick
 from tests.support.patience import patience, wait_until
 
 
@@ -57,7 +66,7 @@ random_seed = 2026
 name = "main"
 size = {size}
 profile = "wbgf-2023"
-lengths = [1]
+lengths = [3, 1]
 
 [[flights]]
 name = "consolation"
@@ -78,6 +87,13 @@ def strongest(players: tuple[str, ...]) -> str:
     return min(players)
 
 
+#: the draw's walking grace and its profile, as the draw file says
+GRACE_MS = 5 * MIN
+PROFILE = PROFILES["wbgf-2023"]
+#: how a single win scores at cube 1, by the points it takes
+WIN_KIND = {1: "single", 2: "gammon", 3: "backgammon"}
+
+
 def truth(path: Path) -> Bracket:
     """The bracket played out by the script, with the pure model alone."""
     setup = read_draw_file(path, ProfileBook())
@@ -86,7 +102,7 @@ def truth(path: Path) -> Bracket:
     while ready := bracket.ready():
         for m in ready:
             at += 1
-            bracket = bracket.with_result(m.id, strongest(m.players), at, points=(1, 0))
+            bracket = bracket.with_result(m.id, strongest(m.players), at, points=(m.match.length, 0))
     return bracket
 
 
@@ -164,27 +180,108 @@ class Room:
         result: tuple[str, str] | None = self.hub.call(read)
         return result
 
-    def play_ready(self, winner: Callable[[tuple[str, str]], str]) -> str | None:
-        """Play one match waiting at a table (the hub's current match there); its id, or None."""
+    def called(self) -> dict[str, tuple[str, tuple[str, str]]]:
+        """table -> (match, players) of every match called to a table that has taken it and not
+        begun to play it."""
+        out = {}
         for t, sim in self.sims.items():
             st = sim.state
-            if not st.match_id or st.match_id in self.played or st.phase != "waiting":
+            if not st.match_id or st.match_id in self.played or st.phase not in ("waiting", "opening"):
                 continue
             keys = self.keys(t, st.match_id)
-            if keys is None:
-                continue
-            if t in self._confirmed_at:
-                self.latencies.append(time.monotonic() - self._confirmed_at.pop(t))
-            sim.checkin("A")
-            sim.checkin("B")
-            sim.opening_roll(6, 2)
-            sim.win("A" if winner(keys) == keys[0] else "B")
-            sim.confirm("A")
-            sim.confirm("B")
-            self._confirmed_at[t] = time.monotonic()
-            self.played.append(st.match_id)
-            return st.match_id
+            if keys is not None:
+                out[t] = (st.match_id, keys)
+        return out
+
+    def play_ready(self, winner: Callable[[tuple[str, str]], str]) -> str | None:
+        """Play one match called to a table (the hub's current match there); its id, or None."""
+        for t, (match_id, keys) in self.called().items():
+            self.play(t, match_id, keys, winner(keys))
+            return match_id
         return None
+
+    def play(self, table: str, match_id: str, keys: tuple[str, str], winner: str) -> None:
+        """The players of ``match_id`` at ``table`` check in (those not there yet), and ``winner``
+        wins it in one game, both confirm."""
+        if table in self._confirmed_at:
+            self.latencies.append(time.monotonic() - self._confirmed_at.pop(table))
+        sim = self.sims[table]
+        for s in SIDES:
+            if not snapshot(sim.state)["present"][s]:
+                sim.checkin(s)
+        sim.opening_roll(6, 2)
+        side: Side = "A" if winner == keys[0] else "B"
+        snap = snapshot(sim.state)
+        sim.win(side, WIN_KIND[snap["length"] - snap["score"][side]])
+        assert sim.state.phase == "finished", snapshot(sim.state)
+        sim.confirm("A")
+        sim.confirm("B")
+        self._confirmed_at[table] = time.monotonic()
+        self.played.append(match_id)
+
+    def late_player(self) -> tuple[str, int, int]:
+        """A player comes 12 minutes after the first call (his opponent on time): lateness counts
+        from the call plus the walking grace, so 9 minutes after the call he has nothing and at
+        12 he is 7 minutes late and has the profile's point for it, once; then he plays.
+
+        The clock is the room's: every other called table has both its players in first, so
+        moving it makes nobody else late. Returns (the late player, the late ms, his points)."""
+        calls = wait_until(
+            lambda: (c := self.called()) and len(c) == len(self.tables) and c,
+            patience(60),
+            "every table called",
+        )
+        table = min(calls, key=lambda t: calls[t][0])
+        match_id, keys = calls[table]
+        late = strongest(keys)  # the late player still wins: the point decides nothing here
+        side: Side = "A" if late == keys[0] else "B"
+        on_time: Side = "B" if side == "A" else "A"
+        called_at = self.clock.now_wall()  # the clock has not moved since the calls
+        start = self.hub.call(lambda: self.hub.hub.room_state.by_id[match_id].start_wall)
+        assert start == called_at + GRACE_MS
+        for t, sim in self.sims.items():
+            for s in SIDES if t != table else (on_time,):
+                sim.checkin(s)
+        self.hub.wait_for(
+            lambda h: all(
+                present(h, t, s) for t in self.tables for s in (SIDES if t != table else (on_time,))
+            )
+        )
+
+        def lateness() -> dict[str, Any]:
+            tick(self.hub)
+            facts: dict[str, Any] = self.hub.call(self.hub.hub.tile, table)["lateness"][side]
+            return facts
+
+        # 9 minutes after the call: 4 late, counted from the start (from the call it would be 9)
+        self.clock.set(called_at + 9 * MIN)
+        facts = lateness()
+        assert (facts["counts_from"], facts["counts_from_reason"]) == (start, "start")
+        assert (facts["late_ms"], facts["penalty_ids"]) == (4 * MIN, [])
+        assert lateness_points(PROFILE, 4 * MIN, clock=False) == 0
+        # 12 minutes after the call: 7 late, past the first mark (5): the profile's one point
+        self.clock.set(called_at + 12 * MIN)
+        late_ms = self.clock.now_wall() - start
+        due = lateness_points(PROFILE, late_ms, clock=False)
+        assert (late_ms, due) == (7 * MIN, 1)
+        facts = lateness()
+        assert facts["late_ms"] == late_ms
+        self.sims[table].wait_for(lambda s: snapshot(s)["penalties"][side] == due)
+        self.hub.wait_for(lambda h: hub_state(h, table)["penalties"][side] == due)
+        facts = lateness()  # the point applied at the table; a tick more gives nothing more
+        assert facts["penalty_ids"] == [f"late:{match_id}:{side}:{n}" for n in range(1, due + 1)], facts
+        assert facts["pending_ids"] == [], facts
+        snap = snapshot(self.sims[table].state)
+        assert snap["penalties"] == {side: due, on_time: 0}
+        assert snap["score"] == {side: 0, on_time: due}
+        # nobody else was late: every other called table had both its players in
+        others = {t: snapshot(sim.state)["penalties"] for t, sim in self.sims.items() if t != table}
+        assert others == {t: {"A": 0, "B": 0} for t in others}
+        # he comes, plays and wins, 3-1
+        self.play(table, match_id, keys, late)
+        snap = snapshot(self.sims[table].state)
+        assert (snap["penalties"], snap["score"]) == ({side: due, on_time: 0}, {side: 3, on_time: due})
+        return late, late_ms, due
 
     def check_bookings(self) -> None:
         calls = live_calls(self.hub)
@@ -229,6 +326,8 @@ def test_a_rolling_knockout_plays_itself_out(tmp_path, mosquitto, clock, size, e
             room.check_bookings()
             return room.play_ready(lambda keys: max(keys))
 
+        # a player late to the first call, then the first match played is given the wrong winner
+        late, late_ms, points = room.late_player()
         draw_match = wait_until(play_first, patience(60), "a match called")  # the draw's match id
         room.hub.wait_for(lambda h: h.draw.bracket.match(draw_match).state is State.PLAYED, timeout=30)
         ((status, body),) = asyncio.run(_get(room.hub.url, [f"POST /api/draw/matches/{draw_match}/undo"]))
@@ -279,7 +378,9 @@ def test_a_rolling_knockout_plays_itself_out(tmp_path, mosquitto, clock, size, e
         played = [m for m in expected.matches() if m.state is State.PLAYED]
         assert len(room.played) == len(played) + 1
         print(
-            f"\n{len(room.played)} matches on {tables} tables; confirmed result to the table's next "
+            f"\n{late} absent {late_ms // MIN} minutes past his start (the call + {GRACE_MS // MIN} "
+            f"minutes): {points} point; "
+            f"{len(room.played)} matches on {tables} tables; confirmed result to the table's next "
             f"call: median {statistics.median(room.latencies):.2f} s, max {max(room.latencies):.2f} s "
             f"({len(room.latencies)} calls)"
         )
