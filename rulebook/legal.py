@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from rulebook import match as m
 from rulebook import messages
@@ -693,15 +693,30 @@ class TdLegal:
     forbid_double: tuple[Side, ...] = ()
     force_double: tuple[Side, ...] = ()
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {str.__str__(k): v for k, v in self.allowed.items()}
-        out["waive"] = list(self.waive)
-        out["start_clock"] = list(self.start_clock)
-        out["forbid_double"] = list(self.forbid_double)
-        out["force_double"] = list(self.force_double)
-        out["length_correction"] = self.length_correction
-        out["why"] = dict(self.why)
-        return out
+    def as_json(self) -> messages.TdLegal:
+        # every command in the vocabulary's order (the snapshot's bytes), the four that apply to
+        # penalties or sides as their lists
+        allowed = self.allowed
+        return {
+            "penalty": allowed[CommandType.PENALTY],
+            "forfeit": allowed[CommandType.FORFEIT],
+            "waive": list(self.waive),
+            "start_clock": list(self.start_clock),
+            "pause": allowed[CommandType.PAUSE],
+            "resume": allowed[CommandType.RESUME],
+            "set_time": allowed[CommandType.SET_TIME],
+            "impose_clock": allowed[CommandType.IMPOSE_CLOCK],
+            "set_length": allowed[CommandType.SET_LENGTH],
+            "correct_score": allowed[CommandType.CORRECT_SCORE],
+            "resolve_flag": allowed[CommandType.RESOLVE_FLAG],
+            "td_ack": allowed[CommandType.TD_ACK],
+            "forbid_double": list(self.forbid_double),
+            "force_double": list(self.force_double),
+            "crawford_double": allowed[CommandType.CRAWFORD_DOUBLE],
+            "double_loss": allowed[CommandType.DOUBLE_LOSS],
+            "length_correction": self.length_correction,
+            "why": dict(self.why),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -719,8 +734,7 @@ class Legal:
             "A": self.a.as_json(),
             "B": self.b.as_json(),
             "table": self.table.as_json(),
-            # built from its commands' names: the declaration lists them (the wire test holds it)
-            "td": cast(messages.TdLegal, self.td.as_json()),
+            "td": self.td.as_json(),
         }
 
 

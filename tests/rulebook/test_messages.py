@@ -123,3 +123,15 @@ def test_every_event_the_reducer_makes_is_of_its_declaration(journal: list[dict[
         state, made = apply(state, inp)
         for event in made:
             check_declared(event)
+
+
+def test_the_tds_legal_part_names_every_command_of_the_vocabulary():
+    """``TdLegal.as_json`` lists the commands by name: a command added to the vocabulary must be
+    added to the declaration and to it."""
+    from rulebook.legal import legal_actions
+    from rulebook.messages import TdLegal
+    from rulebook.vocab import CommandType
+
+    declared_keys = set(get_type_hints(TdLegal))
+    assert {str(k) for k in CommandType} <= declared_keys
+    assert set(legal_actions(new_table("12")).td.as_json()) == declared_keys
