@@ -186,7 +186,9 @@ def knockout_calls_and_advances(demo: Demo, url: str) -> None:
     once, each later match called as its players come free, until both flights have a winner;
     the Draw page's data (``GET /api/draw``) holds every match played, each at a knockout table."""
     first = [demo.expect(r"knockout: (main-r1-m\d) called to table (\d+)").groups() for _ in range(4)]
-    assert sorted(first) == [(f"main-r1-m{n}", str(8 + n)) for n in range(1, 5)]
+    # each to a table of its own: which one depends on the order the simulated tables came online
+    assert sorted(m for m, _ in first) == [f"main-r1-m{n}" for n in range(1, 5)]
+    assert sorted(t for _, t in first) == ["10", "11", "12", "9"]
     later = demo.expect(r"knockout: ((?:main-r2|consolation-r1)-m\d) called to table (\d+)").groups()
     assert later[1] in {"9", "10", "11", "12"}
     over = demo.expect(r"knockout over: main won by (.+); consolation won by (.+)", timeout=patience(240))
