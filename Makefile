@@ -48,7 +48,7 @@ test: system-test $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak and not hardware" -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(TEST_ENV) $(BIN)/python -m pytest -m "not soak and not hardware" -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 # `make test` three times in a row on a fresh clone while stress-ng keeps 2 CPUs busy (not part of
 # `make test`; hours on a busy machine): tools/test-under-load, RUNS=, STRESS_CPUS=, PYTEST_ARGS=

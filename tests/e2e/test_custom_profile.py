@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, expect
 
 from kiosk.journal import read_journal
@@ -32,6 +33,7 @@ lateness_interval_min = 1
 """
 
 
+@pytest.mark.long
 def test_a_club_profile_gives_its_late_point_at_its_own_minute(
     tmp_path: Path, mosquitto: Any, browser: Browser
 ) -> None:

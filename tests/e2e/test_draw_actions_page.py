@@ -76,6 +76,7 @@ def confirm(page: Page, starts: str) -> None:
     answer(page, ok=True)
 
 
+@pytest.mark.long
 def test_the_td_acts_on_the_draw_from_its_page(browser: Browser, room: Room, tmp_path: Path) -> None:
     ctx = context(browser, "1366x768")
     page = ctx.new_page()

@@ -181,11 +181,13 @@ def run_outage(
         broker.stop()
 
 
+@pytest.mark.long
 def test_a_broker_outage_mid_round_loses_and_doubles_nothing(tmp_path):
     stats = run_outage(tmp_path, OUTAGE_S)
     print(stats)
 
 
+@pytest.mark.long
 def test_a_broker_crash_mid_round_loses_and_doubles_nothing(tmp_path):
     stats = run_outage(tmp_path, OUTAGE_S, crash=True, seed=3)
     print(stats)

@@ -104,6 +104,7 @@ def _health(url: str) -> dict:
         return json.loads(response.read())
 
 
+@pytest.mark.long
 def test_a_full_disk_loses_no_event_and_says_so(tmp_path):
     broker = Mosquitto().start()
     clock = SystemClock()

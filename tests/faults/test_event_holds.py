@@ -412,6 +412,7 @@ def hub_commands(db: Path) -> list[dict[str, Any]]:
         return [dict(r) for r in conn.execute("SELECT * FROM commands ORDER BY created_wall")]
 
 
+@pytest.mark.long
 @pytest.mark.timeout(900)
 def test_a_two_round_event_with_faults_ends_as_it_was_played(tmp_path: Path) -> None:
     began = time.monotonic()

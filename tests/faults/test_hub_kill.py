@@ -202,6 +202,7 @@ def run_kills(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
         broker.stop()
 
 
+@pytest.mark.long
 def test_kill_dash_nine_of_the_hub_mid_round_loses_and_doubles_nothing(tmp_path):
     print(run_kills(tmp_path, KILLS, seed=11))
 

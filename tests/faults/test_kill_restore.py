@@ -250,6 +250,7 @@ def run_kills(tmp_path: Path, rounds: int, seed: int) -> dict[str, int]:
     return stats
 
 
+@pytest.mark.long
 def test_sigkill_at_random_points_restores_replay_of_the_journal(tmp_path):
     stats = run_kills(tmp_path, rounds=50, seed=20261122)
     print(stats)

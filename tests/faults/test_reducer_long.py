@@ -124,6 +124,7 @@ def check_journal(journal: list[Any]) -> None:
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
+@pytest.mark.long
 @given(journal=long_journals(150, 400))
 def test_long_mixed_sequences_keep_every_invariant(journal: list[Any]) -> None:
     check_journal(journal)

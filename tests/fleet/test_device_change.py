@@ -56,6 +56,7 @@ def post_error(hub: Hub, path: str, body: dict) -> tuple[int, dict]:
     return refused(info.value)
 
 
+@pytest.mark.long
 def test_a_replaced_device_leaves_its_table_offline_at_once_until_the_new_one_connects(tmp_path: Path):
     room = Room(tmp_path, EVENT)
     hub = Hub(tmp_path, EVENT, room=room.out, broker_port=room.port)
@@ -104,6 +105,7 @@ def test_a_replaced_device_leaves_its_table_offline_at_once_until_the_new_one_co
                 )
 
 
+@pytest.mark.long
 def test_nothing_automatic_happens_at_a_table_with_no_device(tmp_path: Path):
     """Jon Dahl's first lateness point falls due while table 12 has no device: the hub gives
     nothing (it would be decided on a state nobody updates); the new device ends it."""
@@ -157,6 +159,7 @@ def test_nothing_automatic_happens_at_a_table_with_no_device(tmp_path: Path):
                 assert auto_commands(hub, "12") == []
 
 
+@pytest.mark.long
 def test_a_device_changed_mid_match_needs_the_match_named_and_the_new_one_takes_its_score(
     tmp_path: Path,
 ):

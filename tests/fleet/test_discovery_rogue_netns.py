@@ -91,6 +91,7 @@ def devices(lan: Lan, where: str) -> list[str]:
     return [row["device"] for row in rows]  # type: ignore[union-attr, index]
 
 
+@pytest.mark.long
 def test_a_rogue_hub_of_another_event_is_ignored(net: Lan, tmp_path: Path):
     room = tmp_path / "room.txt"
     room.write_text(f"event = {EVENT}\n")
@@ -116,6 +117,7 @@ def test_a_rogue_hub_of_another_event_is_ignored(net: Lan, tmp_path: Path):
             stop(proc)
 
 
+@pytest.mark.long
 def test_two_hubs_of_the_event_make_the_table_wait_for_the_organiser(net: Lan, tmp_path: Path):
     room = tmp_path / "room.txt"
     room.write_text(f"event = {EVENT}\n")

@@ -81,6 +81,7 @@ def test_enrollment_needs_the_code_from_the_tables_screen(tmp_path: Path):
         assert proc.wait() == 0
 
 
+@pytest.mark.long
 def test_codes_and_device_ids_reach_only_the_roles_that_enroll(tmp_path: Path):
     hub = Hub(tmp_path, EVENT, extra=["--public"])
     with cleanup(hub):

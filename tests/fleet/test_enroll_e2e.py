@@ -55,6 +55,7 @@ def enroll(hub: Hub, tmp: Path, device: str, table: str) -> Path:
     return state
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
 def test_enrolled_table_connects_with_its_own_credential_and_a_replacement_takes_over(
     tmp_path: Path, broker: str

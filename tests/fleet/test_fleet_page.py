@@ -37,6 +37,7 @@ def login(page: Page, url: str) -> None:
     expect(page.locator("#logout-button")).to_be_visible(timeout=MS)
 
 
+@pytest.mark.long
 def test_enroll_from_the_page_then_identify_test_and_restart(browser: Browser, tmp_path: Path):
     hub = Hub(tmp_path, EVENT)
     with cleanup(hub):

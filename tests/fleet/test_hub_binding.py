@@ -14,6 +14,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from drivers.signing import new_signing_key, sign
 from tests.fleet.relay import RELAY_HOST, HttpRelay, Trap
 from tests.fleet.support import WAIT, Enroll, Hub, Room, Table, cleanup, wait_until
@@ -75,6 +77,7 @@ def forge_retired(rogue: bytes) -> Any:
     return tamper
 
 
+@pytest.mark.long
 def test_a_forged_retired_answer_does_not_un_enroll_the_table(tmp_path: Path):
     room = Room(tmp_path, EVENT)
     hub_port = free_port()

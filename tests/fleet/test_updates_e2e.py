@@ -113,6 +113,7 @@ def start_hub(tmp: Path, broker: str, wheel: Path, *extra: str) -> tuple[Room | 
     return room, hub
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
 def test_update_waits_for_the_match_to_end_then_runs_the_new_build(tmp_path: Path, broker: str):
     mark = tmp_path / "new-code-ran"
@@ -170,6 +171,7 @@ def test_update_waits_for_the_match_to_end_then_runs_the_new_build(tmp_path: Pat
             assert mark.exists()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
 def test_a_new_build_that_does_not_start_falls_back(tmp_path: Path, broker: str):
     # imports fine (it passes the updater's check) but the kiosk stops at once when it runs

@@ -310,6 +310,7 @@ def _alive(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
+@pytest.mark.long
 def test_window_makes_one_table_the_real_kiosk_and_ctrl_c_ends_it_too(demo_factory) -> None:
     """``--window 2``: table 2 is ``bgtable run`` (SDL's dummy driver here) on the demo's broker."""
     demo = demo_factory(

@@ -66,6 +66,7 @@ def restored(path: Path, every: int) -> TableController:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+@pytest.mark.long
 @given(journal=long_journals(60, 250), every=st.integers(1, 40))
 def test_restore_from_checkpoints_equals_full_replay(journal: list[Any], every: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:

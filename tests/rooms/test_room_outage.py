@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.faults.support import (
     HubProcess,
     TdClient,
@@ -96,6 +98,7 @@ def hub_events(db: Path) -> list[dict[str, Any]]:
             return []  # the hub has not created its tables yet
 
 
+@pytest.mark.long
 def test_no_event_lost_or_doubled_across_a_cut_link_and_a_killed_room_broker(tmp_path: Path):
     ev = central_broker(tmp_path, EVENT, "1")
     east = add_room(ev, tmp_path, "east", TABLE)

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -562,6 +563,7 @@ def _playing_table() -> TableState:
 PLAYING = _playing_table()
 
 
+@pytest.mark.long
 @settings(max_examples=400, deadline=None)
 @given(inputs=st.lists(FUZZ_INPUTS, max_size=12), fresh=st.booleans())
 def test_apply_never_raises_for_arbitrary_json(inputs: list[Any], fresh: bool) -> None:

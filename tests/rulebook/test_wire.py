@@ -150,6 +150,7 @@ def _refused_at(parse, message, path):
     return err
 
 
+@pytest.mark.long
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile(SNAPSHOT))
 def test_one_hostile_value_anywhere_in_a_snapshot_is_named(case):
