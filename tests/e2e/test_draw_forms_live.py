@@ -3,9 +3,10 @@ what the TD has chosen in its forms and not yet acted on, the focus, and a confi
 opened survive it, so that the action does what the TD chose. In Chromium at 1366 px, on a real hub
 running a draw on 4 simulated tables through a real broker (test_draw_actions_page's room): the
 TD chooses a table to move a call to, two calls to swap and a player to withdraw; a table's players
-check in and the page is drawn again; every choice is still there. The swap's confirmation stays
-open through another redraw and swaps the two calls chosen; the move still moves its call to the
-table chosen; a withdrawal cancelled keeps its choice."""
+check in and the page is drawn again; every choice is still there, and the page is not scrolled
+back to the list that has the focus. The swap's confirmation stays open through another redraw and
+swaps the two calls chosen; the move still moves its call to the table chosen; a withdrawal
+cancelled keeps its choice."""
 
 from __future__ import annotations
 
@@ -37,7 +38,6 @@ def redrawn_after(page: Page, change: Any) -> None:
     page.wait_for_function(f"() => {drawn}.length > 0 && {drawn}.every((f) => !f.__shown)", timeout=WAIT)
 
 
-@pytest.mark.long
 def test_a_live_redraw_keeps_what_the_td_chose(browser: Browser, room: Room) -> None:
     ctx = context(browser, "1366x768")
     page = ctx.new_page()
@@ -59,9 +59,14 @@ def test_a_live_redraw_keeps_what_the_td_chose(browser: Browser, room: Room) -> 
         swap.locator('select[name="a"]').select_option(one)
         swap.locator('select[name="b"]').select_option(two)
         swap.locator('select[name="b"]').focus()
+        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # the TD reads the brackets
+        scrolled = page.evaluate("() => window.scrollY")
+        assert scrolled > 0
 
-        # table 3's first player checks in: the page is drawn again, every choice is still there
+        # table 3's first player checks in: the page is drawn again, every choice is still there,
+        # and the page stays where the TD scrolled it
         redrawn_after(page, lambda: room.sims["3"].checkin("A"))
+        assert page.evaluate("() => window.scrollY") == scrolled
         expect(move.locator("select")).to_have_value("4")
         expect(page.locator("#draw-withdraw select")).to_have_value(leaving)
         expect(swap.locator('select[name="a"]')).to_have_value(one)

@@ -122,7 +122,7 @@ export function keepingTyped(root, redraw) {
       const offered = el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v);
       if (offered) el.value = v;
     }
-    if (key === focused) el.focus();
+    if (key === focused) el.focus({ preventScroll: true }); // the TD may have scrolled away from it
   }
 }
 
