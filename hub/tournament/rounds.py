@@ -66,6 +66,13 @@ def current_matches(
     return out
 
 
+def to_be_played(match_id: str, results: Mapping[str, Any], released: Collection[str]) -> bool:
+    """Whether a scheduled match still stands: it has no result, and it was not released — by the
+    TD (an abandoned match) or by the hub (a draw's call moved, swapped, or voided by an undo or a
+    withdrawal: the match made again under another id is the one that stands)."""
+    return match_id not in released and match_id not in results
+
+
 def _force(
     match_id: str, holds: Collection[str], released: set[str], results: dict[str, dict[str, Any]]
 ) -> bool:
@@ -73,7 +80,7 @@ def _force(
     unfinished, and none is still to be played (unfinished and not released: never replaced)."""
     others = [h for h in holds if h != match_id]
     return any(h in released and h not in results for h in others) and not any(
-        h not in released and h not in results for h in others
+        to_be_played(h, results, released) for h in others
     )
 
 

@@ -76,6 +76,12 @@ def current(hub: HubThread) -> dict[str, str]:
     return result
 
 
+def alerts(hub: HubThread) -> list[dict[str, Any]]:
+    """The alerts the TD's dashboard lists now."""
+    listed: list[dict[str, Any]] = hub.call(hub.hub.alert_list)
+    return listed
+
+
 def test_the_tds_actions_on_a_running_draw(tmp_path: Path, mosquitto: Any, clock: Any) -> None:
     path = tmp_path / "draw.toml"
     path.write_text(DRAW, encoding="utf-8")
@@ -119,6 +125,10 @@ def test_the_tds_actions_on_a_running_draw(tmp_path: Path, mosquitto: Any, clock
             sims["3"].wait_for(lambda s: s.match_id == "main-r1-m2-2")
             # the move kept the call's start
             assert hub.call(lambda: hub.hub.room_state.by_id["main-r1-m1-3"].start_wall) == start
+            # the calls they replaced keep that start too, but stand no more: no player is at two
+            # matches at once
+            tick(hub)
+            assert [a for a in alerts(hub) if a["kind"] == "double_booked"] == []
 
             # lateness counts from the start (the call + 5 minutes): 12 minutes after the call, a
             # player who has not come is 7 minutes late — one point, not the two of 12 minutes
@@ -280,6 +290,11 @@ def test_a_match_called_again_to_a_table_whose_call_an_undo_voided_replaces_it(
             tick(hub)
             # called again to the lowest free table: table 1, whose final the undo voided
             assert current(hub) == {"1": "main-r1-m2-2"}
+            # the undo needs nothing more of the TD: the undone match, the voided final and the
+            # finished match stay in the schedule with the start they had (the fake clock has not
+            # moved: every call's), but only the match called again stands, so no player is
+            # "scheduled at two matches at once"
+            assert alerts(hub) == []
             sims["1"].wait_for(lambda s: s.match_id == "main-r1-m2-2")
             hub.wait_for(lambda h: hub_state(h, "1").get("match_id") == "main-r1-m2-2")
             assert hub.call(lambda: hub.hub.current["1"].force)
