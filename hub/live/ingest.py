@@ -595,6 +595,11 @@ class Ingest:
             # had its players check in meanwhile)
             view.state_fresh = False
             self.stats["not_assigned"] += 1
+            if foreign.table == table and mid in self.room.released:
+                # a match the TD took from this table (a call voided or moved): the table holds
+                # it until its next assignment reaches it, and its state of it may arrive after
+                # that assignment was sent. Dropped all the same, but no intrusion to alert
+                return False
             self.alerts.raise_(not_assigned(table, foreign.match_id, foreign.table), now)
             return False
         if is_older(view.state, state):
