@@ -68,6 +68,8 @@ from hub.fleet.store import Device, FleetStore
 from hub.live.clock import Clock
 from hub.live.incidents import device_conflict, hello_flood
 from hub.live.state import natural
+from hub.logic import clock_estimate
+from hub.logic.clock_estimate import ClockEstimate, observe
 from hub.logic.conditions import AlertSpec
 from hub.storage.store import Store
 
@@ -157,6 +159,10 @@ class Fleet:
         self._flooders: list[str] = []
         self._enrolling: set[str] = set()
         self._dirty: set[str] = set()
+        #: device -> the hub's estimate of how far its clock is off (hub.logic.clock_estimate):
+        #: the largest offset its reports showed lately, so one late report (the broker's queue
+        #: after an outage, a busy hub) does not make its clock look behind
+        self._offsets: dict[str, ClockEstimate] = {}
         store.commit()
 
     # -- devices' side (HTTP, unauthenticated) ---------------------------------------------------
@@ -364,6 +370,7 @@ class Fleet:
         d.secret_hash = hash_password(password)
         d.enrolled_wall, d.code, d.code_expires_wall = now, None, None
         d.report, d.report_wall, d.clock_offset_ms = None, None, None
+        self._offsets.pop(d.device, None)
         d.retired_wall, d.retired_why = None, ""
         self.store.audit(
             actor, "fleet_enroll", now, table=table, detail={"device": device, "username": username}
@@ -461,7 +468,11 @@ class Fleet:
             )
             return
         d.report, d.report_wall = with_check_heard(report, d.report, now), now
-        d.clock_offset_ms = report["sent_wall"] - now
+        # reports are handled as they come (not through the room's inbox): each one counts as
+        # prompt, and only the largest offset of the last minutes is shown
+        estimate = observe(self._offsets.get(d.device), report["sent_wall"], None, now, prompt=True)
+        self._offsets[d.device] = estimate
+        d.clock_offset_ms = clock_estimate.offset(estimate)
         d.version, d.build = report["version"] or d.version, report["build"] or d.build
         if report["ip"]:
             d.ip = report["ip"]

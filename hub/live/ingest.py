@@ -66,7 +66,7 @@ from hub.live.incidents import (
 )
 from hub.live.ratelimit import TableRates
 from hub.live.state import RoomState
-from hub.logic import tabletime
+from hub.logic import clock_estimate, tabletime
 from hub.storage.store import Store, StoreWriteFailed
 from hub.tournament.schedule import ScheduledMatch
 from rulebook.errors import WireError
@@ -263,6 +263,11 @@ class Ingest:
         #: events and statuses waiting in the inbox (bounded by MAX_INBOX)
         self._queued_others = 0
         self._drain_scheduled = False
+        #: the hub's monotonic time when the inbox last went from empty to not empty: no entry in
+        #: it arrived before, so the batch being handled waited at most since then
+        self._filled_at = 0
+        #: the batch being handled waited a short while only (tabletime.note_state)
+        self._prompt = False
         self._unsaved_states: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
@@ -299,6 +304,8 @@ class Ingest:
                         self._loop.call_soon_threadsafe(self.drain)
                     self._inbox_room.wait_for(lambda: self._queued_others < MAX_INBOX, INBOX_WAIT_S)
                 self._queued_others += 1
+            if not self._inbox:
+                self._filled_at = self.clock.monotonic_ms()
             self._inbox.append(entry)
             if self._drain_scheduled or self._loop is None:
                 return
@@ -347,6 +354,7 @@ class Ingest:
         """Handle up to ``limit`` queued messages in one transaction (the rest in the next call)."""
         with self._inbox_lock:
             self._drain_scheduled = False
+            self._prompt = self.clock.monotonic_ms() - self._filled_at <= clock_estimate.PROMPT_MS
             batch = [self._inbox.popleft() for _ in range(min(limit, len(self._inbox)))]
             for entry in batch:
                 if self._queued_states.get(entry[1]) is entry:
@@ -607,6 +615,9 @@ class Ingest:
         old = view.state
         if old is not None and mid is not None and old.get("match_id") == mid and went_back(old, state):
             self.alerts.raise_(score_backwards(table, mid, old, state), now)
+        if live:
+            prompt = self._prompt and table not in self._catching_up
+            tabletime.note_state(view, state, now, prompt=prompt)
         view.state, view.state_wall, view.state_fresh = state, now, True
         self._unsaved_states.add(table)
         catching_up = self._catching_up.get(table)

@@ -317,6 +317,9 @@ def table_alerts(
             f"Table {t} offline since {hhmm(view.status_since)}{note}",
             None,
         )
+    # the hub's estimate, never one state's offset: a state that waited (a backlog, the broker's
+    # queue) makes any clock look behind (hub.logic.clock_estimate); rounded to the second, so
+    # the alert does not change with each state
     offset = clock_offset_ms(view)
     if offset is not None and abs(offset) > config.clock_skew_alert_ms:
         rounded = offset // 1000 * 1000
@@ -325,7 +328,7 @@ def table_alerts(
             f"clock:{t}",
             "clock_skew",
             "medium",
-            f"Table {t}'s clock is off by {duration_text(offset)} ({direction} the hub): lateness and "
+            f"Table {t}'s clock is off by {duration_text(rounded)} ({direction} the hub): lateness and "
             "breaks use the hub's time; set the table's time (NTP)",
             None,
             {"offset_ms": rounded},

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hub.logic.clock_estimate import ClockEstimate
 from hub.tournament.schedule import ScheduledMatch
 from rulebook.messages import Snapshot, Status
 from rulebook.sides import SIDES
@@ -33,6 +34,9 @@ class TableView:
     #: a state arrived since the table (last) came online: the one held is not from before an
     #: outage, during which the table kept playing (a player may have arrived meanwhile)
     state_fresh: bool = False
+    #: the hub's estimate of how far the table's wall clock is off (hub.logic.tabletime): the
+    #: largest offset observed lately, never one state's alone
+    clock: ClockEstimate | None = None
     #: why no device is connected for this table (its device was retired or replaced: the hub
     #: said "offline" itself, :mod:`hub.fleet.device_change`); None once a device comes online
     no_device: str | None = None

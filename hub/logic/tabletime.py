@@ -19,12 +19,14 @@ happened no later than the hub says. An error can only make the hub more lenient
 penalty that is not due.
 
 The table's wall clock is used for one thing only: to tell the TD when it is off
-(:func:`clock_offset_ms`), and to give a table whose clock runs ahead the time it needs to apply
-a command before the command's expiry (:func:`command_expiry`).
+(:func:`clock_offset_ms`, from the estimate of :mod:`hub.logic.clock_estimate`: a state that
+waited makes any clock look behind), and to give a table whose clock runs ahead the time it needs
+to apply a command before the command's expiry (:func:`command_expiry`).
 """
 
 from __future__ import annotations
 
+from hub.logic import clock_estimate
 from hub.logic.table_view import TableView
 from rulebook.messages import CorrectionRow, Snapshot
 from rulebook.sides import Side
@@ -86,17 +88,29 @@ def correction_time(row: CorrectionRow, received: int) -> int:
 def clock_offset_ms(view: TableView) -> int | None:
     """How far the table's wall clock is ahead of the hub's (negative: behind), or None.
 
-    From the current snapshot's ``wall`` (the table's time of day at the moment it computed the
-    snapshot) and the hub's receipt. Only a state the table sent since it (or the hub) last came
-    online counts: a retained copy the broker replays was computed long before it arrives.
+    The hub's estimate (:mod:`hub.logic.clock_estimate`): the largest offset observed lately
+    between a live state's ``wall`` and the hub's time when it handled it, so a state that waited
+    (a backlog, the broker's queue) does not make the table look behind; a behind judgement
+    needs a state handled promptly. Only while the table's state is known to be current.
     """
-    state = view.state
-    if state is None or not view.state_fresh:
+    if not view.state_fresh:
         return None
+    return clock_estimate.offset(view.clock)
+
+
+def note_state(view: TableView, state: Snapshot, received: int, *, prompt: bool) -> None:
+    """Count a live state of the table in its clock estimate, before it is held as the current
+    one. The estimate starts again when the state held was not current (the table came online
+    since, or the hub lost the room). A state without a believable ``wall`` counts for nothing."""
+    previous = view.clock if view.state_fresh else None
     wall = state.get("wall")
     if type(wall) is not int or wall <= 0:
-        return None
-    return wall - view.state_wall
+        view.clock = previous
+        return
+    at = state.get("at")
+    view.clock = clock_estimate.observe(
+        previous, wall, at if type(at) is int else None, received, prompt=prompt
+    )
 
 
 def command_expiry(view: TableView | None, now: int, ttl_ms: int) -> int:

@@ -15,7 +15,7 @@ from hub.logic.conditions import AlertConfig, Context, table_alerts
 from hub.logic.lateness import LateConfig, due_commands, next_deadline, next_due, side_lateness, timing
 from hub.logic.presence import PlayerIndex, previous_end, scheduled_twice, still_twice
 from hub.logic.table_view import TableView
-from hub.logic.tabletime import break_end, checked_in, clock_offset_ms, command_expiry
+from hub.logic.tabletime import break_end, checked_in, clock_offset_ms, command_expiry, note_state
 from hub.tournament.schedule import ScheduledMatch, parse_schedule
 from rulebook.policy import forfeit_points
 from rulebook.profiles import get_profile
@@ -450,12 +450,14 @@ def test_a_player_is_booked_twice_only_while_two_of_those_matches_stand(
 def test_clock_offset_and_command_expiry():
     state = snapshot(on_break(T0 - 12 * MIN), 10 * MIN)  # 12 minutes behind
     view = TableView("1", status={"online": True}, online=True, state=state, state_wall=T0 + 10 * MIN)
+    note_state(view, state, T0 + 10 * MIN, prompt=True)
     assert clock_offset_ms(view) is None  # not known to be current yet
     view.state_fresh = True
     assert clock_offset_ms(view) == -12 * MIN
     assert command_expiry(view, T0, 60_000) == T0 + 60_000  # behind: nothing added
     ahead = snapshot(on_break(T0 + 12 * MIN), 10 * MIN)
     view2 = TableView("2", online=True, state=ahead, state_wall=T0 + 10 * MIN, state_fresh=True)
+    note_state(view2, ahead, T0 + 10 * MIN, prompt=False)  # ahead: known without a prompt state
     assert clock_offset_ms(view2) == 12 * MIN
     assert command_expiry(view2, T0, 60_000) == T0 + 60_000 + 12 * MIN
 
@@ -468,6 +470,7 @@ def alerts_at(state: dict[str, Any], now: int, *, received: int = T0 - MIN, comm
     view = TableView(
         "1", status={"online": True}, online=True, state=state, state_wall=received, state_fresh=True
     )
+    note_state(view, state, received, prompt=True)
     t = timing(m, state, received=received, profile=WBGF, config=LateConfig())
     ctx = Context(timing=t, commands=commands or {}, **kw)
     return {
