@@ -60,7 +60,8 @@ class Device:
     #: the device's last health report (checked), and when it came
     report: dict[str, Any] | None = None
     report_wall: int | None = None
-    #: the table's wall clock minus the hub's, from its last report (network delay included)
+    #: the table's wall clock minus the hub's: the largest offset its reports showed lately
+    #: (hub.logic.clock_estimate)
     clock_offset_ms: int | None = None
 
 

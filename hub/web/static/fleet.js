@@ -221,7 +221,7 @@ function cellOffset(row) {
   const o = row.clock_offset_ms;
   if (o === null || o === undefined) return "–";
   const cls = Math.abs(o) > 2000 ? "bad" : Math.abs(o) > 500 ? "warn" : "";
-  return h("span", { class: cls, title: "the table's clock minus the hub's (network delay included)" }, `${o > 0 ? "+" : ""}${o} ms`);
+  return h("span", { class: cls, title: "the table's clock minus the hub's: the largest offset its reports showed lately (a late report only looks behind)" }, `${o > 0 ? "+" : ""}${o} ms`);
 }
 
 function enrolledRow(row) {
