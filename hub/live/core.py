@@ -196,6 +196,8 @@ class Hub:
             on_online=self._on_link_online,
             on_state_replayed=lambda t, o: post("replayed_state", t, o),
             on_device=self._on_device_report if self.on_device is not None else None,
+            # states decoded on the loop, and only those handled (hub.live.ingest)
+            on_raw_state=lambda t, r: post("replayed_state" if r.replayed else "state", t, r),
         )
         for setup in self.link_setup:
             setup(self.link)
