@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -88,6 +89,13 @@ class Hub:
         self._whole_room = True
         #: when the hub last wrote that it runs (hub.logic.holds.ALIVE_KEY)
         self._alive_written = -ALIVE_EVERY_MS
+        #: tables batches touched that wait for the frame's look (:meth:`_batch_touched`)
+        self._frame: set[str] = set()
+        #: when (time.monotonic) the batches' tables were last looked at, and the frame's timer
+        self._frame_looked = -config.frame_s
+        self._frame_timer: asyncio.TimerHandle | None = None
+        #: a tick is running: the tables its own drain touches are looked at by the tick itself
+        self._ticking = False
 
         room, link = self.room_state, self._current_link
         alert_config = AlertConfig(
@@ -106,7 +114,7 @@ class Hub:
             link,
             self.sender,
             self.alerts,
-            refresh=self._refresh,
+            refresh=self._batch_touched,
             changed=self._changed,
             limits=Limits(
                 config.table_rate, config.table_burst, max_events_per_match=config.max_events_per_match
@@ -218,6 +226,7 @@ class Hub:
             await asyncio.get_running_loop().run_in_executor(None, link.stop)
         with self._storage():
             self.ingest.drain()
+            self._frame_end()
             self.ingest.save_states()
             self.store.commit()
 
@@ -281,8 +290,12 @@ class Hub:
         database cannot be written, the steps that write stop there (an automatic penalty is
         recorded before it is sent, so none is sent), and the dashboards are still updated."""
         guard = self.room_state.guard
-        with guard.table(None, "read the tables' messages"):
-            self.ingest.drain()
+        self._ticking = True
+        try:
+            with guard.table(None, "read the tables' messages"):
+                self.ingest.drain()
+        finally:
+            self._ticking = False
         now = self.clock.now_wall()
         if self.store.failure is not None and self.storage.room_to_recover():
             self.store.probe(now)  # a write that works again tells the listeners
@@ -318,6 +331,11 @@ class Hub:
             self.store.commit()
         self._look_at_storage(now)
         self._look(now, scope, room_wide=True)
+        # the frame's tables were noted for this tick (``_pending``): looked at just now
+        if scope is None:
+            self._frame.clear()
+        else:
+            self._frame -= scope
         for table in self.room_state.tables() if scope is None else scope:
             with guard.table(table, "plan its next look"):
                 dues = [
@@ -374,6 +392,51 @@ class Hub:
             with self.room_state.guard.table(None, "note the tables that changed"):
                 self._pending |= self._with_players(tables)
         self._look(now, tables)
+
+    def _batch_touched(self, now: int, tables: set[str]) -> None:
+        """A batch of messages changed ``tables``: noted for the next tick at once (lateness,
+        deadlines, the automation: nothing automatic waits for the frame), and looked at (alerts,
+        tiles, the push) at once, unless a backlog still waits and the last such look was under
+        ``frame_s`` ago (:data:`hub.live.config.FRAME_S`): then at the frame's end (or by a tick
+        before it), each table once however many batches touched it. A hub that keeps up
+        therefore pushes each change at once; a flooded one, once a frame, with the states
+        current then.
+        The guarantees of :meth:`_look` hold for the frame's look as for a batch's: it decides
+        the alerts on the states it saves with them, in one commit."""
+        with self.room_state.guard.table(None, "note the tables that changed"):
+            self._pending |= self._with_players(tables)
+        self._frame |= tables
+        if self._loop is None:
+            self._frame_end(now)
+            return
+        if self._ticking:
+            return  # the tick looks at them (they are in its scope now)
+        left = self._frame_looked + self.config.frame_s - time.monotonic()
+        if left > 0 and self.ingest.backlogged():
+            if self._frame_timer is None:
+                self._frame_timer = self._loop.call_later(left, self._frame_due)
+            return
+        self._frame_end(now)
+
+    def _frame_due(self) -> None:
+        """The frame's timer: look at the tables the batches touched since the last look."""
+        self._frame_timer = None
+        try:
+            if self._frame:
+                self._frame_end()
+                self._changed()
+        except Exception:
+            log.exception("looking at the tables of a frame failed")
+
+    def _frame_end(self, now: int | None = None) -> None:
+        """Look at the tables batches touched since the last look, now."""
+        if self._frame_timer is not None:
+            self._frame_timer.cancel()
+            self._frame_timer = None
+        tables, self._frame = self._frame, set()
+        if tables:
+            self._look(self.clock.now_wall() if now is None else now, tables)
+        self._frame_looked = time.monotonic()
 
     def _look(self, now: int, tables: set[str] | None, *, room_wide: bool = False) -> None:
         """Re-evaluate the alerts (of ``tables``, or all; ``room_wide``: the room's own alerts

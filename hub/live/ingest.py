@@ -287,6 +287,10 @@ class Ingest:
             self._drain_scheduled = True
         self._loop.call_soon_threadsafe(self.drain)
 
+    def backlogged(self) -> bool:
+        """Whether messages still wait in the inbox (another batch follows at once)."""
+        return bool(self._inbox)
+
     def _must_wait(self) -> bool:
         """Whether a poster may wait for the loop: not the loop itself (it would wait for itself)."""
         return self._loop is not None and threading.get_ident() != self._loop_thread
