@@ -24,6 +24,12 @@ re-evaluates their alerts and pushes what changed to the dashboards. The whole r
 only when something of the whole room changed (start, the broker connection, a schedule import,
 a round's action, a result verified). Time comes from an injected clock (``clock.now_wall()``):
 tests move it by twelve minutes and call ``tick()`` instead of waiting.
+
+Pacing under load (docs/performance.md, "States decoded only when handled, …"): the tables a
+batch of messages touched are looked at once per frame (``HubConfig.frame_s``) while a backlog
+waits, and at once otherwise (:meth:`Hub._batch_touched`); the periodic tick that must look at
+more than :data:`TICK_SLICE` tables looks at them in slices, the loop serving batches and the
+web server between two (:meth:`Hub.tick_in_slices`).
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ from hub.live.incidents import quarantined, table_fault
 from hub.live.ingest import Ingest, Limits
 from hub.live.next_lines import NextLines
 from hub.live.round_control import RoundControl
-from hub.live.state import RoomState
+from hub.live.state import RoomState, natural
 from hub.live.storage_health import DISK_KEY, STORAGE_KEY, StorageHealth, disk_low, storage_failed
 from hub.live.time_beacon import TimeBeacon
 from hub.live.views import Views
@@ -62,6 +68,10 @@ from hub.tournament.rounds import Current
 from hub.tournament.schedule import ScheduledMatch
 
 log = logging.getLogger("hub")
+
+#: a periodic tick that must look at more tables than this looks at them this many at a time,
+#: letting the loop serve the batches and the web server between two slices (:meth:`Hub.tick_in_slices`)
+TICK_SLICE = 250
 
 
 class Hub:
@@ -96,6 +106,10 @@ class Hub:
         self._frame_timer: asyncio.TimerHandle | None = None
         #: a tick is running: the tables its own drain touches are looked at by the tick itself
         self._ticking = False
+        #: the tables a periodic tick in slices has still to look at (None: no such tick runs),
+        #: and whether it looks at the whole room (:meth:`tick_in_slices`)
+        self._slicing: set[str] | None = None
+        self._slicing_room = False
 
         room, link = self.room_state, self._current_link
         alert_config = AlertConfig(
@@ -234,7 +248,7 @@ class Hub:
         while True:
             await asyncio.sleep(interval)
             try:
-                self.tick()
+                await self.tick_in_slices()
             except Exception:
                 log.exception("tick failed")
 
@@ -288,7 +302,71 @@ class Hub:
         call any time: each step runs on its own (a fault in one is alerted and the next still
         runs), and inside each step every table runs on its own (:mod:`hub.live.guard`). If the
         database cannot be written, the steps that write stop there (an automatic penalty is
-        recorded before it is sent, so none is sent), and the dashboards are still updated."""
+        recorded before it is sent, so none is sent), and the dashboards are still updated.
+        A periodic tick still looking at its tables in slices (:meth:`tick_in_slices`) leaves
+        the rest to this one."""
+        self._take_over_slices()
+        now, scope, lateness = self._tick_room_steps()
+        self._tick_look(now, scope, lateness, room_wide=True)
+        self._changed()
+
+    async def tick_in_slices(self, size: int = TICK_SLICE) -> None:
+        """The periodic tick: :meth:`tick`, but when it must look at more than ``size`` tables (the
+        whole room after a change of the room, or a flood that touched most tables), it looks at
+        them ``size`` at a time and lets the loop run between two slices: the batches of messages
+        and the web server are served meanwhile, where a tick of 5,000 tables held them for
+        seconds (docs/performance.md).
+
+        What the tick decides for the whole room is done first and at once, as in :meth:`tick`:
+        the assignments, the draw's calls, the next lines, the lateness of every table in scope
+        (an automatic penalty is never held back by the slices) and the commit. The slices then
+        re-evaluate each table's alerts, push its tile and file its next deadline; the room's own
+        alerts (a round's absentees, players booked twice), and the alerts of tables no longer
+        in the room, are decided after the last slice, on every table looked at. A tick called
+        meanwhile (a TD's action, the link coming back) takes the tables not yet looked at into
+        its own scope and this one stops."""
+        self._take_over_slices()
+        now, scope, lateness = self._tick_room_steps()
+        tables = self.room_state.tables() if scope is None else sorted(scope, key=natural)
+        if len(tables) <= size:
+            self._tick_look(now, scope, lateness, room_wide=True)
+            self._changed()
+            return
+        left = set(tables)
+        self._slicing, self._slicing_room = left, scope is None
+        for start in range(0, len(tables), size):
+            part = left.intersection(tables[start : start + size])
+            self._tick_look(self.clock.now_wall(), part, lateness, room_wide=False)
+            left -= part
+            self._changed()
+            await asyncio.sleep(0)  # the loop's other work: batches, the web server
+            if self._slicing is not left:
+                return  # a tick took the rest over
+        self._slicing = None
+        now = self.clock.now_wall()
+        rest: set[str] = set()
+        if scope is None:
+            # what a look at the whole room also does: the results to verify counted again, and
+            # whatever the alerts hold of tables no longer in the room resolved
+            self.alerts.results_changed()
+            rest = self.alerts.tables_held() - set(tables)
+        self._tick_look(now, rest, lateness, room_wide=True)
+        self._changed()
+
+    def _take_over_slices(self) -> None:
+        """A tick is starting while a periodic one still looks at its tables in slices: the tables
+        it has not looked at yet are this tick's (the whole room, if that one's was)."""
+        if self._slicing is None:
+            return
+        self._pending |= self._slicing
+        self._whole_room = self._whole_room or self._slicing_room
+        self._slicing = None
+
+    def _tick_room_steps(self) -> tuple[int, set[str] | None, dict[str, int | None]]:
+        """A tick's steps for the room, at once: the inbox drained, the tables' states saved, the
+        assignments, the draw's calls, the next lines, lateness, moved matches carried, one
+        commit. Returns the tick's time, its scope (None: every table) and each table's next
+        lateness moment."""
         guard = self.room_state.guard
         self._ticking = True
         try:
@@ -330,7 +408,15 @@ class Hub:
                 self._alive_written = now
             self.store.commit()
         self._look_at_storage(now)
-        self._look(now, scope, room_wide=True)
+        return now, scope, lateness
+
+    def _tick_look(
+        self, now: int, scope: set[str] | None, lateness: dict[str, int | None], *, room_wide: bool
+    ) -> None:
+        """A tick's look at ``scope`` (every table: None): alerts, tiles and the push; then each
+        table's next deadline is filed."""
+        guard = self.room_state.guard
+        self._look(now, scope, room_wide=room_wide)
         # the frame's tables were noted for this tick (``_pending``): looked at just now
         if scope is None:
             self._frame.clear()
@@ -348,7 +434,6 @@ class Hub:
                     if d is not None
                 ]
                 self.deadlines.put(table, min(dues, default=None))
-        self._changed()
 
     def tick_room(self) -> None:
         """A tick that looks at every table: after a change of the whole room (a schedule import,
