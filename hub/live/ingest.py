@@ -149,6 +149,11 @@ class Limits:
     max_events_per_match: int = 50_000
 
 
+def _decoded(table: str, message: dict[str, Any] | RawState) -> dict[str, Any] | None:
+    """A state as a JSON object: decoded now if it came undecoded (None, logged: not a snapshot)."""
+    return message.decode(table, log) if isinstance(message, RawState) else message
+
+
 def _peek(message: dict[str, Any] | RawState) -> Peek | None:
     """A waiting state's match, ``seq`` and phase, if certain (an undecoded one is not decoded)."""
     if isinstance(message, RawState):
@@ -505,18 +510,18 @@ class Ingest:
     def _on_replayed_state(self, table: str, state: dict[str, Any] | RawState, now: int) -> bool:
         """A retained state the broker replayed: shown, but not taken as the table's current one
         for automation (a restored broker may replay one older than the table's latest)."""
+        obj = _decoded(table, state)
+        if obj is None:
+            return False  # not a snapshot at all: logged and dropped, as the link drops one
         fresh = self.room.view(table).state_fresh
-        accepted = self._on_state(table, state, now)
+        accepted = self._on_state(table, obj, now)
         self.room.view(table).state_fresh = fresh and accepted
         return accepted
 
     def _on_state(self, table: str, message: dict[str, Any] | RawState, now: int) -> bool:
-        if isinstance(message, RawState):
-            decoded = message.decode(table, log)
-            if decoded is None:
-                return False  # not a snapshot at all: logged and dropped, as the link drops one
-            message = decoded
-        obj = message
+        obj = _decoded(table, message)
+        if obj is None:
+            return False  # not a snapshot at all: logged and dropped (nothing of the table touched)
         view = self.room.view(table)
         try:
             state = parse_snapshot(obj, view.state)

@@ -180,3 +180,18 @@ def test_a_finished_matchs_undecoded_state_is_never_replaced(tmp_path: Path) -> 
     _drain(room)
     assert hub.stats["superseded"] == before["superseded"]
     assert hub.stats["messages"] - before["messages"] == BATCH + 3
+
+
+def test_an_undecodable_state_touches_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Not a snapshot at all: logged and dropped, as the link drops one; the table's own state is
+    still its current one, and no table is made up from a topic."""
+    room = _room(tmp_path)
+    hub = room.hub
+    assert hub is not None and hub.views["1"].state_fresh
+    with caplog.at_level(logging.WARNING, logger="hub"):
+        hub.ingest.post("replayed_state", "1", RawState(TOPIC, b"garbage", replayed=True))
+        hub.ingest.post("state", "zz", RawState("bg/v1/sim/table/zz/state", b'{"table": "zz"'))
+        _drain(room)
+    assert hub.views["1"].state_fresh
+    assert "zz" not in hub.views
+    assert len([r for r in caplog.records if "not JSON" in r.getMessage()]) == 2
