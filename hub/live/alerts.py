@@ -49,6 +49,7 @@ from hub.logic.presence import (
     live_twice,
     scheduled_twice,
     seat_name,
+    still_twice,
 )
 from hub.logic.table_view import URGENCY_RANK, TableView
 from hub.logic.tabletime import clock_offset_ms
@@ -491,7 +492,7 @@ class Alerts:
         twice = {t for tables in self._live_at.values() if len(tables) > 1 for t in tables}
         views = {t: v for t, v in room.views.items() if t in twice}
         live = live_twice(room.players, views, room.results, room.released, room.by_id)
-        bookings = self._scheduled[1] + live
+        bookings = still_twice(self._scheduled[1], room.results, room.released) + live
         return (
             round_absentees(absentees)
             + double_booked(bookings)

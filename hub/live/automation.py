@@ -92,6 +92,9 @@ class Automation:
         self._confirmed: set[str] = set()
         #: table -> the assign payload last published (published again only when it changes)
         self._assign_payloads: dict[str, dict[str, Any]] = {}
+        #: table -> the match last sent to it, kept when its assignment is withdrawn: the table
+        #: may hold it although no state saying so has arrived (:meth:`_held`)
+        self._sent: dict[str, str] = {}
         #: the schedule by table, each table's matches in playing order, and the rounds' order
         #: (worked out again when the schedule is replaced)
         self._schedule: list[ScheduledMatch] | None = None
@@ -174,6 +177,7 @@ class Automation:
                     continue
                 link.send_assign(table, payload)
                 self._assign_payloads[table] = payload
+                self._sent[table] = cur.match.match_id
                 if room.assigned.get(table) != cur.match.match_id:
                     room.assigned[table] = cur.match.match_id
                     self.store.set_assigned(table, cur.match.match_id, now)
@@ -201,17 +205,21 @@ class Automation:
             or before[t].force != room.current[t].force
         }
 
-    def _held(self, tables: Iterable[str]) -> dict[str, str]:
-        """The match each table holds: the one its last state reports, else the one last assigned
+    def _held(self, tables: Iterable[str]) -> dict[str, set[str]]:
+        """The matches each table may hold: the one its last state reports, and the one last sent
         to it. A withdrawn assignment (a call voided by an undo) is forgotten by the hub, but the
-        table still holds that match, unfinished: the next match it is given must replace it."""
+        table still holds that match, unfinished: the next match it is given must replace it. The
+        table's state saying it took that match may not have arrived yet (it is on its way, or
+        dropped on arrival as a state of a match later than the one sent since): the last state
+        alone would leave the next match unforced, and the table would refuse it."""
         room = self.room
         out = {}
         for t in tables:
             view = room.views.get(t)
-            mid = (view.match_id if view is not None else None) or room.assigned.get(t)
-            if mid:
-                out[t] = mid
+            mids = {view.match_id if view is not None else None, room.assigned.get(t), self._sent.get(t)}
+            held = {m for m in mids if m}
+            if held:
+                out[t] = held
         return out
 
     def _hold_ends(self, matches: Any, now: int) -> int | None:

@@ -16,14 +16,16 @@ The jobs, each in its own module (``docs/ARCHITECTURE.md`` shows what flows betw
   of what changed;
 - :mod:`hub.live.state` — the room as the hub holds it in memory, shared by all of them.
 
-A periodic ``tick`` (every second, or whenever a test calls it) drains the inbox, assigns matches,
-and looks at the tables whose turn has come — those a message or an action changed since the
-last tick, and those whose deadline (:mod:`hub.live.deadlines`: the next lateness point, a break's
-end, the offline grace, the projected finish) has passed: it applies their lateness,
-re-evaluates their alerts and pushes what changed to the dashboards. The whole room is looked at
-only when something of the whole room changed (start, the broker connection, a schedule import,
-a round's action, a result verified). Time comes from an injected clock (``clock.now_wall()``):
-tests move it by twelve minutes and call ``tick()`` instead of waiting.
+A periodic ``tick`` (every second, or whenever a test calls it) drains the inbox, asks again the
+tables whose missed events have not come since the hub reconnected
+(:meth:`hub.live.ingest.Ingest.retry_catch_up`), assigns matches, and looks at the tables whose
+turn has come — those a message or an action changed since the last tick, and those whose
+deadline (:mod:`hub.live.deadlines`: the next lateness point, a break's end, the offline grace,
+the projected finish) has passed: it applies their lateness, re-evaluates their alerts and
+pushes what changed to the dashboards. The whole room is looked at only when something of the
+whole room changed (start, the broker connection, a schedule import, a round's action, a result
+verified). Time comes from an injected clock (``clock.now_wall()``): tests move it by twelve
+minutes and call ``tick()`` instead of waiting.
 
 Pacing under load (docs/performance.md, "States decoded only when handled, …"): the tables a
 batch of messages touched are looked at once per frame (``HubConfig.frame_s``) while a backlog
@@ -375,6 +377,8 @@ class Hub:
         finally:
             self._ticking = False
         now = self.clock.now_wall()
+        with guard.table(None, "ask again the tables still catching up"):
+            self.ingest.retry_catch_up(now)
         if self.store.failure is not None and self.storage.room_to_recover():
             self.store.probe(now)  # a write that works again tells the listeners
         scope = self._tick_scope(now)

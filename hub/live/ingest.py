@@ -29,6 +29,19 @@ replaced); and once
 :data:`MAX_INBOX` other messages (events, statuses) wait, the MQTT thread waits for the loop to
 take a batch before it reads on: the broker holds the rest, up to its own limits, and a table's
 events it drops past those are asked for again (a gap, or the hub's catch-up).
+
+When the hub (re)connects it asks every table for the events after the last one stored
+(:meth:`Ingest.catch_up`). That one request's answer can be lost as well: the broker is then
+still handing the hub what it queued while the hub was away (up to ``max_queued_messages``),
+and drops what comes past a full queue, the table's state and events of its answer included;
+the table, with nothing more to send, would never show the gap. So a table stays *catching up*
+until a live state of it has come since it was asked and the hub holds every event that state
+numbers (of its match; a table answers a request with its state first, then the events); until
+then the tick asks it again (:meth:`Ingest.retry_catch_up`), after
+:data:`CATCH_UP_RETRY_MS`, then twice as long each time up to :data:`CATCH_UP_RETRY_MAX_MS`, at
+most :data:`CATCH_UP_ASKS` times in all (then the hub logs that it gave up: the table's next
+event, or the next reconnect, asks again). What a table sends again that the hub holds is a
+duplicate, dropped.
 """
 
 from __future__ import annotations
@@ -40,7 +53,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from drivers.hub_link import HubLink, Peek, RawState, SeqTracker
@@ -77,6 +90,13 @@ MAX_INBOX = 5 * BATCH
 #: how long the MQTT thread waits at most for room in the inbox (a loop stalled longer than this
 #: gets the message anyway: the link's keepalive must go on)
 INBOX_WAIT_S = 5.0
+
+#: how long the hub waits for a table's answer to its catch-up request before asking again
+CATCH_UP_RETRY_MS = 5_000
+#: the longest wait between two catch-up requests to one table (each wait doubles up to this)
+CATCH_UP_RETRY_MAX_MS = 60_000
+#: how many catch-up requests one table is sent at most after one (re)connect, the first included
+CATCH_UP_ASKS = 6
 
 #: an inbox entry: [kind, table, message, the entry it replaced or None]; a state replaced by a
 #: newer one is left in the deque with kind None (and handled, if need be, with the newer one)
@@ -137,6 +157,22 @@ def table_corrections(
             }
         )
     return out
+
+
+@dataclass(slots=True)
+class CatchingUp:
+    """A table asked for its missed events since the hub's last (re)connect, not caught up yet."""
+
+    #: the matches asked for (of the table's last state, its assignment, a match begun since)
+    matches: set[str | None]
+    #: when it was last asked (the hub's clock), and how many times so far
+    asked_at: int
+    asks: int = 1
+    #: (match, seq) of its last live state since the hub asked: caught up once every event of
+    #: that match up to ``seq`` is held
+    heard: tuple[str | None, int] | None = None
+    #: the wait after the last request before the next one
+    wait: int = field(default=CATCH_UP_RETRY_MS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,9 +271,9 @@ class Ingest:
         #: (table, kind, field) already logged as invalid: logged once, then counted
         self._invalid_logged: set[tuple[str, str, str]] = set()
         self._restored: set[tuple[str, str | None]] = set()
-        #: tables asked for their missed events at the hub's last (re)connect whose first state
-        #: since has not come yet (:meth:`catch_up`)
-        self._catching_up: dict[str, set[str | None]] = {}
+        #: tables asked for their missed events at the hub's last (re)connect, not caught up yet
+        #: (:meth:`catch_up`, :meth:`retry_catch_up`)
+        self._catching_up: dict[str, CatchingUp] = {}
         self._inbox: collections.deque[_Entry] = collections.deque()
         self._inbox_lock = threading.Lock()
         #: signalled by the loop when it took a batch (the MQTT thread may wait for room)
@@ -439,11 +475,13 @@ class Ingest:
         drop every other table's events past it. A quiet table's next event would reveal the gap
         only much later (or never, at the end of its match). Asking each table at once costs one
         small message per table; what it sends again that the hub has is a duplicate, dropped.
-        A table whose first state after this names a match with more events than the hub holds
-        is asked again for that match (:meth:`_on_state`)."""
+        A table whose state after this names a match with more events than the hub holds is
+        asked for that match (:meth:`_on_state`), and one not caught up is asked again by the
+        tick (:meth:`retry_catch_up`): the answer may be lost like the events it replaces."""
         link = self._link()
         if link is None:
             return
+        now = self.clock.now_wall()
         self._catching_up = {}
         for table in self.room.tables():
             view = self.room.views.get(table)
@@ -451,10 +489,53 @@ class Ingest:
             matches.add(self.room.assigned.get(table))
             if view is None or view.state is None:
                 matches.discard(None)  # a table never heard from has no events of "no match"
-            self._catching_up[table] = matches
-            for mid in sorted(matches, key=lambda m: m or ""):
-                with self.room.guard.table(table, "ask for its missed events"):
-                    self._ask(link, table, mid, self.store.max_seq(table, mid or "") + 1)
+            self._catching_up[table] = CatchingUp(matches, now)
+            self._ask_all(link, table, matches)
+
+    def retry_catch_up(self, now: int) -> None:
+        """Called by the tick: ask again every table still catching up whose wait is over (no
+        state since it was asked, or one that numbers events the hub still lacks); give up on
+        one asked :data:`CATCH_UP_ASKS` times. Nothing while the hub is cut off (it asks every
+        table anew when it reconnects)."""
+        link = self._link()
+        if not self._catching_up or link is None or not link.online or self._writes_failing:
+            return
+        for table, entry in list(self._catching_up.items()):
+            if entry.heard is not None and self._caught_up(table, *entry.heard):
+                del self._catching_up[table]
+            elif now - entry.asked_at < entry.wait:
+                continue
+            elif entry.asks >= CATCH_UP_ASKS:
+                del self._catching_up[table]
+                log.warning(
+                    "table %s: no answer to %d requests for its missed events since the hub "
+                    "reconnected; its next event or the next reconnect asks again",
+                    table,
+                    entry.asks,
+                )
+            else:
+                entry.asks += 1
+                entry.asked_at = now
+                entry.wait = min(entry.wait * 2, CATCH_UP_RETRY_MAX_MS)
+                log.info("table %s: asking again for its missed events (request %d)", table, entry.asks)
+                self._ask_all(link, table, entry.matches)
+
+    def catching_up(self) -> set[str]:
+        """The tables asked for their missed events and not caught up yet."""
+        return set(self._catching_up)
+
+    def _ask_all(self, link: HubLink, table: str, matches: set[str | None]) -> None:
+        for mid in sorted(matches, key=lambda m: m or ""):
+            with self.room.guard.table(table, "ask for its missed events"):
+                self._ask(link, table, mid, self.store.max_seq(table, mid or "") + 1)
+
+    def _held(self, table: str, mid: str | None) -> int:
+        """The highest event number of ``table``'s ``mid`` the hub holds (in the batch too)."""
+        return max(self.store.max_seq(table, mid or ""), self._batch_seqs.get((table, mid), 0))
+
+    def _caught_up(self, table: str, mid: str | None, seq: int) -> bool:
+        """Whether the hub holds the events a state of ``mid`` numbering ``seq`` says were made."""
+        return mid is None or self._held(table, mid) >= seq
 
     def _ask(self, link: HubLink, table: str, mid: str | None, from_seq: int) -> None:
         self.stats["caught_up"] += 1  # not counted as resyncs: those are the gaps noticed
@@ -514,11 +595,13 @@ class Ingest:
         if obj is None:
             return False  # not a snapshot at all: logged and dropped, as the link drops one
         fresh = self.room.view(table).state_fresh
-        accepted = self._on_state(table, obj, now)
+        accepted = self._on_state(table, obj, now, live=False)
         self.room.view(table).state_fresh = fresh and accepted
         return accepted
 
-    def _on_state(self, table: str, message: dict[str, Any] | RawState, now: int) -> bool:
+    def _on_state(
+        self, table: str, message: dict[str, Any] | RawState, now: int, *, live: bool = True
+    ) -> bool:
         obj = _decoded(table, message)
         if obj is None:
             return False  # not a snapshot at all: logged and dropped (nothing of the table touched)
@@ -546,6 +629,11 @@ class Ingest:
             # had its players check in meanwhile)
             view.state_fresh = False
             self.stats["not_assigned"] += 1
+            if foreign.table == table and mid in self.room.released:
+                # a match the TD took from this table (a call voided or moved): the table holds
+                # it until its next assignment reaches it, and its state of it may arrive after
+                # that assignment was sent. Dropped all the same, but no intrusion to alert
+                return False
             self.alerts.raise_(not_assigned(table, foreign.match_id, foreign.table), now)
             return False
         if is_older(view.state, state):
@@ -555,9 +643,9 @@ class Ingest:
             self.alerts.raise_(score_backwards(table, mid, old, state), now)
         view.state, view.state_wall, view.state_fresh = state, now, True
         self._unsaved_states.add(table)
-        asked = self._catching_up.pop(table, None)
-        if asked is not None and mid not in asked:
-            self._catch_up_match(table, mid, state["seq"])
+        catching_up = self._catching_up.get(table)
+        if catching_up is not None:
+            self._heard_while_catching_up(table, catching_up, mid, state["seq"], live=live)
         self._note_result(table, state, now)
         return True
 
@@ -609,14 +697,25 @@ class Ingest:
             self.alerts.raise_(assignment_refused(table, evt["rejected"], mid, now), now)
         return True
 
-    def _catch_up_match(self, table: str, mid: str | None, seq: int) -> None:
-        """The table's first state since the hub reconnected: if it numbers more events of its
-        match than the hub holds (a match begun while the hub was away), ask for the rest."""
-        link = self._link()
-        key = (table, mid)
-        held = max(self.store.max_seq(table, mid or ""), self._batch_seqs.get(key, 0))
-        if link is not None and mid is not None and seq > held:
-            self._ask(link, table, mid, held + 1)
+    def _heard_while_catching_up(
+        self, table: str, entry: CatchingUp, mid: str | None, seq: int, *, live: bool
+    ) -> None:
+        """A state of a table catching up: caught up if the hub holds every event of its match
+        it numbers; a match begun while the hub was away is asked for at once (and again with
+        the others until caught up). The events of an answer follow its state: the tick looks
+        again (:meth:`retry_catch_up`). A retained state the broker replayed may be older than
+        the table's latest (a restored broker): it shows the hub behind, never caught up."""
+        if self._caught_up(table, mid, seq):
+            if live:
+                del self._catching_up[table]
+            return
+        if live:
+            entry.heard = (mid, seq)
+        if mid not in entry.matches:
+            entry.matches.add(mid)
+            link = self._link()
+            if link is not None:
+                self._ask(link, table, mid, self._held(table, mid) + 1)
 
     def _track(self, table: str, mid: str | None, seq: int) -> None:
         """Note an event's number; a gap asks the table to send what is missing."""

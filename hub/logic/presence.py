@@ -12,11 +12,12 @@ whether a player's other match is still live, and counts from the end of their p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hub.logic.table_view import TableView
 from hub.tournament.players import Registry
+from hub.tournament.rounds import to_be_played
 from hub.tournament.schedule import ScheduledMatch, round_order
 from rulebook.messages import Snapshot
 from rulebook.sides import SIDES
@@ -96,7 +97,7 @@ def live_state(
     """The state of ``seat``'s match if its player is at it now: the match is under way at its
     table (or waiting there with this player checked in), not finished, not released."""
     m = seat.match
-    if m.match_id in released or m.match_id in results:
+    if not to_be_played(m.match_id, results, released):
         return None
     view = views.get(m.table)
     state = view.state_for(m.match_id) if view is not None else None
@@ -184,7 +185,8 @@ class DoubleBooking:
 
 
 def scheduled_twice(index: PlayerIndex) -> list[DoubleBooking]:
-    """Players the schedule puts at two matches with the same start time."""
+    """Players the schedule puts at two matches with the same start time, whatever became of them
+    since (built once per schedule: :func:`still_twice` keeps those that stand)."""
     out = []
     for key, seats in index.seats.items():
         by_start: dict[int, list[Seat]] = {}
@@ -194,6 +196,21 @@ def scheduled_twice(index: PlayerIndex) -> list[DoubleBooking]:
             if len(same) > 1:
                 matches = tuple((s.match.match_id, s.match.table) for s in same)
                 out.append(DoubleBooking(key, seat_name(same[0].match, same[0].side), matches, "schedule"))
+    return out
+
+
+def still_twice(
+    bookings: Iterable[DoubleBooking], results: dict[str, Any], released: set[str]
+) -> list[DoubleBooking]:
+    """The ``bookings`` whose player still has two of those matches to play: a match finished or
+    released is none of his any more (a draw's call voided by an undo, or moved, swapped or called
+    again under another id, stays in the schedule released). A player is at two matches at once
+    only while two of them stand; the one left alone needs nothing of the TD."""
+    out = []
+    for b in bookings:
+        standing = tuple((mid, t) for mid, t in b.matches if to_be_played(mid, results, released))
+        if len(standing) > 1:
+            out.append(b if standing == b.matches else replace(b, matches=standing))
     return out
 
 

@@ -10,13 +10,16 @@ A table refuses a new match while the one it holds is unfinished unless the assi
 abandoned match, a call moved, swapped or voided by an undo or a withdrawal): never over one still
 to be played. What the table holds is the match last assigned to it (``held``), not the previous
 match in round order: a match of an earlier round called again after an undo sorts before the
-later-round match the table was given, and which it still holds.
+later-round match the table was given, and which it still holds. The hub may not know which of
+two matches the table holds (the one its last state reports, or the one sent to it since, whose
+state has not arrived): it forces when one of them was released unfinished and neither is a
+match still to be played.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,12 +42,12 @@ def current_matches(
     now: int,
     hold_ms: int,
     order: dict[str, int] | None = None,
-    held: Mapping[str, str] | None = None,
+    held: Mapping[str, Collection[str]] | None = None,
 ) -> dict[str, Current]:
     """table -> the match it should have now (tables whose schedule is all done are absent).
     ``order``: round -> its place in the event, when ``schedule`` is only some tables' matches.
-    ``held``: table -> the match last assigned to it (a table absent: the previous match in round
-    order is taken as the one it holds)."""
+    ``held``: table -> the matches it may hold (a table absent: the previous match in round order
+    is taken as the one it holds)."""
     if order is None:
         order = {r: i for i, r in enumerate(round_order(schedule))}
     by_table: dict[str, list[ScheduledMatch]] = defaultdict(list)
@@ -56,14 +59,29 @@ def current_matches(
         previous: ScheduledMatch | None = None
         for m in matches:
             if not _done(m, results, released, confirmed, now, hold_ms):
-                holds = (held or {}).get(table) or (previous.match_id if previous else None)
-                force = (
-                    holds is not None and holds != m.match_id and holds in released and holds not in results
-                )
-                out[table] = Current(m, force)
+                holds = (held or {}).get(table) or ((previous.match_id,) if previous else ())
+                out[table] = Current(m, _force(m.match_id, holds, released, results))
                 break
             previous = m
     return out
+
+
+def to_be_played(match_id: str, results: Mapping[str, Any], released: Collection[str]) -> bool:
+    """Whether a scheduled match still stands: it has no result, and it was not released — by the
+    TD (an abandoned match) or by the hub (a draw's call moved, swapped, or voided by an undo or a
+    withdrawal: the match made again under another id is the one that stands)."""
+    return match_id not in released and match_id not in results
+
+
+def _force(
+    match_id: str, holds: Collection[str], released: set[str], results: dict[str, dict[str, Any]]
+) -> bool:
+    """Whether ``match_id`` must replace what the table holds: one match it may hold was released
+    unfinished, and none is still to be played (unfinished and not released: never replaced)."""
+    others = [h for h in holds if h != match_id]
+    return any(h in released and h not in results for h in others) and not any(
+        to_be_played(h, results, released) for h in others
+    )
 
 
 def _done(

@@ -10,7 +10,7 @@ draw-actions-1366x768.png is docs/td-guide.md's."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,12 +36,12 @@ class Room:
     first: dict[str, str]  # table -> the round-1 match called there
 
 
-@pytest.fixture(scope="module")
-def room(mosquitto: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
-    tmp = tmp_path_factory.mktemp("drawactions")
+@contextmanager
+def draw_room(mosquitto: Any, tmp: Path, name: str) -> Iterator[Room]:
+    """A real hub running the draw on 4 simulated tables, round 1 called to tables 1-3, 4 free."""
     path = tmp / "draw.toml"
     path.write_text(DRAW.replace('tables = ["1", "2"]', 'tables = ["1", "2", "3", "4"]'), encoding="utf-8")
-    ev = event_id("drawactions")
+    ev = event_id(name)
     hub = start_hub(tmp, mosquitto.host, mosquitto.port, ev, None, draw=path, tick_interval=1.0)
     try:
         hub.call(new_account, hub.hub.store, VIEWER[0], "viewer", VIEWER[1], 0)
@@ -59,6 +59,12 @@ def room(mosquitto: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[R
             yield Room(hub, sims, first)
     finally:
         hub.stop()
+
+
+@pytest.fixture(scope="module")
+def room(mosquitto: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Room]:
+    with draw_room(mosquitto, tmp_path_factory.mktemp("drawactions"), "drawactions") as r:
+        yield r
 
 
 def name(key: str) -> str:

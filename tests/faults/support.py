@@ -28,6 +28,8 @@ from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
+import paho.mqtt.client as mqtt
+
 from demo.simtable import ScriptedPlayers, SimTable, Temperament
 from hub.app import RunConfig
 from hub.live.clock import Clock
@@ -293,6 +295,40 @@ def read_db(path: Path) -> Iterator[sqlite3.Connection]:
         yield db
     finally:
         db.close()
+
+
+def small_queue_broker(queue: int) -> Mosquitto:
+    """A real Mosquitto that queues at most ``queue`` messages for a persistent session that is
+    away (``max_queued_messages``): past it, what comes for the session is dropped."""
+    broker = Mosquitto()
+    conf = broker.dir / "small-queue.conf"
+    conf.write_text(
+        f"listener {broker.port} {broker.host}\npersistence false\nallow_anonymous true\n"
+        f"max_queued_messages {queue}\n"
+    )
+    broker.conf_path = conf
+    return broker.start()
+
+
+def flood(broker: Mosquitto, event: str, count: int) -> None:
+    """``count`` well-formed events on table 9's topic, each acknowledged by the broker."""
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="flooder")
+    client.connect(broker.host, broker.port)
+    client.loop_start()
+    try:
+        infos = [
+            client.publish(
+                f"bg/v1/{event}/table/9/evt",
+                json.dumps({"seq": i, "match_id": "zz", "type": "press", "side": "A", "wall": 1}),
+                qos=1,
+            )
+            for i in range(1, count + 1)
+        ]
+        for info in infos:
+            info.wait_for_publish(30)
+    finally:
+        client.disconnect()
+        client.loop_stop()
 
 
 # -- tables -------------------------------------------------------------------------------------

@@ -16,63 +16,29 @@ table link, on-disk outbox) and the flood published by a plain MQTT client on ta
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
-
-import paho.mqtt.client as mqtt
 
 from demo.simtable import SimTable
 from tests.faults.support import (
     HubProcess,
     TdClient,
     event_id,
+    flood,
     make_table,
     read_db,
     room_schedule,
+    small_queue_broker,
     wait_delivered,
     wait_until,
 )
-from tests.support.broker import Mosquitto
 
 QUEUE = 200
 TABLES = ["1", "2", "3"]
 
 
-def small_queue_broker(tmp: Path) -> Mosquitto:
-    broker = Mosquitto()
-    conf = broker.dir / "small-queue.conf"
-    conf.write_text(
-        f"listener {broker.port} {broker.host}\npersistence false\nallow_anonymous true\n"
-        f"max_queued_messages {QUEUE}\n"
-    )
-    broker.conf_path = conf
-    return broker.start()
-
-
-def flood(broker: Mosquitto, event: str, count: int) -> None:
-    """``count`` well-formed events on table 9's topic, each acknowledged by the broker."""
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="flooder")
-    client.connect(broker.host, broker.port)
-    client.loop_start()
-    try:
-        infos = [
-            client.publish(
-                f"bg/v1/{event}/table/9/evt",
-                json.dumps({"seq": i, "match_id": "zz", "type": "press", "side": "A", "wall": 1}),
-                qos=1,
-            )
-            for i in range(1, count + 1)
-        ]
-        for info in infos:
-            info.wait_for_publish(30)
-    finally:
-        client.disconnect()
-        client.loop_stop()
-
-
 def test_a_flood_while_the_hub_is_away_loses_no_other_tables_events(tmp_path: Path):
-    broker = small_queue_broker(tmp_path)
+    broker = small_queue_broker(QUEUE)
     ev = event_id("flood-away")
     db = tmp_path / "hub.db"
     start = int(time.time() * 1000) + 3_600_000

@@ -18,7 +18,19 @@ from demo.simtable import SimTable
 from hub.draw import State
 from hub.service import HubThread
 from rulebook.snapshot import snapshot
-from tests.hub.support import MIN, PASSWORD, event_id, hub_state, sim_table, start_hub, tick
+from rulebook.table import apply, new_table
+from rulebook.vocab import InputType
+from tests.hub.support import (
+    MIN,
+    PASSWORD,
+    Spy,
+    event_id,
+    hub_state,
+    publish,
+    sim_table,
+    start_hub,
+    tick,
+)
 
 DRAW = """
 [draw]
@@ -64,6 +76,12 @@ def current(hub: HubThread) -> dict[str, str]:
     return result
 
 
+def alerts(hub: HubThread) -> list[dict[str, Any]]:
+    """The alerts the TD's dashboard lists now."""
+    listed: list[dict[str, Any]] = hub.call(hub.hub.alert_list)
+    return listed
+
+
 def test_the_tds_actions_on_a_running_draw(tmp_path: Path, mosquitto: Any, clock: Any) -> None:
     path = tmp_path / "draw.toml"
     path.write_text(DRAW, encoding="utf-8")
@@ -107,6 +125,10 @@ def test_the_tds_actions_on_a_running_draw(tmp_path: Path, mosquitto: Any, clock
             sims["3"].wait_for(lambda s: s.match_id == "main-r1-m2-2")
             # the move kept the call's start
             assert hub.call(lambda: hub.hub.room_state.by_id["main-r1-m1-3"].start_wall) == start
+            # the calls they replaced keep that start too, but stand no more: no player is at two
+            # matches at once
+            tick(hub)
+            assert [a for a in alerts(hub) if a["kind"] == "double_booked"] == []
 
             # lateness counts from the start (the call + 5 minutes): 12 minutes after the call, a
             # player who has not come is 7 minutes late — one point, not the two of 12 minutes
@@ -268,6 +290,11 @@ def test_a_match_called_again_to_a_table_whose_call_an_undo_voided_replaces_it(
             tick(hub)
             # called again to the lowest free table: table 1, whose final the undo voided
             assert current(hub) == {"1": "main-r1-m2-2"}
+            # the undo needs nothing more of the TD: the undone match, the voided final and the
+            # finished match stay in the schedule with the start they had (the fake clock has not
+            # moved: every call's), but only the match called again stands, so no player is
+            # "scheduled at two matches at once"
+            assert alerts(hub) == []
             sims["1"].wait_for(lambda s: s.match_id == "main-r1-m2-2")
             hub.wait_for(lambda h: hub_state(h, "1").get("match_id") == "main-r1-m2-2")
             assert hub.call(lambda: hub.hub.current["1"].force)
@@ -279,3 +306,62 @@ def test_a_match_called_again_to_a_table_whose_call_an_undo_voided_replaces_it(
             assert sims["1"].state.match_id == "main-r1-m2-2" and sims["1"].state.present.b
     finally:
         hub.stop()
+
+
+def test_a_match_called_again_is_forced_over_a_voided_call_the_table_took_unreported(
+    tmp_path: Path, mosquitto: Any, clock: Any
+) -> None:
+    """The final called to table 1, which took it, but whose state saying so has not reached the
+    hub when the TD undoes a round-1 result (a busy room, a slow hub): round 1's match called again
+    to table 1 still replaces the voided final, forced, as sent. That state, arriving afterwards,
+    is dropped (a voided call counts for nothing) without an alert of a table reporting a match
+    not its own. Table 1 is the test itself on the broker: it sends its state only when told."""
+    from tests.hub.test_next_lines_live import play
+
+    path = tmp_path / "draw.toml"
+    path.write_text(DRAW, encoding="utf-8")
+    ev = event_id("draw-recall-unseen")
+    spy = Spy(mosquitto.host, mosquitto.port, ev, "table/1/assign")
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, draw=path)
+    try:
+        with ExitStack() as stack:
+            sims: dict[str, SimTable] = {
+                t: stack.enter_context(sim_table(ev, t, mosquitto.host, mosquitto.port, clock)) for t in "23"
+            }
+            hub.wait_for(lambda h: all(h.views.get(t) is not None and h.views[t].online for t in "23"))
+            tick(hub)
+            assert current(hub) == {"2": "main-r1-m1", "3": "main-r1-m2"}
+            play(hub, sims["2"], "main-r1-m1")
+            publish(
+                mosquitto.host, mosquitto.port, [(f"bg/v1/{ev}/table/1/status", b'{"online": true}', True)]
+            )
+            hub.wait_for(lambda h: h.views.get("1") is not None and h.views["1"].online)
+            play(hub, sims["3"], "main-r1-m2", winner="B")
+            assert current(hub) == {"1": "main-r2-m1"}  # the lowest free table
+            spy.wait_for(lambda s: [p["match_id"] for p in s.payloads("assign")] == ["main-r2-m1"])
+            (final,) = spy.payloads("assign")
+
+            api(hub, "POST", "/api/draw/matches/main-r1-m2/undo")
+            assert current(hub) == {"1": "main-r1-m2-2"}
+            spy.wait_for(lambda s: s.payloads("assign")[-1]["match_id"] == "main-r1-m2-2")
+            assert spy.payloads("assign")[-1]["force"] is True
+            tick(hub)
+            assert len(spy.payloads("assign")) == 2  # sent once, as forced
+
+            # the table's state of the final it took (before the recall reached it) comes late
+            took, _ = apply(
+                new_table("1"), {**final, "input": InputType.ASSIGN, "at": 0, "wall": clock.now_wall()}
+            )
+            publish(
+                mosquitto.host,
+                mosquitto.port,
+                [(f"bg/v1/{ev}/table/1/state", json.dumps(snapshot(took)).encode(), True)],
+            )
+            hub.wait_for(lambda h: h.ingest.stats["not_assigned"] == 1)
+            tick(hub)
+            kinds = hub.call(lambda: {a["kind"] for a in hub.hub.alerts.active.values() if a["tbl"] == "1"})
+            assert "not_assigned" not in kinds
+            assert len(spy.payloads("assign")) == 2 and current(hub) == {"1": "main-r1-m2-2"}
+    finally:
+        hub.stop()
+        spy.close()

@@ -4,6 +4,7 @@ what the TD is told (no broker; the MQTT tests are in test_lateness_mqtt.py and 
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from hub.logic.conditions import AlertConfig, Context, table_alerts
 from hub.logic.lateness import LateConfig, due_commands, next_deadline, next_due, side_lateness, timing
-from hub.logic.presence import PlayerIndex, previous_end, scheduled_twice
+from hub.logic.presence import PlayerIndex, previous_end, scheduled_twice, still_twice
 from hub.logic.table_view import TableView
 from hub.logic.tabletime import break_end, checked_in, clock_offset_ms, command_expiry
 from hub.tournament.schedule import ScheduledMatch, parse_schedule
@@ -410,6 +411,37 @@ def test_previous_end_and_double_booking_at_import():
         ("r2-t2", "2"),
     )
     assert double.text().lower().startswith("anna nagy is scheduled at two matches at once: ")
+
+
+#: Anna Nagy at four tables at once, in four events
+_FOUR = parse_schedule(
+    schedule_csv(
+        [
+            dict(round=r, table=t, player_a="Anna Nagy", player_b=f"Opponent {t}", length=3, start=T0)
+            for r, t in (("1", 1), ("side", 2), ("ladies", 3), ("last", 4))
+        ]
+    )
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    finished=st.sets(st.sampled_from([m.match_id for m in _FOUR])),
+    released=st.sets(st.sampled_from([m.match_id for m in _FOUR])),
+)
+def test_a_player_is_booked_twice_only_while_two_of_those_matches_stand(
+    finished: set[str], released: set[str]
+) -> None:
+    """A match with a result, or released (abandoned by the TD, a draw's call moved or voided),
+    is none of the player's any more: the booking names those that stand, and goes with the
+    last but one."""
+    (booked,) = scheduled_twice(PlayerIndex(_FOUR))
+    results = {mid: {"finished_wall": T0 + MIN} for mid in finished}
+    standing = tuple((mid, t) for mid, t in booked.matches if mid not in finished | released)
+    kept = still_twice([booked], results, released)
+    assert kept == ([] if len(standing) < 2 else [replace(booked, matches=standing)])
+    if kept:
+        assert all(f"{mid} (table {t})" in kept[0].text() for mid, t in standing)
 
 
 # -- the table's clock -----------------------------------------------------------------------------------

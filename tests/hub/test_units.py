@@ -189,13 +189,20 @@ def test_a_table_is_forced_only_over_the_released_unfinished_match_it_holds():
     again = [*sched, replace(r1, match_id="r1-t2-2", table="1", start_wall=T0 + 120 * MIN)]
     done = {"r1-t1": {"finished_wall": T0 + 60 * MIN, "verified": True}}
     kw = dict(results=done, confirmed=set(), now=T0 + 130 * MIN, hold_ms=0)
-    voided = current_matches(again, released={"r2-t1"}, held={"1": "r2-t1"}, **kw)
+    voided = current_matches(again, released={"r2-t1"}, held={"1": {"r2-t1"}}, **kw)
     assert voided["1"].match.match_id == "r1-t2-2" and voided["1"].force
     # without knowing what the table holds, the previous match in round order (played) decides
     assert not current_matches(again, released={"r2-t1"}, **kw)["1"].force
     # the table holds a match not released (still to be played, or finished): no force
-    assert not current_matches(again, released=set(), held={"1": "r2-t1"}, **kw)["1"].force
-    assert not current_matches(again, released={"r2-t1"}, held={"1": "r1-t2-2"}, **kw)["1"].force
+    assert not current_matches(again, released=set(), held={"1": {"r2-t1"}}, **kw)["1"].force
+    assert not current_matches(again, released={"r2-t1"}, held={"1": {"r1-t2-2"}}, **kw)["1"].force
+    # its last state shows the played round-1 match, the voided final was sent to it since (its
+    # state saying it took it not arrived): forced, harmless over the finished one
+    both = current_matches(again, released={"r2-t1"}, held={"1": {"r1-t1", "r2-t1"}}, **kw)
+    assert both["1"].force
+    # one of them still to be played (unfinished, not released): never forced over
+    unplayed = {"1": {"r2-t1", "r1-t2"}}
+    assert not current_matches(again, released={"r2-t1"}, held=unplayed, **kw)["1"].force
 
 
 # -- login ----------------------------------------------------------------------------------------

@@ -93,3 +93,41 @@ export function nameMatches(name, query, words) {
   const own = Array.isArray(words) ? words.map(String) : fold(name).split(" ");
   return fold(query).split(" ").filter(Boolean).every((q) => own.some((w) => w.startsWith(q)));
 }
+
+/** Draw ``root`` again (``redraw``) keeping what the TD typed or chose in its forms, and the focus.
+ * The pages are drawn again on live pushes, often every second or two; a push between the TD's
+ * choice and the click must not wipe the choice, or the action does nothing, or not what the TD
+ * chose (a TD's action does what the TD chose). A field is known again by the ``data-keep`` of the
+ * element around it (a device's card, a form) and its name. A choice the new page no longer offers
+ * (the call has gone, the table is now the match's own) is not kept: its list shows what is. */
+export function keepingTyped(root, redraw) {
+  const fieldKey = (el) => {
+    const holder = el.closest("[data-keep]");
+    return holder && root.contains(holder) ? `${holder.dataset.keep}\n${el.name || ""}` : null;
+  };
+  const fields = () => root.querySelectorAll("[data-keep] input, [data-keep] select, [data-keep] textarea");
+  const typed = new Map();
+  for (const el of fields()) {
+    const key = fieldKey(el);
+    if (key !== null && el.type !== "checkbox" && el.type !== "radio") typed.set(key, el.value);
+  }
+  const active = document.activeElement;
+  const focused = active && root.contains(active) ? fieldKey(active) : null;
+  redraw();
+  for (const el of fields()) {
+    const key = fieldKey(el);
+    if (key === null) continue;
+    if (typed.has(key)) {
+      const v = typed.get(key);
+      const offered = el.tagName !== "SELECT" || [...el.options].some((o) => o.value === v);
+      if (offered) el.value = v;
+    }
+    if (key === focused) el.focus({ preventScroll: true }); // the TD may have scrolled away from it
+  }
+}
+
+/** Forget what the TD chose in the forms known by ``keep`` (``data-keep``): once the action is
+ * done, its form starts again empty at the next drawing rather than offering the same choice. */
+export function forgetTyped(keep) {
+  for (const el of document.querySelectorAll("[data-keep]")) if (el.dataset.keep === keep && el.tagName === "FORM") el.reset();
+}

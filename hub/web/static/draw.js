@@ -4,8 +4,9 @@
 // Hold/Resume, per standing call Move to another table, per finished match Undo result; swapping two
 // calls' tables and withdrawing a player above the brackets — each through the one confirmation
 // (confirm.js), its outcome a toast and a line kept above the brackets. Reloaded, at most every two
-// seconds, on the dashboard's live updates, and at once after an action.
-import { $, h } from "./dom.js";
+// seconds, on the dashboard's live updates, and at once after an action: what the TD chose in a form
+// and has not acted on yet survives the reload (dom.js keepingTyped).
+import { $, forgetTyped, h, keepingTyped } from "./dom.js";
 import { allMatches, context, flightCard, label, seatText, waitText } from "./bracket.js";
 import { confirmAction } from "./confirm.js";
 import { S, api, can, toast } from "./state.js";
@@ -51,14 +52,16 @@ function render(draw) {
   const flights = draw.flights || [];
   const ctx = context(draw, (key) => names.get(key), S.tables, can("room") ? ACTIONS : null);
   const next = allMatches(draw).filter((m) => m.state === "ready" && !m.call);
-  $("draw-next").replaceChildren(...(ctx.actions ? [drawActions(draw, ctx)] : []), h("section", { class: "card draw-next" },
-    h("h2", {}, "Calls to come"),
-    next.length ? h("ol", { class: "plain draw-next-list" }, ...next.map((m) => h("li", { dataset: { match: m.id } },
-      h("strong", {}, `${m.flight} ${label(m.id, m.flight)}`), ` ${seatText(m.seats[0], m.flight, ctx)} – ${seatText(m.seats[1], m.flight, ctx)}: `,
-      h("span", { class: "muted" }, waitText(m, ctx)))))
-      : h("p", { class: "muted" }, "No match is ready and waiting for a call.")));
-  $("draw-flights").replaceChildren(...(flights.length ? flights.map((f) => flightCard(f, ctx))
-    : [h("p", { class: "muted" }, "The draw has no flight.")]));
+  keepingTyped($("draw-view"), () => {
+    $("draw-next").replaceChildren(...(ctx.actions ? [drawActions(draw, ctx)] : []), h("section", { class: "card draw-next" },
+      h("h2", {}, "Calls to come"),
+      next.length ? h("ol", { class: "plain draw-next-list" }, ...next.map((m) => h("li", { dataset: { match: m.id } },
+        h("strong", {}, `${m.flight} ${label(m.id, m.flight)}`), ` ${seatText(m.seats[0], m.flight, ctx)} – ${seatText(m.seats[1], m.flight, ctx)}: `,
+        h("span", { class: "muted" }, waitText(m, ctx)))))
+        : h("p", { class: "muted" }, "No match is ready and waiting for a call.")));
+    $("draw-flights").replaceChildren(...(flights.length ? flights.map((f) => flightCard(f, ctx))
+      : [h("p", { class: "muted" }, "The draw has no flight.")]));
+  });
 }
 
 // -- the TD's actions on the draw (docs/draw.md, "The TD's actions on the draw") -------------------
@@ -71,12 +74,15 @@ function named(m, ctx) {
   return `${m.flight} ${label(m.id, m.flight)} (${seatText(m.seats[0], m.flight, ctx)} – ${seatText(m.seats[1], m.flight, ctx)})`;
 }
 
-/** Ask, act, say what happened (a toast and the line above the brackets), reload the page. */
-async function act(sentence, okLabel, path, body, done, danger = false) {
+/** Ask, act, say what happened (a toast and the line above the brackets), reload the page. Once
+ * done, the form it came from (``keep``, its data-keep) is emptied; refused or cancelled, the TD's
+ * choice stays there to be corrected. */
+async function act(sentence, okLabel, path, body, done, { danger = false, keep = null } = {}) {
   if (!await confirmAction(sentence, { okLabel, danger })) return;
   try {
     const r = await api("POST", path, body);
     outcome = done(r);
+    if (keep) forgetTyped(keep);
     toast(outcome);
   } catch (e) { toast(e.message, true); }
   loadDraw().catch(() => {});
@@ -119,13 +125,13 @@ const ACTIONS = {
       const from = String(m.call.table);
       const tables = [...S.tables.keys()].filter((t) => t !== from)
         .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
-      out.push(h("form", { class: "inline draw-move", dataset: { matchMove: m.id }, onsubmit: (ev) => {
+      out.push(h("form", { class: "inline draw-move", dataset: { matchMove: m.id, keep: `move ${m.id}` }, onsubmit: (ev) => {
         ev.preventDefault();
         const to = ev.target.to_table.value;
         if (!to) { toast("Choose the table to move it to", true); return; }
         act(`Move ${what} from table ${from} to table ${to}?${live ? " It has begun: its score goes with it." : ""} Table ${from} is cleared; the players' start time stays.`,
           `Move to table ${to}`, `/api/draw/matches/${enc(m.id)}/move`, { to_table: to },
-          (r) => (r.moved || []).map((x) => `${x.match} moved to table ${x.table}`).join("; ") || "Nothing moved");
+          (r) => (r.moved || []).map((x) => `${x.match} moved to table ${x.table}`).join("; ") || "Nothing moved", { keep: `move ${m.id}` });
       } },
       h("label", {}, "To table ", h("select", { name: "to_table", "aria-label": `table to move ${m.id} to` },
         h("option", { value: "" }, "—"), ...tables.map((t) => h("option", { value: t }, S.tables.get(t).match_id ? `${t} (busy)` : t)))),
@@ -137,7 +143,7 @@ const ACTIONS = {
       out.push(h("button", { type: "button", class: "small ghost", dataset: { matchUndo: m.id }, onclick: () => act(
         `Undo the result of ${what}: ${won} won${pts}? The match is to be played again (it is called to a table again) and what depended on it is derived again.`,
         "Undo result", `/api/draw/matches/${enc(m.id)}/undo`, undefined,
-        (r) => `Result of ${m.flight} ${label(m.id, m.flight)} undone: ${changedText(r.changed || [], current)}`, true) }, "↶ Undo result…"));
+        (r) => `Result of ${m.flight} ${label(m.id, m.flight)} undone: ${changedText(r.changed || [], current)}`, { danger: true }) }, "↶ Undo result…"));
     }
     return out.length ? h("div", { class: "inline draw-actions" }, ...out) : null;
   },
@@ -156,19 +162,19 @@ function drawActions(draw, ctx) {
   }
   const players = [...inPlay.keys()].sort((a, b) => ctx.nameOf(a).localeCompare(ctx.nameOf(b)));
   const callOption = (m) => h("option", { value: m.id }, `table ${m.call.table}: ${named(m, ctx)}`);
-  const swap = h("form", { class: "inline", id: "draw-swap", onsubmit: (ev) => {
+  const swap = h("form", { class: "inline", id: "draw-swap", "data-keep": "draw-swap", onsubmit: (ev) => {
     ev.preventDefault();
     const a = calls.find((m) => m.id === ev.target.a.value);
     const b = calls.find((m) => m.id === ev.target.b.value);
     if (!a || !b || a === b) { toast("Choose two different calls", true); return; }
     act(`Swap tables: ${named(a, ctx)} goes to table ${b.call.table}, ${named(b, ctx)} to table ${a.call.table}?`,
       "Swap tables", "/api/draw/swap", { a: a.id, b: b.id },
-      (r) => (r.moved || []).map((x) => `${x.match} to table ${x.table}`).join(", ") || "Nothing moved");
+      (r) => (r.moved || []).map((x) => `${x.match} to table ${x.table}`).join(", ") || "Nothing moved", { keep: "draw-swap" });
   } },
   h("label", {}, "Swap the tables of ", h("select", { name: "a", "aria-label": "first call" }, h("option", { value: "" }, "—"), ...calls.map(callOption))),
   h("label", {}, " and ", h("select", { name: "b", "aria-label": "second call" }, h("option", { value: "" }, "—"), ...calls.map(callOption))),
   h("button", { type: "submit", class: "small ghost", disabled: calls.length < 2 }, "Swap…"));
-  const withdraw = h("form", { class: "inline", id: "draw-withdraw", onsubmit: (ev) => {
+  const withdraw = h("form", { class: "inline", id: "draw-withdraw", "data-keep": "draw-withdraw", onsubmit: (ev) => {
     ev.preventDefault();
     const key = ev.target.player.value;
     const m = inPlay.get(key);
@@ -178,7 +184,7 @@ function drawActions(draw, ctx) {
     const to = other ? `${ctx.nameOf(other.player)} goes on in ${m.flight} ${label(m.id, m.flight)}` : `his next opponent goes on in ${m.flight} ${label(m.id, m.flight)}`;
     act(`Withdraw ${name} from the event? Every match of ${name} not decided yet is a walkover to the opponent: ${to}.${m.call ? ` His call to table ${m.call.table} is withdrawn.` : ""}`,
       `Withdraw ${name}`, `/api/draw/players/${enc(key)}/withdraw`, undefined,
-      (r) => `${name} withdrawn: ${changedText(r.changed || [], current)}`, true);
+      (r) => `${name} withdrawn: ${changedText(r.changed || [], current)}`, { danger: true, keep: "draw-withdraw" });
   } },
   h("label", {}, "Withdraw ", h("select", { name: "player", "aria-label": "player who withdraws" }, h("option", { value: "" }, "—"),
     ...players.map((k) => h("option", { value: k }, ctx.nameOf(k))))),

@@ -1,6 +1,7 @@
 // The Tables page: devices waiting to be enrolled (their codes), the enrolled tables' health, and
 // the fleet's actions. Plain JS, no build step; text from the hub only through textContent.
 import { confirmAction } from "./confirm.js";
+import { keepingTyped } from "./dom.js";
 
 const F = { session: null, rows: new Map(), offset: 0, ws: null, retry: 500 };
 
@@ -124,7 +125,7 @@ function pendingCard(row) {
     try { await enroll(row.device, input.value.trim(), row.code); } catch (e) { toast(e.message, true); }
   } }, input, h("button", { type: "submit" }, "Enroll"));
   const dismiss = h("button", { type: "button", class: "small ghost", onclick: () => action(row, "retire", "Dismissed") }, "Dismiss");
-  return h("div", { class: "card", "data-key": row.key, "data-device": row.device },
+  return h("div", { class: "card", "data-key": row.key, "data-keep": row.key, "data-device": row.device },
     h("div", { class: "code", "aria-label": row.code ? `code ${row.code}` : "a device is waiting" }, row.code || (row.device ? "expired" : "waiting")),
     row.device ? h("div", { class: "dim" }, `${row.device} · ${row.ip || "?"} · ${row.hostname || ""}`) : null,
     h("div", { class: "dim" }, `software ${row.version}${row.update_due ? " (differs from the hub)" : ""} · seen ${ago(row.last_seen_wall)}`),
@@ -251,25 +252,13 @@ function enrolledRow(row) {
 
 const HEAD = ["Table", "Online", "Software", "IP / device", "Up", "CPU", "Disk", "Journal", "Dice", "Buttons", "Button test", "Hardware check", "Clock", "Last seen", ""];
 
-// The list is drawn again on every push (a device's hello, any table's health report): a table
-// number the TD is typing into a waiting device's card, and the focus, survive the redraw.
-function keepingTyped(list, redraw) {
-  const typed = new Map([...list.querySelectorAll(".card[data-key] input")].map((i) => [i.closest(".card").dataset.key, i.value]));
-  const focused = document.activeElement && list.contains(document.activeElement) ? document.activeElement.closest(".card")?.dataset.key : null;
-  redraw();
-  for (const card of list.querySelectorAll(".card[data-key]")) {
-    const input = card.querySelector("input");
-    if (!input) continue;
-    if (typed.has(card.dataset.key)) input.value = typed.get(card.dataset.key);
-    if (card.dataset.key === focused) input.focus();
-  }
-}
-
 function render() {
   const rows = [...F.rows.values()];
   const pending = rows.filter((r) => r.state === "pending").sort((a, b) => b.first_seen_wall - a.first_seen_wall);
   const enrolled = rows.filter((r) => r.state === "enrolled").sort(byTable);
   const retired = rows.filter((r) => r.state === "retired").sort((a, b) => (b.retired_wall || 0) - (a.retired_wall || 0));
+  // drawn again on every push (a device's hello, any table's health report): a table number the TD
+  // is typing into a waiting device's card, and the focus, survive it
   keepingTyped($("pending"), () =>
     $("pending").replaceChildren(...(pending.length ? pending.map(pendingCard) : [h("p", { class: "empty" }, "No device is waiting.")])));
   const online = enrolled.filter((r) => r.online).length;
