@@ -426,12 +426,24 @@ class Store:
         self, table: str, match_id: str | None = None, limit: int = 200, budget: int = LISTING_BYTES
     ) -> Listing:
         """The latest ``limit`` events of a table (optionally of one match), oldest first; fewer
-        (``truncated``) if they add up to more than ``budget`` bytes."""
+        (``truncated``) if they add up to more than ``budget`` bytes.
+
+        Oldest first means in the order the table made them: by ``seq`` within a match, and the
+        matches in the order the hub first heard of them. Not in the order the hub stored them:
+        what a crashed broker had acknowledged to a table but not passed on reaches the hub when
+        it asks for it, after what the table made later (docs/protocol.md §3.3). Without
+        ``match_id`` the listing is the ``limit`` events the hub received last, so ordered."""
         if match_id is None:
-            rows = self.db.execute(
-                "SELECT body, received_wall FROM events WHERE tbl = ? ORDER BY id DESC LIMIT ?",
+            latest = self.db.execute(
+                "SELECT id, match_id, seq, body, received_wall FROM events WHERE tbl = ? "
+                "ORDER BY id DESC LIMIT ?",
                 (table, limit),
-            )
+            ).fetchall()
+            first: dict[str, int] = {}
+            for r in latest:  # newest first: the last one seen of a match is its first
+                first[r["match_id"]] = r["id"]
+            latest.sort(key=lambda r: (first[r["match_id"]], r["seq"]), reverse=True)
+            rows: Iterable[sqlite3.Row] = latest
         else:
             rows = self.db.execute(
                 "SELECT body, received_wall FROM events WHERE tbl = ? AND match_id = ? "

@@ -72,21 +72,36 @@ def persistent_broker() -> Mosquitto:
     return broker
 
 
-def saves(broker: Mosquitto) -> int:
-    """How many times the broker has saved its in-memory database (its log says so)."""
-    log = broker.dir / "mosquitto.log"
-    return log.read_text(errors="replace").count("Saving in-memory database") if log.exists() else 0
+def saved_database(broker: Mosquitto) -> tuple[int, int] | None:
+    """Which database file a :func:`persistent_broker` has on disk (inode, mtime), or None.
+
+    Mosquitto logs "Saving in-memory database" *before* it writes: it writes ``mosquitto.db.new``,
+    then renames it over ``mosquitto.db``. Only the rename makes a save what a restart restores,
+    and it gives the file a new inode: a change of this pair is a finished save.
+    """
+    try:
+        st = (broker.dir / "store" / "mosquitto.db").stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns
 
 
 def crash_broker(broker: Mosquitto) -> None:
     """SIGKILL the broker (a crash or power cut): no Will is sent, only the last autosave is kept.
 
-    It waits first for one more autosave, so that the sessions the test set up are on disk, as
-    they would be in a broker that ran for more than a second before crashing.
+    It waits first until the sessions the test set up are on disk, as they would be in a broker
+    that ran for more than a second before crashing: until two more autosaves are in place
+    (:func:`saved_database`). One is not enough: the save in progress when this is called may
+    have begun before them. A save only begun is not enough either: a broker killed while it
+    writes restarts from the save before, and from none at all if it was its first — without
+    the hub's session, so that what the tables send before the hub is back goes to no one.
     """
     assert broker.proc is not None
-    before = saves(broker)
-    wait_until(lambda: saves(broker) > before, WAIT, "a broker autosave")
+    for _ in range(2):
+        before = saved_database(broker)
+        wait_until(
+            lambda b=before: saved_database(broker) not in (None, b), WAIT, "a broker autosave on disk"
+        )
     broker.proc.kill()
     broker.proc.wait(WAIT)
     broker.proc = None
