@@ -17,6 +17,10 @@ Two phases per size:
   the same flood in the same run: the hub's rate is reported as a ratio to it, which says what the
   hub costs over merely receiving, whatever the machine and its neighbours do.
 
+During the flood and until the hub has caught up, ``/api/health`` is asked for every quarter
+second and each answer timed (a line after each room's row): whether the web server is still
+served while the hub works through a backlog.
+
 Hub RSS (VmRSS and the peak VmHWM from /proc) is read at the end. Targets: >= 5,000 messages/s,
 RSS <= 150 MB at 1,000 tables (5,000: ``--tables 1000,5000``). Run:
 ``python -m bench.bench_hub [--tables 100,500,1000]``.
@@ -244,6 +248,34 @@ class PushWatcher:
         self.thread.join(5)
 
 
+class WebProbe:
+    """Asks the hub's web server for ``/api/health`` every quarter second (on its own thread) and
+    records how long each answer took: whether the dashboards are still served under a flood."""
+
+    def __init__(self, http_url: str) -> None:
+        self.url = http_url + "/api/health"
+        self.answers_ms: list[float] = []
+        self.unanswered = 0
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            t0 = time.monotonic()
+            try:
+                with urllib.request.urlopen(self.url, timeout=120) as r:
+                    r.read()
+                self.answers_ms.append((time.monotonic() - t0) * 1000)
+            except OSError:
+                self.unanswered += 1
+            self._stop.wait(0.25)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(125)
+
+
 def hub_stats(http_url: str) -> dict[str, Any]:
     with urllib.request.urlopen(http_url + "/api/health", timeout=120) as r:  # a busy hub answers late
         return json.loads(r.read())["stats"]
@@ -349,10 +381,12 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
         stats = hub_stats(http_url)
         base, superseded = stats["messages"], stats.get("superseded", 0)
         bare_base = bare_count.value
+        probe = WebProbe(http_url)
         t0 = time.monotonic()
         conn.send(("run", seconds, flood_rate))
         sent = conn.recv()
         count, t1 = wait_processed(http_url, base + sent, 120)
+        probe.stop()
         flood = (count - base) / (t1 - t0)
         superseded = hub_stats(http_url).get("superseded", 0) - superseded
         deadline = time.monotonic() + 60
@@ -375,6 +409,11 @@ def bench_room(n: int, seconds: float, rate: float, flood_rate: float) -> dict[s
             # states the hub dropped for the same table's newer one while they waited (counted in
             # its rate: taken off the wire and dealt with, without the work of a state)
             "flood_superseded": superseded / max(1, count - base),
+            # the web server's answers while the flood and its backlog lasted
+            "web_answers": len(probe.answers_ms),
+            "web_p50_ms": percentile([round(a) for a in probe.answers_ms], 0.50),
+            "web_max_ms": max(probe.answers_ms, default=float("nan")),
+            "web_unanswered": probe.unanswered,
             "idle_rss_mb": idle_rss,
             "rss_mb": rss,
             "peak_rss_mb": hwm,
@@ -427,6 +466,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['flood_bare_msgs_s']:>11.0f} {r['flood_ratio']:>6.0%} {r['flood_superseded']:>10.0%} "
             f"{r['idle_rss_mb']:>8.1f} {r['rss_mb']:>7.1f} "
             f"{r['peak_rss_mb']:>8.1f}",
+            flush=True,
+        )
+        print(
+            f"{'':>6} web server during the flood: {r['web_answers']} answers, "
+            f"p50 {r['web_p50_ms']:.0f} ms, max {r['web_max_ms']:.0f} ms, {r['web_unanswered']} unanswered",
             flush=True,
         )
     return 0

@@ -9,7 +9,8 @@ API::
                    on_event: Callable[[str, dict], None],    # (table, {"seq", "match_id", "type", ...})
                    username=None, password=None, client_id=f"hub-{event}",
                    keepalive=10, backoff=(0.2, 10.0),
-                   on_online: Callable[[bool], None] | None = None)
+                   on_online: Callable[[bool], None] | None = None,
+                   on_raw_state: Callable[[str, RawState], None] | None = None)
     link.start()
     link.send_assign(table, assign)      # retained, QoS 1
     link.clear_assign(table)             # empty retained payload: the broker forgets it
@@ -24,6 +25,7 @@ API::
     link.online -> bool ; link.wait_online(timeout) -> bool
     link.stop(timeout=5.0, graceful=True)
     SeqTracker                           # re-exported from drivers.seq_tracker
+    RawState(topic, payload, replayed)   # a state not decoded yet: .decode(table, log), .peek()
 
 Why it is built this way:
 
@@ -38,21 +40,116 @@ Why it is built this way:
   ``SeqTracker`` is the pure helper for it, and ``request_resync`` the way to fill a gap.
 * **Untrusted input.** Topics whose table id is not sane and payloads that are not a JSON object
   with the right field types are logged and dropped; nothing raises into the network loop.
+* **States decoded by whoever handles them.** With ``on_raw_state`` a table's state is handed
+  over undecoded (:class:`RawState`): under a backlog the hub handles only a table's newest
+  state and would otherwise have decoded, on this thread, every older one it then throws away
+  (a snapshot is a few kilobytes of JSON; decoding them was a sixth of a flooded hub's time,
+  docs/performance.md). :meth:`RawState.decode` makes the same checks, with the same log lines,
+  as the link makes for a state it decodes itself; :meth:`RawState.peek` reads the match, the
+  sequence number and the phase from the bytes when it can be sure of them.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from drivers.mqtt_client import MqttClient
-from drivers.mqtt_topics import Topics, decode_object, encode_json, is_int, now_wall, short
+from drivers.mqtt_topics import MAX_PAYLOAD, Topics, decode_object, encode_json, is_int, now_wall, short
 from drivers.seq_tracker import Accepted, SeqTracker
 
-__all__ = ["Accepted", "HubLink", "SeqTracker"]
+__all__ = ["Accepted", "HubLink", "RawState", "SeqTracker"]
 
 log = logging.getLogger("drivers.hub_link")
+
+#: a snapshot's own keys, as a key (a string token followed by a colon) and their plain values
+_SEQ = re.compile(rb'"seq"\s*:\s*(\d+)\s*[,}]')
+_SEQ_KEY = re.compile(rb'"seq"\s*:')
+_MATCH = re.compile(rb'"match_id"\s*:\s*(null|"[^"]*")\s*[,}]')
+_MATCH_KEY = re.compile(rb'"match_id"\s*:')
+_PHASE = re.compile(rb'"phase"\s*:\s*"([^"]*)"\s*[,}]')
+_PHASE_KEY = re.compile(rb'"phase"\s*:')
+
+
+@dataclass(frozen=True, slots=True)
+class Peek:
+    """What :meth:`RawState.peek` read from a state's bytes."""
+
+    match_id: str | None
+    seq: int
+    phase: str
+
+
+@dataclass(frozen=True, slots=True)
+class RawState:
+    """A table's state as it came off the wire, decoded only by whoever handles it."""
+
+    topic: str
+    payload: bytes
+    #: a retained state the broker replayed (on subscribing), not one the table just sent
+    replayed: bool = False
+
+    def decode(self, table: str, logger: logging.Logger = log) -> dict[str, Any] | None:
+        """The snapshot as a JSON object with a sane table, ``seq`` and ``match_id``; ``None``
+        (logged, as the link logs what it drops) for anything else."""
+        obj = decode_object(self.topic, self.payload, logger)
+        if obj is None or not _state_ok(self.topic, table, obj, logger):
+            return None
+        return obj
+
+    def peek(self) -> Peek | None:
+        """The state's match, ``seq`` and phase, read from the bytes without decoding them, or
+        ``None`` unless that reading is certain for whatever JSON the bytes hold.
+
+        Certain because: with no backslash in the payload, no string holds a quote, so a quoted
+        ``"seq"`` followed by a colon is a key, never text inside a string; each key is found
+        exactly once in the whole payload (at any depth), so it is the one the decoded object
+        would hold if it has that key at all (if it has not, the state fails the wire schema
+        however it is read); and its value is read only when it is a plain number or string.
+        Anything else (an escape anywhere, a key twice, a value of another shape) gives
+        ``None``: the caller then treats the state as one it knows nothing about."""
+        data = self.payload
+        if b"\\" in data or len(data) > MAX_PAYLOAD:
+            return None
+        seq, match, phase = (
+            _one(_SEQ, _SEQ_KEY, data),
+            _one(_MATCH, _MATCH_KEY, data),
+            _one(_PHASE, _PHASE_KEY, data),
+        )
+        if seq is None or match is None or phase is None:
+            return None
+        try:
+            match_id = None if match == b"null" else match[1:-1].decode("utf-8")
+            return Peek(match_id, int(seq), phase.decode("utf-8"))
+        except UnicodeDecodeError:
+            return None
+
+
+def _one(value: re.Pattern[bytes], key: re.Pattern[bytes], data: bytes) -> bytes | None:
+    """The value of the one ``key`` in ``data`` (``None``: none, several, or not a plain value)."""
+    found = value.search(data)
+    if found is None or len(key.findall(data)) != 1:
+        return None
+    return found.group(1)
+
+
+def _state_ok(topic: str, table: str, obj: dict[str, Any], logger: logging.Logger) -> bool:
+    """What the link checks of a state before handing it on (logged when it drops one)."""
+    if "table" in obj and str(obj["table"]) != table:
+        logger.warning("dropped %s: the snapshot is of table %s", topic, short(obj["table"]))
+        return False
+    if "seq" in obj and (not is_int(obj["seq"]) or obj["seq"] < 0):
+        logger.warning("dropped %s: seq must be a non-negative integer, got %s", topic, short(obj["seq"]))
+        return False
+    if not _is_match_id(obj.get("match_id")):
+        logger.warning(
+            "dropped %s: match_id must be a string or null, got %s", topic, short(obj.get("match_id"))
+        )
+        return False
+    return True
 
 
 class HubLink:
@@ -77,8 +174,12 @@ class HubLink:
         tls: bool = False,
         tls_ca_file: str | None = None,
         on_device: Callable[[str, dict[str, Any]], None] | None = None,
+        on_raw_state: Callable[[str, RawState], None] | None = None,
     ) -> None:
         self.topics = Topics(event)
+        #: states handed over undecoded (live and replayed alike, told apart by ``replayed``);
+        #: ``on_state`` and ``on_state_replayed`` are then not called
+        self._on_raw_state = on_raw_state
         #: the fleet's device reports (``table/+/device``); not subscribed without a receiver
         self._on_device = on_device
         #: exact topics outside the tables' ones, e.g. the broker's dynamic-security answers
@@ -237,6 +338,13 @@ class HubLink:
         if not payload:
             log.debug("retained %s cleared", topic)
             return
+        if kind == "state" and self._on_raw_state is not None:
+            if len(payload) > MAX_PAYLOAD:  # not held for the loop, even for a moment
+                log.warning("dropped %s: payload of %d bytes exceeds %d", topic, len(payload), MAX_PAYLOAD)
+                return
+            raw = RawState(topic, payload, self.client.last_retained)
+            self._call("on_raw_state", self._on_raw_state, table, raw)
+            return
         obj = decode_object(topic, payload, log)
         if obj is None:
             return
@@ -256,16 +364,7 @@ class HubLink:
         self._call("on_status", self._on_status, table, obj)
 
     def _deliver_state(self, topic: str, table: str, obj: dict[str, Any]) -> None:
-        if "table" in obj and str(obj["table"]) != table:
-            log.warning("dropped %s: the snapshot is of table %s", topic, short(obj["table"]))
-            return
-        if "seq" in obj and (not is_int(obj["seq"]) or obj["seq"] < 0):
-            log.warning("dropped %s: seq must be a non-negative integer, got %s", topic, short(obj["seq"]))
-            return
-        if not _is_match_id(obj.get("match_id")):
-            log.warning(
-                "dropped %s: match_id must be a string or null, got %s", topic, short(obj.get("match_id"))
-            )
+        if not _state_ok(topic, table, obj, log):
             return
         if self.client.last_retained and self._on_state_replayed is not None:
             self._call("on_state_replayed", self._on_state_replayed, table, obj)
@@ -285,7 +384,7 @@ class HubLink:
         else:
             self._call("on_event", self._on_event, table, obj)
 
-    def _call(self, name: str, func: Callable[[str, dict[str, Any]], None], table: str, obj: Any) -> None:
+    def _call(self, name: str, func: Callable[[str, Any], None], table: str, obj: Any) -> None:
         try:
             func(table, obj)
         except Exception:

@@ -253,6 +253,14 @@ class Alerts:
                 self._changed(alert["tbl"])
         self._count(scope, everything)
 
+    def tables_held(self) -> set[str]:
+        """Every table the alerts hold something about: an active alert, the room's lines (a match
+        waiting for players, players at a table), players on a break. A look at the whole room in
+        slices looks at these too once its slices are done (a table gone from the room is in
+        none of them, and its alerts and lines must go as a look at the whole room drops them)."""
+        held = {a["tbl"] for a in self.active.values() if a["tbl"] is not None}
+        return held | self._waiting | self._live.keys() | self._on_break.keys()
+
     def next_look(self, table: str, now: int) -> int | None:
         """When the table's alerts, or its tile, may next change with time alone (None: only with a
         message, an action or a schedule). Conservative: where the time shows by the second (a

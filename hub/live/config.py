@@ -8,6 +8,12 @@ from hub.logic.lateness import LateConfig
 from rulebook.custom_profiles import ProfileBook
 from rulebook.profiles import DEFAULT_PROFILE
 
+#: under a backlog, the tables that batches of messages touched are looked at (alerts, tiles, the
+#: push) at most once per this many seconds, each once however many batches touched it: a
+#: flood's batches follow one another a few milliseconds apart, and each looked at its tables
+#: again (docs/performance.md). Without a backlog a batch's tables are looked at at once.
+FRAME_S = 0.2
+
 
 @dataclass(frozen=True, slots=True)
 class HubConfig:
@@ -53,6 +59,8 @@ class HubConfig:
     table_burst: int = 1000
     #: events kept per match: a 25-point match with a clock and a dice tower makes a few thousand
     max_events_per_match: int = 50_000
+    #: the frame of the batches' looks under a backlog (:data:`FRAME_S`; hub.live.core)
+    frame_s: float = FRAME_S
     #: rooms joined by bridges: (room, its tables) pairs (hub.live.bridged_rooms; docs/rooms.md)
     rooms: tuple[tuple[str, tuple[str, ...]], ...] = ()
 

@@ -26,6 +26,12 @@ pushes what changed to the dashboards. The whole room is looked at only when som
 whole room changed (start, the broker connection, a schedule import, a round's action, a result
 verified). Time comes from an injected clock (``clock.now_wall()``): tests move it by twelve
 minutes and call ``tick()`` instead of waiting.
+
+Pacing under load (docs/performance.md, "States decoded only when handled, …"): the tables a
+batch of messages touched are looked at once per frame (``HubConfig.frame_s``) while a backlog
+waits, and at once otherwise (:meth:`Hub._batch_touched`); the periodic tick that must look at
+more than :data:`TICK_SLICE` tables looks at them in slices, the loop serving batches and the
+web server between two (:meth:`Hub.tick_in_slices`).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -51,7 +58,7 @@ from hub.live.incidents import quarantined, table_fault
 from hub.live.ingest import Ingest, Limits
 from hub.live.next_lines import NextLines
 from hub.live.round_control import RoundControl
-from hub.live.state import RoomState
+from hub.live.state import RoomState, natural
 from hub.live.storage_health import DISK_KEY, STORAGE_KEY, StorageHealth, disk_low, storage_failed
 from hub.live.time_beacon import TimeBeacon
 from hub.live.views import Views
@@ -63,6 +70,10 @@ from hub.tournament.rounds import Current
 from hub.tournament.schedule import ScheduledMatch
 
 log = logging.getLogger("hub")
+
+#: a periodic tick that must look at more tables than this looks at them this many at a time,
+#: letting the loop serve the batches and the web server between two slices (:meth:`Hub.tick_in_slices`)
+TICK_SLICE = 250
 
 
 class Hub:
@@ -90,6 +101,17 @@ class Hub:
         self._whole_room = True
         #: when the hub last wrote that it runs (hub.logic.holds.ALIVE_KEY)
         self._alive_written = -ALIVE_EVERY_MS
+        #: tables batches touched that wait for the frame's look (:meth:`_batch_touched`)
+        self._frame: set[str] = set()
+        #: when (time.monotonic) the batches' tables were last looked at, and the frame's timer
+        self._frame_looked = -config.frame_s
+        self._frame_timer: asyncio.TimerHandle | None = None
+        #: a tick is running: the tables its own drain touches are looked at by the tick itself
+        self._ticking = False
+        #: the tables a periodic tick in slices has still to look at (None: no such tick runs),
+        #: and whether it looks at the whole room (:meth:`tick_in_slices`)
+        self._slicing: set[str] | None = None
+        self._slicing_room = False
 
         room, link = self.room_state, self._current_link
         alert_config = AlertConfig(
@@ -108,7 +130,7 @@ class Hub:
             link,
             self.sender,
             self.alerts,
-            refresh=self._refresh,
+            refresh=self._batch_touched,
             changed=self._changed,
             limits=Limits(
                 config.table_rate, config.table_burst, max_events_per_match=config.max_events_per_match
@@ -198,6 +220,8 @@ class Hub:
             on_online=self._on_link_online,
             on_state_replayed=lambda t, o: post("replayed_state", t, o),
             on_device=self._on_device_report if self.on_device is not None else None,
+            # states decoded on the loop, and only those handled (hub.live.ingest)
+            on_raw_state=lambda t, r: post("replayed_state" if r.replayed else "state", t, r),
         )
         for setup in self.link_setup:
             setup(self.link)
@@ -218,6 +242,7 @@ class Hub:
             await asyncio.get_running_loop().run_in_executor(None, link.stop)
         with self._storage():
             self.ingest.drain()
+            self._frame_end()
             self.ingest.save_states()
             self.store.commit()
 
@@ -225,7 +250,7 @@ class Hub:
         while True:
             await asyncio.sleep(interval)
             try:
-                self.tick()
+                await self.tick_in_slices()
             except Exception:
                 log.exception("tick failed")
 
@@ -279,10 +304,78 @@ class Hub:
         call any time: each step runs on its own (a fault in one is alerted and the next still
         runs), and inside each step every table runs on its own (:mod:`hub.live.guard`). If the
         database cannot be written, the steps that write stop there (an automatic penalty is
-        recorded before it is sent, so none is sent), and the dashboards are still updated."""
+        recorded before it is sent, so none is sent), and the dashboards are still updated.
+        A periodic tick still looking at its tables in slices (:meth:`tick_in_slices`) leaves
+        the rest to this one."""
+        self._take_over_slices()
+        now, scope, lateness = self._tick_room_steps()
+        self._tick_look(now, scope, lateness, room_wide=True)
+        self._changed()
+
+    async def tick_in_slices(self, size: int = TICK_SLICE) -> None:
+        """The periodic tick: :meth:`tick`, but when it must look at more than ``size`` tables (the
+        whole room after a change of the room, or a flood that touched most tables), it looks at
+        them ``size`` at a time and lets the loop run between two slices: the batches of messages
+        and the web server are served meanwhile, where a tick of 5,000 tables held them for
+        seconds (docs/performance.md).
+
+        What the tick decides for the whole room is done first and at once, as in :meth:`tick`:
+        the assignments, the draw's calls, the next lines, the lateness of every table in scope
+        (an automatic penalty is never held back by the slices) and the commit. The slices then
+        re-evaluate each table's alerts, push its tile and file its next deadline; the room's own
+        alerts (a round's absentees, players booked twice), and the alerts of tables no longer
+        in the room, are decided after the last slice, on every table looked at. A tick called
+        meanwhile (a TD's action, the link coming back) takes the tables not yet looked at into
+        its own scope and this one stops."""
+        self._take_over_slices()
+        now, scope, lateness = self._tick_room_steps()
+        tables = self.room_state.tables() if scope is None else sorted(scope, key=natural)
+        if len(tables) <= size:
+            self._tick_look(now, scope, lateness, room_wide=True)
+            self._changed()
+            return
+        left = set(tables)
+        self._slicing, self._slicing_room = left, scope is None
+        for start in range(0, len(tables), size):
+            part = left.intersection(tables[start : start + size])
+            self._tick_look(self.clock.now_wall(), part, lateness, room_wide=False)
+            left -= part
+            self._changed()
+            await asyncio.sleep(0)  # the loop's other work: batches, the web server
+            if self._slicing is not left:
+                return  # a tick took the rest over
+        self._slicing = None
+        now = self.clock.now_wall()
+        rest: set[str] = set()
+        if scope is None:
+            # what a look at the whole room also does: the results to verify counted again, and
+            # whatever the alerts hold of tables no longer in the room resolved
+            self.alerts.results_changed()
+            rest = self.alerts.tables_held() - set(tables)
+        self._tick_look(now, rest, lateness, room_wide=True)
+        self._changed()
+
+    def _take_over_slices(self) -> None:
+        """A tick is starting while a periodic one still looks at its tables in slices: the tables
+        it has not looked at yet are this tick's (the whole room, if that one's was)."""
+        if self._slicing is None:
+            return
+        self._pending |= self._slicing
+        self._whole_room = self._whole_room or self._slicing_room
+        self._slicing = None
+
+    def _tick_room_steps(self) -> tuple[int, set[str] | None, dict[str, int | None]]:
+        """A tick's steps for the room, at once: the inbox drained, the tables' states saved, the
+        assignments, the draw's calls, the next lines, lateness, moved matches carried, one
+        commit. Returns the tick's time, its scope (None: every table) and each table's next
+        lateness moment."""
         guard = self.room_state.guard
-        with guard.table(None, "read the tables' messages"):
-            self.ingest.drain()
+        self._ticking = True
+        try:
+            with guard.table(None, "read the tables' messages"):
+                self.ingest.drain()
+        finally:
+            self._ticking = False
         now = self.clock.now_wall()
         with guard.table(None, "ask again the tables still catching up"):
             self.ingest.retry_catch_up(now)
@@ -319,7 +412,20 @@ class Hub:
                 self._alive_written = now
             self.store.commit()
         self._look_at_storage(now)
-        self._look(now, scope, room_wide=True)
+        return now, scope, lateness
+
+    def _tick_look(
+        self, now: int, scope: set[str] | None, lateness: dict[str, int | None], *, room_wide: bool
+    ) -> None:
+        """A tick's look at ``scope`` (every table: None): alerts, tiles and the push; then each
+        table's next deadline is filed."""
+        guard = self.room_state.guard
+        self._look(now, scope, room_wide=room_wide)
+        # the frame's tables were noted for this tick (``_pending``): looked at just now
+        if scope is None:
+            self._frame.clear()
+        else:
+            self._frame -= scope
         for table in self.room_state.tables() if scope is None else scope:
             with guard.table(table, "plan its next look"):
                 dues = [
@@ -332,7 +438,6 @@ class Hub:
                     if d is not None
                 ]
                 self.deadlines.put(table, min(dues, default=None))
-        self._changed()
 
     def tick_room(self) -> None:
         """A tick that looks at every table: after a change of the whole room (a schedule import,
@@ -376,6 +481,51 @@ class Hub:
             with self.room_state.guard.table(None, "note the tables that changed"):
                 self._pending |= self._with_players(tables)
         self._look(now, tables)
+
+    def _batch_touched(self, now: int, tables: set[str]) -> None:
+        """A batch of messages changed ``tables``: noted for the next tick at once (lateness,
+        deadlines, the automation: nothing automatic waits for the frame), and looked at (alerts,
+        tiles, the push) at once, unless a backlog still waits and the last such look was under
+        ``frame_s`` ago (:data:`hub.live.config.FRAME_S`): then at the frame's end (or by a tick
+        before it), each table once however many batches touched it. A hub that keeps up
+        therefore pushes each change at once; a flooded one, once a frame, with the states
+        current then.
+        The guarantees of :meth:`_look` hold for the frame's look as for a batch's: it decides
+        the alerts on the states it saves with them, in one commit."""
+        with self.room_state.guard.table(None, "note the tables that changed"):
+            self._pending |= self._with_players(tables)
+        self._frame |= tables
+        if self._loop is None:
+            self._frame_end(now)
+            return
+        if self._ticking:
+            return  # the tick looks at them (they are in its scope now)
+        left = self._frame_looked + self.config.frame_s - time.monotonic()
+        if left > 0 and self.ingest.backlogged():
+            if self._frame_timer is None:
+                self._frame_timer = self._loop.call_later(left, self._frame_due)
+            return
+        self._frame_end(now)
+
+    def _frame_due(self) -> None:
+        """The frame's timer: look at the tables the batches touched since the last look."""
+        self._frame_timer = None
+        try:
+            if self._frame:
+                self._frame_end()
+                self._changed()
+        except Exception:
+            log.exception("looking at the tables of a frame failed")
+
+    def _frame_end(self, now: int | None = None) -> None:
+        """Look at the tables batches touched since the last look, now."""
+        if self._frame_timer is not None:
+            self._frame_timer.cancel()
+            self._frame_timer = None
+        tables, self._frame = self._frame, set()
+        if tables:
+            self._look(self.clock.now_wall() if now is None else now, tables)
+        self._frame_looked = time.monotonic()
 
     def _look(self, now: int, tables: set[str] | None, *, room_wide: bool = False) -> None:
         """Re-evaluate the alerts (of ``tables``, or all; ``room_wide``: the room's own alerts

@@ -5,7 +5,9 @@ loop once per batch. :meth:`Ingest.drain` (on the loop) handles up to a thousand
 commits them in one transaction, so a room of a thousand tables does not cost a thousand commits
 a second; then it hands the tables it touched to ``refresh`` (alerts, tiles, dashboard push).
 
-Every message is parsed by the wire schema (:mod:`rulebook.wire`: every field by type and range)
+A table's state comes undecoded (:class:`drivers.hub_link.RawState`) and is decoded here, on the
+loop, when it is handled: one replaced while it waits (below) is never decoded at all. Every
+message is parsed by the wire schema (:mod:`rulebook.wire`: every field by type and range)
 before anything else reads it. One that fails is dropped — never stored, never shown — and the
 TD gets one alert per table and kind naming the field (``Table 7 sent an invalid state: field
 games[2].points …``). An exception while handling one message drops that message only, and is
@@ -19,8 +21,11 @@ memory at once and saved with the batch's alerts (a busy table sends several a s
 The inbox between the two threads is bounded (docs/performance.md, "The hub's backlog"). While a
 backlog waits (a batch's worth or more), a table's state still in it is replaced by the table's
 next state of the same match: the newer one is handled in its place, and the older ones only if
-it fails the wire schema (the newest valid one is held, as if each had been handled in turn; one
-of a finished match is never replaced, its result is recorded from it); and once
+it fails the wire schema or cannot be decoded (the newest valid one is held, as if each had been
+handled in turn; one of a finished match is never replaced, its result is recorded from it;
+whether two states are of one match, in order, and the older not finished is read from their
+bytes, :meth:`drivers.hub_link.RawState.peek`, and where that is not certain neither is
+replaced); and once
 :data:`MAX_INBOX` other messages (events, statuses) wait, the MQTT thread waits for the loop to
 take a batch before it reads on: the broker holds the rest, up to its own limits, and a table's
 events it drops past those are asked for again (a gap, or the hub's catch-up).
@@ -51,7 +56,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from drivers.hub_link import HubLink, SeqTracker
+from drivers.hub_link import HubLink, Peek, RawState, SeqTracker
 from hub.live.alerts import Alerts, assignment_refused, command_refused
 from hub.live.clock import Clock
 from hub.live.commands import CommandSender
@@ -180,6 +185,21 @@ class Limits:
     max_events_per_match: int = 50_000
 
 
+def _decoded(table: str, message: dict[str, Any] | RawState) -> dict[str, Any] | None:
+    """A state as a JSON object: decoded now if it came undecoded (None, logged: not a snapshot)."""
+    return message.decode(table, log) if isinstance(message, RawState) else message
+
+
+def _peek(message: dict[str, Any] | RawState) -> Peek | None:
+    """A waiting state's match, ``seq`` and phase, if certain (an undecoded one is not decoded)."""
+    if isinstance(message, RawState):
+        return message.peek()
+    seq, mid, phase = message.get("seq"), message.get("match_id"), message.get("phase")
+    if not isinstance(seq, int) or not (mid is None or isinstance(mid, str)):
+        return None
+    return Peek(mid, seq, phase if isinstance(phase, str) else "")
+
+
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
@@ -271,7 +291,8 @@ class Ingest:
         self._unsaved_states: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
-        self._handlers: dict[str, Callable[[str, dict[str, Any], int], bool]] = {
+        #: each kind's handler: (table, message, now) -> handled (a state may come undecoded)
+        self._handlers: dict[str, Callable[[str, Any, int], bool]] = {
             "status": self._on_status,
             "state": self._on_state,
             "replayed_state": self._on_replayed_state,
@@ -285,11 +306,13 @@ class Ingest:
 
     # -- link thread -> loop ------------------------------------------------------------------
 
-    def post(self, kind: str, table: str, obj: dict[str, Any]) -> None:
+    def post(self, kind: str, table: str, obj: dict[str, Any] | RawState) -> None:
         """Called on the MQTT thread: queue the message and wake the loop once per batch.
 
         ``kind`` is ``status``, ``state``, ``replayed_state`` (a retained state the broker
-        replayed) or ``event``.
+        replayed) or ``event``. A state may come undecoded (:class:`drivers.hub_link.RawState`):
+        it is decoded on the loop when it is handled, so that one a newer state replaces while
+        it waits is never decoded at all.
         """
         with self._inbox_lock:
             if not self.rates.allow(table, time.monotonic()):
@@ -312,6 +335,10 @@ class Ingest:
             self._drain_scheduled = True
         self._loop.call_soon_threadsafe(self.drain)
 
+    def backlogged(self) -> bool:
+        """Whether messages still wait in the inbox (another batch follows at once)."""
+        return bool(self._inbox)
+
     def _must_wait(self) -> bool:
         """Whether a poster may wait for the loop: not the loop itself (it would wait for itself)."""
         return self._loop is not None and threading.get_ident() != self._loop_thread
@@ -326,14 +353,13 @@ class Ingest:
         self._queued_states[table] = entry
         if queued is None or queued[0] != kind or len(self._inbox) < BATCH:
             return
-        old = queued[2]
-        seq, old_seq = obj.get("seq"), old.get("seq")
+        new, old = _peek(obj), _peek(queued[2])
         if (
-            old.get("match_id") == obj.get("match_id")
-            and old.get("phase") != Phase.FINISHED
-            and isinstance(seq, int)
-            and isinstance(old_seq, int)
-            and seq >= old_seq
+            new is not None
+            and old is not None
+            and old.match_id == new.match_id
+            and old.phase != Phase.FINISHED
+            and new.seq >= old.seq
         ):
             entry[3] = list(queued)
             queued[0] = queued[2] = queued[3] = None
@@ -570,15 +596,23 @@ class Ingest:
             self.sender.resend_unanswered(table, now)
         return True
 
-    def _on_replayed_state(self, table: str, state: dict[str, Any], now: int) -> bool:
+    def _on_replayed_state(self, table: str, state: dict[str, Any] | RawState, now: int) -> bool:
         """A retained state the broker replayed: shown, but not taken as the table's current one
         for automation (a restored broker may replay one older than the table's latest)."""
+        obj = _decoded(table, state)
+        if obj is None:
+            return False  # not a snapshot at all: logged and dropped, as the link drops one
         fresh = self.room.view(table).state_fresh
-        accepted = self._on_state(table, state, now, live=False)
+        accepted = self._on_state(table, obj, now, live=False)
         self.room.view(table).state_fresh = fresh and accepted
         return accepted
 
-    def _on_state(self, table: str, obj: dict[str, Any], now: int, *, live: bool = True) -> bool:
+    def _on_state(
+        self, table: str, message: dict[str, Any] | RawState, now: int, *, live: bool = True
+    ) -> bool:
+        obj = _decoded(table, message)
+        if obj is None:
+            return False  # not a snapshot at all: logged and dropped (nothing of the table touched)
         view = self.room.view(table)
         try:
             state = parse_snapshot(obj, view.state)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from drivers.hub_link import RawState
 from hub.live.clock import FakeClock
 from hub.live.config import HubConfig
 from hub.live.core import Hub
@@ -101,8 +102,11 @@ class SimRoom:
         return events
 
     def _tell_state(self, sim: SimTable) -> None:
+        """The table's state, as the hub's link hands it on: undecoded (the hub decodes it)."""
         if self.hub is not None:
-            self.hub.ingest.post("state", sim.name, wire(snapshot(sim.state, self.clock.monotonic_ms())))
+            payload = json.dumps(snapshot(sim.state, self.clock.monotonic_ms()), separators=(",", ":"))
+            raw = RawState(f"bg/v1/sim/table/{sim.name}/state", payload.encode())
+            self.hub.ingest.post("state", sim.name, raw)
 
     def checkin(self, table: str, side: str) -> None:
         if not self.tables[table].state.present.of(side):  # type: ignore[arg-type]
