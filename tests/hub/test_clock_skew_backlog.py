@@ -10,6 +10,7 @@ alert. A table whose clock really is two minutes behind gets one, said once.
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -20,6 +21,7 @@ from demo.simtable import SimTable
 from hub.live.clock import FakeClock
 from hub.logic import clock_estimate
 from hub.logic.clock_estimate import ClockEstimate, observe
+from tests.faults.support import wait_until
 from tests.faults.test_table_time import TableClock
 from tests.hub.support import MIN, T0, event_id, schedule_csv, start_hub, tick
 
@@ -28,6 +30,16 @@ THRESHOLD = 30_000
 
 def skew_alerts(hub: Any) -> list[dict[str, Any]]:
     return [a for a in hub.call(hub.hub.alert_list) if a["kind"] == "clock_skew"]
+
+
+def checked_in_waiting(hub: Any, table: str) -> bool:
+    """A state of ``table`` with A checked in waits in the hub's inbox (as the link read it)."""
+    for kind, tbl, raw, *_ in list(hub.hub.ingest._inbox):
+        if kind == "state" and tbl == table:
+            obj = json.loads(raw.payload) if hasattr(raw, "payload") else raw
+            if obj["present"]["A"]:
+                return True
+    return False
 
 
 def two_matches() -> str:
@@ -49,14 +61,7 @@ def test_states_that_waited_raise_no_clock_alert_and_a_clock_really_off_does(tmp
         honest.start()
         honest.wait_for(lambda s: s.match_id == "r1-t1", 30)
         honest.checkin("A")
-        ingest = hub.hub.ingest
-        deadline = threading.Event()
-        for _ in range(300):
-            if any(e[1] == "1" and e[0] == "state" and e[2]["present"]["A"] for e in list(ingest._inbox)):
-                break
-            deadline.wait(0.1)
-        else:
-            raise AssertionError("table 1's state never reached the hub's inbox")
+        wait_until(lambda: checked_in_waiting(hub, "1"), 30, "table 1's state in the hub's inbox")
         clock.advance(2 * MIN)
         # what the hub makes of those states, before anything else reaches it: the look queued
         # behind the inbox's drain
