@@ -288,6 +288,10 @@ class Ingest:
         self._filled_at = 0
         #: the batch being handled waited a short while only (tabletime.note_state)
         self._prompt = False
+        #: the hub's monotonic time at its last (re)connect, and the tables it had a state of
+        #: then: what the broker queued for it comes first, none of it prompt
+        self._linked_at = 0
+        self._known_at_link: set[str] = set()
         self._unsaved_states: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
@@ -491,6 +495,8 @@ class Ingest:
             return
         now = self.clock.now_wall()
         self._catching_up = {}
+        self._linked_at = self.clock.monotonic_ms()
+        self._known_at_link = {t for t, v in self.room.views.items() if v.state is not None}
         for table in self.room.tables():
             view = self.room.views.get(table)
             matches = {view.match_id if view is not None else None}
@@ -650,7 +656,10 @@ class Ingest:
         if old is not None and mid is not None and old.get("match_id") == mid and went_back(old, state):
             self.alerts.raise_(score_backwards(table, mid, old, state), now)
         if live:
-            prompt = self._prompt and table not in self._catching_up
+            settling = table in self._known_at_link and (
+                self.clock.monotonic_ms() - self._linked_at <= clock_estimate.LINK_SETTLE_MS
+            )
+            prompt = self._prompt and table not in self._catching_up and not settling
             tabletime.note_state(view, state, now, prompt=prompt)
         view.state, view.state_wall, view.state_fresh = state, now, True
         self._unsaved_states.add(table)

@@ -11,14 +11,16 @@ a clock look *ahead*; any delay makes it look *behind*. Hence:
   states does not either once one prompt state has been seen.
 * **ahead** beyond the threshold is certain (a delay only hides it).
 * **behind** is judged only when a state the hub handled *promptly* is part of the estimate
-  (:attr:`ClockEstimate.sure`): the hub's link was not catching up on what the broker queued and
-  its inbox held the state for :data:`PROMPT_MS` at most. Until then a behind estimate is no judgement
-  at all (:func:`offset`: None): when in doubt, the TD is not called.
+  (:attr:`ClockEstimate.sure`): its inbox held the state for :data:`PROMPT_MS` at most, and the
+  hub was not catching up on what the broker queued while it was away (the table not asked for
+  its missed events yet, and not in the first :data:`LINK_SETTLE_MS` after the hub's link came
+  up, for a table it had heard from before). Until then a behind estimate is no judgement at all
+  (:func:`offset`: None): when in doubt, the TD is not called.
 
 It starts again (from the next state) when the table came online again, when its clock was
 stepped (the state's ``wall - at``, its wall clock against its monotonic clock, moved: NTP set
-it, or the Pi rebooted), and when the largest value is older than :data:`WINDOW_MS` and a prompt state
-comes (so a table without ``at`` whose clock was set back is believed again within minutes; a
+it, or the Pi rebooted), and when the largest value is older than :data:`WINDOW_MS` and a prompt
+state comes (so a table without ``at`` whose clock was set back is believed again within minutes; a
 state that waited never starts it again).
 """
 
@@ -30,6 +32,10 @@ from dataclasses import dataclass, replace
 WINDOW_MS = 10 * 60_000
 #: a state handled within this long after it reached the hub is *prompt*
 PROMPT_MS = 5_000
+#: after the hub's link comes up, a table it had heard from is not prompt for this long: the
+#: broker hands over what it queued while the hub was away first (a table's first queued state
+#: may end its catching up, and the rest of its queue follows)
+LINK_SETTLE_MS = 10_000
 #: a change of the table's ``wall - at`` beyond this is a step of its clock (not its drift)
 STEP_MS = 1_000
 

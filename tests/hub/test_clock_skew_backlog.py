@@ -170,3 +170,32 @@ def test_a_step_of_the_tables_clock_starts_the_estimate_again():
     assert observe(b, later - 3 * MIN, None, later, prompt=False) == b
     c = observe(b, later, None, later, prompt=True)
     assert clock_estimate.offset(c) == 0
+
+
+def test_what_the_broker_queued_while_the_hub_was_away_raises_no_clock_alert(tmp_path, mosquitto):
+    """A hub restart: the table played on while it was away, the broker queued its events and
+    states, and the hub takes them two minutes later. None of them says the clock is off."""
+    clock = FakeClock(T0 - 10 * MIN)
+    ev = event_id("skew-restart")
+    db = tmp_path / "hub.db"
+    hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, schedule=two_matches(), db=db)
+    sim = SimTable(ev, "1", mosquitto.host, mosquitto.port, clock=TableClock(clock, 0)).start()
+    try:
+        sim.wait_for(lambda s: s.match_id == "r1-t1", 30)
+        hub.wait_for(lambda h: "1" in h.views and h.views["1"].state_fresh, 30)
+        tick(hub)  # the table's state is saved: the restarted hub knows table 1
+        hub.stop()
+        # while the hub is away: both players check in (events and states queued for the hub)
+        sim.checkin("A")
+        sim.checkin("B")
+        assert sim.link.wait_drained(30)
+        sim.stop()  # it says nothing more: the queue is all the hub will hear
+        clock.advance(2 * MIN)
+        hub = start_hub(tmp_path, mosquitto.host, mosquitto.port, ev, clock, db=db)
+        hub.wait_for(lambda h: h.views["1"].state is not None and h.views["1"].state["present"]["B"], 30)
+        tick(hub)
+        assert skew_alerts(hub) == []
+        assert hub.call(hub.hub.tile, "1")["clock_offset_ms"] is None  # not known from late states
+    finally:
+        sim.stop()
+        hub.stop()
