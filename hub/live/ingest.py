@@ -659,7 +659,9 @@ class Ingest:
             settling = table in self._known_at_link and (
                 self.clock.monotonic_ms() - self._linked_at <= clock_estimate.LINK_SETTLE_MS
             )
-            prompt = self._prompt and table not in self._catching_up and not settling
+            # a bridged room back from an outage hands over what its broker kept first
+            cut_off = self.room.bridged_rooms.cut_off(table, now)
+            prompt = self._prompt and table not in self._catching_up and not settling and not cut_off
             tabletime.note_state(view, state, now, prompt=prompt)
         view.state, view.state_wall, view.state_fresh = state, now, True
         self._unsaved_states.add(table)

@@ -14,7 +14,8 @@ a clock look *ahead*; any delay makes it look *behind*. Hence:
   (:attr:`ClockEstimate.sure`): its inbox held the state for :data:`PROMPT_MS` at most, and the
   hub was not catching up on what the broker queued while it was away (the table not asked for
   its missed events yet, and not in the first :data:`LINK_SETTLE_MS` after the hub's link came
-  up, for a table it had heard from before). Until then a behind estimate is no judgement at all
+  up, for a table it had heard from before; nor while the table's bridged room is cut off or
+  catching up, hub.live.bridged_rooms). Until then a behind estimate is no judgement at all
   (:func:`offset`: None): when in doubt, the TD is not called.
 
 It starts again (from the next state) when the table came online again, when its clock was
