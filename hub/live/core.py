@@ -294,6 +294,8 @@ class Hub:
             for table in self.room_state.tables():
                 self.sender.resend_unanswered(table, now)
             self.ingest.catch_up()
+        else:
+            self.ingest.link_lost()
         self.tick()
 
     # -- the periodic work --------------------------------------------------------------------

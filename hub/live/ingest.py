@@ -289,8 +289,10 @@ class Ingest:
         #: the batch being handled waited a short while only (tabletime.note_state)
         self._prompt = False
         #: the hub's monotonic time at its last (re)connect, and the tables it had a state of
-        #: then: what the broker queued for it comes first, none of it prompt
-        self._linked_at = 0
+        #: then: what the broker queued for it comes first, none of it prompt. None while the hub
+        #: is not linked, or linked but not yet caught up: the broker's queue can reach the inbox
+        #: before the loop hears that the link is up, and none of it is prompt either
+        self._linked_at: int | None = None
         self._known_at_link: set[str] = set()
         self._unsaved_states: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -478,6 +480,11 @@ class Ingest:
             link.request_resync(table, mid, from_seq)
         self._lost.clear()
 
+    def link_lost(self) -> None:
+        """The hub's link went down: what arrives next, until :meth:`catch_up`, is the broker's
+        queue (or the bridged rooms'), never a prompt state."""
+        self._linked_at = None
+
     def catch_up(self) -> None:
         """The hub (re)connected to the broker: ask every table it knows for the events after
         the last one stored, of the match it last showed and of the match it is assigned.
@@ -656,8 +663,9 @@ class Ingest:
         if old is not None and mid is not None and old.get("match_id") == mid and went_back(old, state):
             self.alerts.raise_(score_backwards(table, mid, old, state), now)
         if live:
-            settling = table in self._known_at_link and (
-                self.clock.monotonic_ms() - self._linked_at <= clock_estimate.LINK_SETTLE_MS
+            settling = self._linked_at is None or (
+                table in self._known_at_link
+                and self.clock.monotonic_ms() - self._linked_at <= clock_estimate.LINK_SETTLE_MS
             )
             # a bridged room back from an outage hands over what its broker kept first
             cut_off = self.room.bridged_rooms.cut_off(table, now)
